@@ -1,0 +1,114 @@
+// Command gtstorm trains neural networks with decentralized algorithms
+// (GT-STORM, GNSD, DSGD) over simulated nodes, and runs the paper's
+// experiments. Run `gtstorm help` for the list of commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: its name, a one-line summary, and its entry point.
+// run receives the arguments after the command name and returns an error
+// whose message is printed as one line; a usageError exits with status 2.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{}
+}
+
+// usageError marks a bad flag or argument: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and turns its error into an exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
+		printUsage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		}
+		fmt.Fprintf(stderr, "gtstorm %s: %v\n", c.name, err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "gtstorm: unknown command %q (run 'gtstorm help' for the list)\n", args[0])
+	return 2
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "gtstorm: decentralized training with GT-STORM, GNSD and DSGD")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: gtstorm <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'gtstorm <command> --help' for a command's flags.")
+}
+
+// newFlagSet returns a flag set for a subcommand that reports errors as
+// values (never exits) and prints its help to stdout.
+func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: gtstorm %s\n\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args into fs, turning a parse failure into a usageError
+// and --help into flag.ErrHelp after printing the help.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return flag.ErrHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}

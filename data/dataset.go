@@ -1,0 +1,106 @@
+// Package data loads the datasets gtstorm trains on (MNIST, CIFAR-10, LibSVM),
+// splits them over nodes (IID and non-IID partitions) and draws reproducible
+// per-node minibatches.
+package data
+
+import "fmt"
+
+// Dataset is a labelled set of samples held in memory.
+//
+// Features are stored in exactly one of three forms: bytes (images, scaled to
+// [0,1] on read and optionally normalised per channel), dense float32, or
+// sparse CSR rows (LibSVM). Readers go through Dense or Sparse and never touch
+// the storage directly.
+type Dataset struct {
+	Name    string
+	Shape   []int // shape of one sample, e.g. [1 28 28], [3 32 32] or [d]
+	Classes int   // number of classes; labels lie in [0, Classes)
+	Labels  []uint8
+
+	// Byte storage: Len()*Dim() bytes; value = (b/255 - Mean[c]) / Std[c],
+	// c the channel (Shape[0]) of the feature. Mean and Std are nil for plain [0,1].
+	Bytes     []uint8
+	Mean, Std []float32
+
+	// Dense float32 storage: Len()*Dim() values.
+	Floats []float32
+
+	// Sparse CSR storage: row i is Cols[RowPtr[i]:RowPtr[i+1]] (0-based feature
+	// indices, increasing) with values Vals[RowPtr[i]:RowPtr[i+1]].
+	RowPtr []int
+	Cols   []int32
+	Vals   []float32
+}
+
+// Len returns the number of samples.
+func (d *Dataset) Len() int { return len(d.Labels) }
+
+// Dim returns the number of features of one sample.
+func (d *Dataset) Dim() int {
+	n := 1
+	for _, s := range d.Shape {
+		n *= s
+	}
+	return n
+}
+
+// IsSparse reports whether samples are stored as sparse rows.
+func (d *Dataset) IsSparse() bool { return d.RowPtr != nil }
+
+// Dense writes sample i's features into dst, which must have length Dim().
+func (d *Dataset) Dense(i int, dst []float32) {
+	dim := d.Dim()
+	switch {
+	case d.Bytes != nil:
+		src := d.Bytes[i*dim : (i+1)*dim]
+		if d.Mean == nil {
+			for k, b := range src {
+				dst[k] = float32(b) * (1.0 / 255)
+			}
+			return
+		}
+		per := dim / d.Shape[0]
+		for k, b := range src {
+			c := k / per
+			dst[k] = (float32(b)*(1.0/255) - d.Mean[c]) / d.Std[c]
+		}
+	case d.Floats != nil:
+		copy(dst, d.Floats[i*dim:(i+1)*dim])
+	default:
+		clear(dst)
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			dst[d.Cols[k]] = d.Vals[k]
+		}
+	}
+}
+
+// Sparse returns sample i's non-zero features; it panics unless IsSparse.
+func (d *Dataset) Sparse(i int) (cols []int32, vals []float32) {
+	lo, hi := d.RowPtr[i], d.RowPtr[i+1]
+	return d.Cols[lo:hi], d.Vals[lo:hi]
+}
+
+// ClassCounts returns how many samples of each class the dataset holds.
+func (d *Dataset) ClassCounts() []int {
+	c := make([]int, d.Classes)
+	for _, l := range d.Labels {
+		c[l]++
+	}
+	return c
+}
+
+// Batch is a minibatch: indices into a dataset. A drawn batch may be passed to
+// several gradient evaluations (GT-STORM uses it at x_t and x_{t-1}) without
+// copying any sample.
+type Batch struct {
+	Data  *Dataset
+	Index []int
+}
+
+// Len returns the number of samples in the batch.
+func (b Batch) Len() int { return len(b.Index) }
+
+// String describes the batch briefly, for error messages.
+func (b Batch) String() string {
+	return fmt.Sprintf("batch of %d from %s", len(b.Index), b.Data.Name)
+}

@@ -1,0 +1,21 @@
+package decentral
+
+// Batch is one node's minibatch for one round. The optimizer never looks
+// inside it: a Sampler makes it and an Oracle consumes it, possibly twice
+// (GT-STORM evaluates x_t and x_{t-1} on the same batch).
+type Batch any
+
+// Sampler draws minibatches. Sample is called for a node only from the
+// goroutine doing that node's work in a round, in round order, so a per-node
+// random stream gives the same batches whatever the scheduling. The returned
+// Batch must stay valid until the next Sample call for the same node.
+type Sampler interface {
+	Sample(node int) Batch
+}
+
+// Oracle evaluates stochastic gradients. Grad writes ∇f(x; b) (the mean over
+// the batch) into grad and returns the loss. Calls with distinct worker ids,
+// 0 ≤ worker < the optimizer's worker count, may run concurrently.
+type Oracle interface {
+	Grad(worker int, x []float32, b Batch, grad []float32) (loss float32, err error)
+}
