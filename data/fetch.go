@@ -1,0 +1,322 @@
+package data
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// maxUnpacked bounds any single file written while unpacking (4 GiB), so a
+// hostile archive cannot fill the disk.
+const maxUnpacked = 1 << 32
+
+// FetchOptions tunes Fetch and FetchRemote.
+type FetchOptions struct {
+	// BaseURL, if set, replaces the publisher: each file is fetched from
+	// BaseURL + "/" + the last element of its published URL (a mirror, or a
+	// test server). It must be an http or https URL.
+	BaseURL string
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// Progress receives status and progress; nil discards them.
+	Progress io.Writer
+	// Bar draws a progress bar on Progress (for a terminal) instead of
+	// printing a plain line every tenth of a download.
+	Bar bool
+	// Force downloads again a dataset that is already present and replaces it.
+	Force bool
+}
+
+// Fetch downloads the dataset called name (see Remotes) into the data folder
+// dir (DefaultDataDir if ""), verifies it and moves it into place; see
+// FetchRemote.
+func Fetch(ctx context.Context, name, dir string, opt FetchOptions) error {
+	r, err := RemoteByName(name)
+	if err != nil {
+		return err
+	}
+	return FetchRemote(ctx, r, dir, opt)
+}
+
+// FetchRemote downloads r's files into a temporary folder inside dir,
+// verifies each (size and MD5 where published, then the unpacked content
+// parsed in full against the published sample and feature counts), and only
+// then renames the results into place, the training file last, so that an
+// interrupted or corrupt download never leaves a dataset that loads. A
+// dataset already present is left alone unless opt.Force.
+func FetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions) (err error) {
+	if dir == "" {
+		if dir, err = DefaultDataDir(); err != nil {
+			return err
+		}
+	}
+	logw := opt.Progress
+	if logw == nil {
+		logw = io.Discard
+	}
+	client := opt.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if r.Format != "cifar10" && r.Format != "libsvm" {
+		return fmt.Errorf("fetch %s: unknown format %q", r.Name, r.Format)
+	}
+	if opt.BaseURL != "" {
+		u, err := url.Parse(opt.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("fetch %s: base URL %q: want an http:// or https:// address", r.Name, opt.BaseURL)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("fetch %s: data folder: %w", r.Name, err)
+	}
+	if !opt.Force && present(dir, r) {
+		fmt.Fprintf(logw, "%s: already present in %s (use --force to download it again)\n", r.Name, dir)
+		return nil
+	}
+	if r.Note != "" {
+		fmt.Fprintf(logw, "%s: %s\n", r.Name, r.Note)
+	}
+	tmp, err := os.MkdirTemp(dir, ".fetch-"+r.Name+"-")
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", r.Name, err)
+	}
+	defer os.RemoveAll(tmp)
+
+	staged := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		src := f.URL
+		if opt.BaseURL != "" {
+			src = strings.TrimRight(opt.BaseURL, "/") + "/" + path.Base(f.URL)
+		}
+		dl := filepath.Join(tmp, "download-"+strconv.Itoa(i))
+		label := path.Base(f.URL)
+		if err := download(ctx, client, src, dl, f, label, logw, opt.Bar); err != nil {
+			return fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
+		}
+		staged[i] = filepath.Join(tmp, "staged-"+strconv.Itoa(i))
+		if r.Format == "cifar10" {
+			err = unpackCIFAR(dl, staged[i], f)
+		} else {
+			err = unpackLibSVM(dl, staged[i], f)
+		}
+		if err != nil {
+			return fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
+		}
+		os.Remove(dl)
+	}
+	// Everything is verified: move into place, the training file last, so
+	// that whenever the training file exists the whole dataset does.
+	for i := len(r.Files) - 1; i >= 0; i-- {
+		dest := filepath.Join(dir, r.Files[i].Dest)
+		old := ""
+		if _, err := os.Lstat(dest); err == nil {
+			old = filepath.Join(tmp, "old-"+strconv.Itoa(i))
+			if err := os.Rename(dest, old); err != nil {
+				return fmt.Errorf("fetch %s: moving the old %s aside: %w", r.Name, dest, err)
+			}
+		}
+		if err := os.Rename(staged[i], dest); err != nil {
+			if old != "" {
+				os.Rename(old, dest) // put the previous copy back
+			}
+			return fmt.Errorf("fetch %s: %w", r.Name, err)
+		}
+	}
+	syncDir(dir)
+	var dests []string
+	for _, f := range r.Files {
+		dests = append(dests, filepath.Join(dir, f.Dest))
+	}
+	fmt.Fprintf(logw, "%s: ready: %s\n", r.Name, strings.Join(dests, ", "))
+	return nil
+}
+
+// present reports whether all of r's files are in dir.
+func present(dir string, r Remote) bool {
+	for _, f := range r.Files {
+		if _, err := os.Stat(filepath.Join(dir, f.Dest)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// download fetches src into the new file dst, checking its size and MD5
+// against f while it streams.
+func download(ctx context.Context, client *http.Client, src, dst string, f RemoteFile, label string, logw io.Writer, bar bool) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("server answered %s", resp.Status)
+	}
+	if f.Size > 0 && resp.ContentLength >= 0 && resp.ContentLength != f.Size {
+		return fmt.Errorf("server announces %d bytes, the published size is %d", resp.ContentLength, f.Size)
+	}
+	total := f.Size
+	if total == 0 {
+		total = resp.ContentLength
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	sum := md5.New()
+	prog := newProgress(logw, label, total, bar)
+	body := io.Reader(resp.Body)
+	if f.Size > 0 {
+		body = io.LimitReader(body, f.Size+1)
+	} else {
+		body = io.LimitReader(body, maxUnpacked+1)
+	}
+	n, err := io.Copy(io.MultiWriter(out, sum, prog), body)
+	prog.finish(err == nil)
+	switch {
+	case err != nil:
+		return fmt.Errorf("download interrupted after %d bytes: %w", n, err)
+	case f.Size > 0 && n != f.Size:
+		return fmt.Errorf("downloaded %d bytes, the published size is %d", n, f.Size)
+	case resp.ContentLength >= 0 && n != resp.ContentLength:
+		return fmt.Errorf("downloaded %d of the %d bytes the server announced", n, resp.ContentLength)
+	case n > maxUnpacked:
+		return fmt.Errorf("more than %d bytes", int64(maxUnpacked))
+	}
+	if f.MD5 != "" {
+		if got := hex.EncodeToString(sum.Sum(nil)); got != strings.ToLower(f.MD5) {
+			return fmt.Errorf("MD5 %s, the published MD5 is %s: corrupt or not the official file", got, f.MD5)
+		}
+	}
+	return out.Close()
+}
+
+// unpackCIFAR extracts the cifar-10-batches-bin/ members of the gzipped tar
+// archive into the new folder out and checks every batch file.
+func unpackCIFAR(archive, out string, f RemoteFile) error {
+	s, err := openSource(archive)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if !s.compressed || s.gz == nil {
+		return errors.New("not a gzip-compressed tar archive")
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	tr := tar.NewReader(s)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("archive: %w", readErr(err, -1))
+		}
+		name := path.Clean(h.Name)
+		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("archive member %q lies outside the archive's folder", h.Name)
+		}
+		dirName, base := path.Split(name)
+		if dirName != CIFARDir+"/" || h.Typeflag != tar.TypeReg || strings.HasPrefix(base, ".") {
+			continue // only regular files directly inside cifar-10-batches-bin/
+		}
+		if err := writeFileFrom(filepath.Join(out, base), tr, h.Size); err != nil {
+			return fmt.Errorf("archive member %s: %w", h.Name, err)
+		}
+	}
+	// Read to the end so that gzip checks its trailer (CRC-32 and length).
+	if _, err := io.Copy(io.Discard, io.LimitReader(s, maxUnpacked)); err != nil {
+		return fmt.Errorf("archive: %w", readErr(err, -1))
+	}
+	for _, name := range slices.Concat(cifarTrainFiles, []string{cifarTestFile}) {
+		p := filepath.Join(out, name)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("archive holds no %s/%s", CIFARDir, name)
+		}
+		if f.Rows > 0 && fi.Size() != int64(f.Rows)*CIFARRecordSize {
+			return fmt.Errorf("%s/%s: %d bytes, want %d records of 3073 bytes", CIFARDir, name, fi.Size(), f.Rows)
+		}
+		if _, err := loadCIFARFiles([]string{p}, name); err != nil {
+			return fmt.Errorf("%s/%s: %w", CIFARDir, name, errors.Unwrap(err))
+		}
+	}
+	return nil
+}
+
+// unpackLibSVM decompresses (bzip2, gzip) or copies the download into out
+// and parses it in full, checking the published sample and feature counts.
+func unpackLibSVM(dl, out string, f RemoteFile) error {
+	s, err := openSource(dl)
+	if err != nil {
+		return err
+	}
+	err = writeFileFrom(out, s, -1)
+	s.Close()
+	if err != nil {
+		return err
+	}
+	d, err := LoadLibSVM(out, f.Features)
+	if err != nil {
+		return fmt.Errorf("not a valid LibSVM file: %w", errors.Unwrap(err))
+	}
+	if f.Rows > 0 && d.Len() != f.Rows {
+		return fmt.Errorf("holds %d samples, the publisher lists %d", d.Len(), f.Rows)
+	}
+	return nil
+}
+
+// writeFileFrom creates path with the bytes of r: exactly size bytes when
+// size ≥ 0, else all of r up to maxUnpacked. It syncs the file.
+func writeFileFrom(p string, r io.Reader, size int64) error {
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	limit := size
+	if limit < 0 || limit > maxUnpacked {
+		limit = maxUnpacked
+	}
+	n, err := io.Copy(out, io.LimitReader(r, limit+1))
+	switch {
+	case err != nil:
+		return readErr(err, n)
+	case size >= 0 && n != size:
+		return fmt.Errorf("holds %d of its %d bytes", n, size)
+	case n > limit:
+		return fmt.Errorf("larger than %d bytes", limit)
+	}
+	if err := out.Sync(); err != nil {
+		return err
+	}
+	return out.Close()
+}
+
+// syncDir flushes a folder's entries to disk where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

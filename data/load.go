@@ -1,0 +1,91 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// libsvmSets are the LibSVM datasets `gtstorm data fetch` knows; each lives
+// in the data folder as NAME (training) and, when published, NAME.t (test).
+// Never modified.
+var libsvmSets = []string{"a9a", "ijcnn1", "rcv1"}
+
+// Names returns the dataset names Load accepts.
+func Names() []string {
+	return append([]string{"mnist", "cifar10", "libsvm"}, libsvmSets...)
+}
+
+// DefaultDataDir returns the folder `gtstorm data fetch` writes to and Load
+// reads from when no --data-dir is given: gtstorm/data inside the user's
+// cache folder (os.UserCacheDir, e.g. ~/.cache/gtstorm/data on Linux).
+func DefaultDataDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no default data folder (%v); give one with --data-dir", err)
+	}
+	return filepath.Join(c, "gtstorm", "data"), nil
+}
+
+// Load loads a dataset's training and test sets by name:
+//
+//   - mnist: dir "" is the copy shipped in the GoMNIST module (no download);
+//     otherwise dir holds the four MNIST files (see LoadMNIST).
+//   - cifar10: dir is the data folder (DefaultDataDir if "") holding
+//     cifar-10-batches-bin/, or that folder itself; not normalised (see
+//     NormalizeChannels).
+//   - libsvm: dir is the training FILE; the test set is FILE.t when that file
+//     exists, else test is nil. Both get the larger of the two feature counts.
+//   - a9a, ijcnn1, rcv1: the files NAME and NAME.t (test, optional as for
+//     libsvm) in the data folder dir (DefaultDataDir if ""), as written by
+//     `gtstorm data fetch NAME`.
+func Load(name, dir string) (train, test *Dataset, err error) {
+	switch {
+	case name == "mnist":
+		return LoadMNIST(dir)
+	case name == "cifar10":
+		if dir == "" {
+			if dir, err = DefaultDataDir(); err != nil {
+				return nil, nil, err
+			}
+		}
+		return LoadCIFAR10(dir, false)
+	case name == "libsvm":
+		if dir == "" {
+			return nil, nil, errors.New("libsvm: no file given (want --data-dir FILE, a LibSVM training file)")
+		}
+		return loadLibSVMPair(dir)
+	case slices.Contains(libsvmSets, name):
+		if dir == "" {
+			if dir, err = DefaultDataDir(); err != nil {
+				return nil, nil, err
+			}
+		}
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s: %s does not exist; run: gtstorm data fetch %s --data-dir %s", name, p, name, dir)
+		}
+		return loadLibSVMPair(p)
+	}
+	return nil, nil, fmt.Errorf("unknown dataset %q (want one of %v)", name, Names())
+}
+
+// loadLibSVMPair loads path and, if it exists, path.t with a common feature
+// count.
+func loadLibSVMPair(path string) (train, test *Dataset, err error) {
+	if train, err = LoadLibSVM(path, 0); err != nil {
+		return nil, nil, err
+	}
+	tp := path + ".t"
+	if _, err := os.Stat(tp); errors.Is(err, os.ErrNotExist) {
+		return train, nil, nil
+	}
+	if test, err = LoadLibSVM(tp, 0); err != nil {
+		return nil, nil, err
+	}
+	d := max(train.Shape[0], test.Shape[0])
+	train.Shape, test.Shape = []int{d}, []int{d}
+	return train, test, nil
+}
