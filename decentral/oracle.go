@@ -2,13 +2,17 @@ package decentral
 
 // Batch is one node's minibatch for one round. The optimizer never looks
 // inside it: a Sampler makes it and an Oracle consumes it, possibly twice
-// (GT-STORM evaluates x_t and x_{t-1} on the same batch).
-type Batch any
+// (GT-STORM evaluates x_t and x_{t-1} on the same batch). If it has a
+// method Len() int, the optimizer counts that many samples per gradient
+// evaluation; otherwise Config.BatchSize. Batch is an alias, so a []any is a
+// []Batch.
+type Batch = any
 
 // Sampler draws minibatches. Sample is called for a node only from the
 // goroutine doing that node's work in a round, in round order, so a per-node
-// random stream gives the same batches whatever the scheduling. The returned
-// Batch must stay valid until the next Sample call for the same node.
+// random stream gives the same batches whatever the scheduling; calls for
+// distinct nodes may run concurrently. The returned Batch must stay valid
+// until the next Sample call for the same node.
 type Sampler interface {
 	Sample(node int) Batch
 }

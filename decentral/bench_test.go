@@ -1,0 +1,107 @@
+package decentral
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchP is the MNIST CNN's parameter count (SPEC §5).
+const benchP = 18378
+
+// quadOracle is f(x; ζ) = ½‖x‖², a gradient that costs one pass over x.
+type quadOracle struct{}
+
+func (quadOracle) Grad(_ int, x []float32, _ Batch, g []float32) (float32, error) {
+	copy(g, x)
+	return 0, nil
+}
+
+// unitSampler hands out one fixed single-row batch.
+type unitSampler struct{ b Batch }
+
+func (s unitSampler) Sample(int) Batch { return s.b }
+
+// benchGraphs returns the ring and an Erdős–Rényi graph of expected degree 8
+// on m nodes.
+func benchGraphs(b *testing.B, m int) map[string]*Graph {
+	er, err := ErdosRenyi(m, min(1, 8/float64(m-1)), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return map[string]*Graph{"ring": mustGraph(Ring(m)), "er-deg8": er}
+}
+
+// BenchmarkMixingRound times one mixing round of x (p = 18,378 floats per
+// node) over all m nodes on one goroutine, through the Exchange exactly as a
+// Step does; ns/term is the time per (2|E| + m)·p multiply-adds, flat if a
+// round costs O(|E|·p).
+func BenchmarkMixingRound(b *testing.B) {
+	for _, m := range []int{10, 100, 1000} {
+		graphs := benchGraphs(b, m)
+		for _, name := range []string{"ring", "er-deg8"} {
+			g := graphs[name]
+			b.Run(fmt.Sprintf("%s/m=%d", name, m), func(b *testing.B) {
+				mx, err := LaplacianMixing(g)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x0 := make([]float32, benchP)
+				for k := range x0 {
+					x0[k] = float32(k%7) * 0.1
+				}
+				o, err := New(Config{Algorithm: DSGD, Eta0: 0.1, Workers: 1}, mx, unitSampler{lrBatch{0}}, quadOracle{}, x0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < m; i++ {
+					copy(o.row(o.x, i), x0)
+				}
+				terms := float64(2*len(g.Edges)+m) * benchP
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					for i := 0; i < m; i++ {
+						o.send[i] = append(o.send[i][:0], o.row(o.x, i))
+						if _, err := o.ex.Send(i, o.send[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					for i := 0; i < m; i++ {
+						o.mixRow(o.row(o.xNext, i), i, 0, o.row(o.x, i))
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/terms, "ns/term")
+				b.ReportMetric(float64(len(g.Edges)), "edges")
+			})
+		}
+	}
+}
+
+// BenchmarkStep times a whole round of each algorithm on 10 nodes (ER
+// p_c = 0.5) with p = 18,378 and a gradient that costs one pass over x: the
+// optimizer's own overhead per round.
+func BenchmarkStep(b *testing.B) {
+	mx, err := LaplacianMixing(mustGraph(ErdosRenyi(10, 0.5, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, algo := range Algorithms() {
+		b.Run(algo, func(b *testing.B) {
+			o, err := New(Config{Algorithm: algo, Eta0: 1e-3}, mx, unitSampler{lrBatch{0}}, quadOracle{}, make([]float32, benchP))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer o.Close()
+			if err := o.Init(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := o.Step(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package decentral
+
+// Counters are the paper's complexity measures (SPEC §6), counted as the
+// work happens.
+type Counters struct {
+	// Samples counts one per sample per gradient evaluation, all nodes,
+	// including initialisation (IFO calls).
+	Samples int64
+	// GradEvals counts gradient evaluations, all nodes.
+	GradEvals int64
+	// Rounds counts communication rounds.
+	Rounds int
+	// BytesSent[i] counts the bytes node i sent: floats × 4 × neighbours,
+	// as reported by the Exchange.
+	BytesSent []int64
+	// StateFloats is the algorithm's state per node beyond the model, in
+	// floats: 0 for DSGD; y and the last gradient (2p) for GNSD; v and x_{t−1}
+	// (2p) for GT-STORM.
+	StateFloats int
+}
+
+// MaxBytesSent returns the bytes sent by the busiest node, the figure to
+// report as "bytes sent per node".
+func (c Counters) MaxBytesSent() int64 {
+	var b int64
+	for _, v := range c.BytesSent {
+		b = max(b, v)
+	}
+	return b
+}
+
+// MeanBytesSent returns the bytes sent averaged over nodes.
+func (c Counters) MeanBytesSent() float64 {
+	if len(c.BytesSent) == 0 {
+		return 0
+	}
+	var s int64
+	for _, v := range c.BytesSent {
+		s += v
+	}
+	return float64(s) / float64(len(c.BytesSent))
+}
+
+// Counters returns the complexity counters so far.
+func (o *Optimizer) Counters() Counters {
+	c := Counters{
+		Rounds:      o.round,
+		BytesSent:   append([]int64(nil), o.bytes...),
+		StateFloats: o.meth.stateFloats(o.p),
+	}
+	for i := 0; i < o.m; i++ {
+		c.Samples += o.samples[i]
+		c.GradEvals += o.evals[i]
+	}
+	return c
+}

@@ -1,0 +1,62 @@
+package decentral
+
+import (
+	"context"
+	"fmt"
+)
+
+// Exchange carries one communication round's messages between neighbours.
+// Every round the Optimizer calls Send once for every node with the vectors
+// the algorithm shares (x, or x and v), then Wait, then — concurrently, from
+// its worker goroutines — Recv for every node and neighbour, and mixes what it
+// receives with its row of W. An implementation that moves the vectors between
+// processes can replace MemExchange without touching the algorithms.
+type Exchange interface {
+	// Send delivers node's vectors for this round to each of its neighbours
+	// and returns the number of bytes that took. The vectors stay unchanged
+	// until the round's Recv calls are over.
+	Send(node int, vecs [][]float32) (bytes int64, err error)
+	// Wait returns once every message of the round has arrived.
+	Wait(ctx context.Context) error
+	// Recv returns the vectors neighbour from sent to node this round. It is
+	// safe for concurrent use and does not allocate.
+	Recv(node, from int) [][]float32
+}
+
+// MemExchange is the in-memory Exchange of a single process simulating all
+// nodes: a sent vector is shared with the neighbours, not copied, and the
+// bytes reported are those a network transport would send — every float to
+// every neighbour, 4 bytes each.
+type MemExchange struct {
+	g    *Graph
+	sent [][][]float32 // sent[node] = the vectors node sent this round
+}
+
+// NewMemExchange returns an in-memory exchange over g's edges.
+func NewMemExchange(g *Graph) *MemExchange {
+	e := &MemExchange{g: g, sent: make([][][]float32, g.N)}
+	for i := range e.sent {
+		e.sent[i] = make([][]float32, 0, 2)
+	}
+	return e
+}
+
+// Send records node's vectors for its neighbours to read.
+func (e *MemExchange) Send(node int, vecs [][]float32) (int64, error) {
+	if node < 0 || node >= e.g.N {
+		return 0, fmt.Errorf("exchange: send from node %d of %d", node, e.g.N)
+	}
+	e.sent[node] = append(e.sent[node][:0], vecs...)
+	floats := 0
+	for _, v := range vecs {
+		floats += len(v)
+	}
+	return int64(floats) * 4 * int64(e.g.Degree(node)), nil
+}
+
+// Wait returns ctx's error, if any: in memory every message has arrived when
+// Send returns.
+func (e *MemExchange) Wait(ctx context.Context) error { return ctx.Err() }
+
+// Recv returns the vectors from sent this round.
+func (e *MemExchange) Recv(node, from int) [][]float32 { return e.sent[from] }

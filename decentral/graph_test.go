@@ -1,0 +1,275 @@
+package decentral
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGenerators(t *testing.T) {
+	tests := []struct {
+		name      string
+		make      func(m int) (*Graph, error)
+		m         int
+		edges     int
+		minDeg    int
+		maxDeg    int
+		connected bool
+	}{
+		{"ring1", Ring, 1, 0, 0, 0, true},
+		{"ring2", Ring, 2, 1, 1, 1, true},
+		{"ring3", Ring, 3, 3, 2, 2, true},
+		{"ring10", Ring, 10, 10, 2, 2, true},
+		{"path5", Path, 5, 4, 1, 2, true},
+		{"complete1", Complete, 1, 0, 0, 0, true},
+		{"complete7", Complete, 7, 21, 6, 6, true},
+		{"star6", Star, 6, 5, 1, 5, true},
+		{"torus12", Torus, 12, 24, 4, 4, true},            // 3 × 4
+		{"torus16", Torus, 16, 32, 4, 4, true},            // 4 × 4
+		{"torus4", Torus, 4, 4, 2, 2, true},               // 2 × 2: sides of 2 give one edge
+		{"torus6", Torus, 6, 9, 3, 3, true},               // 2 × 3
+		{"torus7-prime-is-ring", Torus, 7, 7, 2, 2, true}, // 1 × 7
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := tc.make(tc.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.N != tc.m || len(g.Edges) != tc.edges {
+				t.Fatalf("%d nodes, %d edges, want %d, %d", g.N, len(g.Edges), tc.m, tc.edges)
+			}
+			lo, hi := g.N, 0
+			for i := 0; i < g.N; i++ {
+				lo, hi = min(lo, g.Degree(i)), max(hi, g.Degree(i))
+			}
+			if lo != tc.minDeg || hi != tc.maxDeg || g.MaxDegree() != hi {
+				t.Errorf("degrees in [%d, %d] (max %d), want [%d, %d]", lo, hi, g.MaxDegree(), tc.minDeg, tc.maxDeg)
+			}
+			if g.Connected() != tc.connected {
+				t.Errorf("connected = %v", g.Connected())
+			}
+			checkGraphInvariants(t, g)
+		})
+	}
+	for _, f := range []func(int) (*Graph, error){Ring, Path, Complete, Star, Torus} {
+		if _, err := f(0); err == nil {
+			t.Error("generator accepted 0 nodes")
+		}
+	}
+}
+
+// checkGraphInvariants checks that edges are sorted, oriented i < j, unique,
+// and agree with the neighbour lists.
+func checkGraphInvariants(t *testing.T, g *Graph) {
+	t.Helper()
+	deg := 0
+	for k, e := range g.Edges {
+		if e[0] >= e[1] || e[0] < 0 || e[1] >= g.N {
+			t.Fatalf("edge %v badly oriented or out of range", e)
+		}
+		if k > 0 && (g.Edges[k-1][0] > e[0] || g.Edges[k-1] == e ||
+			(g.Edges[k-1][0] == e[0] && g.Edges[k-1][1] > e[1])) {
+			t.Fatalf("edges not sorted and unique at %d: %v %v", k, g.Edges[k-1], e)
+		}
+		if !g.HasEdge(e[0], e[1]) || !g.HasEdge(e[1], e[0]) {
+			t.Fatalf("edge %v missing from neighbour lists", e)
+		}
+	}
+	for i := 0; i < g.N; i++ {
+		deg += g.Degree(i)
+	}
+	if deg != 2*len(g.Edges) {
+		t.Fatalf("degree sum %d, want 2|E| = %d", deg, 2*len(g.Edges))
+	}
+}
+
+func TestTorusShape(t *testing.T) {
+	for _, tc := range []struct{ m, rows, cols int }{
+		{1, 1, 1}, {2, 1, 2}, {7, 1, 7}, {8, 2, 4}, {9, 3, 3}, {10, 2, 5}, {12, 3, 4}, {100, 10, 10}, {1000, 25, 40},
+	} {
+		r, c := TorusShape(tc.m)
+		if r != tc.rows || c != tc.cols {
+			t.Errorf("TorusShape(%d) = %d × %d, want %d × %d", tc.m, r, c, tc.rows, tc.cols)
+		}
+	}
+}
+
+func TestErdosRenyi(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		for _, tc := range []struct {
+			m  int
+			pc float64
+		}{{10, 0.5}, {10, 0.35}, {20, 0.3}, {50, 0.15}, {1, 0.5}, {2, 1}} {
+			g, err := ErdosRenyi(tc.m, tc.pc, seed)
+			if err != nil {
+				t.Fatalf("m=%d pc=%v seed=%d: %v", tc.m, tc.pc, seed, err)
+			}
+			if !g.Connected() || g.N != tc.m {
+				t.Fatalf("m=%d pc=%v seed=%d: %d nodes, connected %v", tc.m, tc.pc, seed, g.N, g.Connected())
+			}
+			checkGraphInvariants(t, g)
+			again, _ := ErdosRenyi(tc.m, tc.pc, seed)
+			if !sameEdges(g, again) {
+				t.Fatalf("m=%d pc=%v seed=%d: not reproducible", tc.m, tc.pc, seed)
+			}
+		}
+	}
+	a, _ := ErdosRenyi(30, 0.3, 1)
+	b, _ := ErdosRenyi(30, 0.3, 2)
+	if sameEdges(a, b) {
+		t.Error("seeds 1 and 2 gave the same graph")
+	}
+	full, _ := ErdosRenyi(12, 1, 9)
+	if len(full.Edges) != 66 {
+		t.Errorf("p_c = 1 gave %d edges, want 66", len(full.Edges))
+	}
+	// Edge density over many seeds is close to p_c.
+	total := 0
+	for seed := uint64(0); seed < 200; seed++ {
+		g, _ := ErdosRenyi(40, 0.5, seed)
+		total += len(g.Edges)
+	}
+	if dens := float64(total) / (200 * 780); dens < 0.49 || dens > 0.51 {
+		t.Errorf("mean edge density %.4f, want 0.5 ± 0.01", dens)
+	}
+}
+
+func sameEdges(a, b *Graph) bool {
+	if a.N != b.N || len(a.Edges) != len(b.Edges) {
+		return false
+	}
+	for k := range a.Edges {
+		if a.Edges[k] != b.Edges[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestErdosRenyiErrors(t *testing.T) {
+	for _, tc := range []struct {
+		m    int
+		pc   float64
+		want string
+	}{
+		{50, 0.01, "m=50, p_c=0.01"}, // almost surely disconnected: an error, not a hang
+		{10, 0, "m=10, p_c=0"},
+		{0, 0.5, "0 nodes"},
+		{10, 1.5, "p_c = 1.5"},
+		{10, -0.1, "p_c = -0.1"},
+	} {
+		_, err := ErdosRenyi(tc.m, tc.pc, 3)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ErdosRenyi(%d, %v): error %v, want one containing %q", tc.m, tc.pc, err, tc.want)
+		}
+	}
+}
+
+func TestNewGraphErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		n     int
+		edges [][2]int
+		want  string
+	}{
+		{"no nodes", 0, nil, "want at least 1"},
+		{"self loop", 3, [][2]int{{1, 1}}, "self loop"},
+		{"out of range", 3, [][2]int{{0, 3}}, "outside [0, 3)"},
+		{"negative", 3, [][2]int{{-1, 2}}, "outside"},
+		{"duplicate", 3, [][2]int{{0, 1}, {1, 0}}, "duplicate edge (0, 1)"},
+	} {
+		if _, err := NewGraph(tc.n, tc.edges); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	g, err := NewGraph(4, [][2]int{{0, 1}, {3, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Connected() {
+		t.Error("two components reported connected")
+	}
+	if g.Edges[1] != [2]int{2, 3} {
+		t.Errorf("edge (3, 2) stored as %v, want [2 3]", g.Edges[1])
+	}
+}
+
+func TestParseEdgeList(t *testing.T) {
+	good := "# a square with a diagonal\n0 1\n1 2  # trailing comment\n\n  2 3\n3 0\n0 2\n"
+	g, err := ParseEdgeList(strings.NewReader(good), "sq.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N != 4 || len(g.Edges) != 5 || !g.HasEdge(0, 2) || g.HasEdge(1, 3) {
+		t.Fatalf("parsed %d nodes, edges %v", g.N, g.Edges)
+	}
+	var buf bytes.Buffer
+	if err := WriteEdgeList(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseEdgeList(&buf, "roundtrip")
+	if err != nil || !sameEdges(g, back) {
+		t.Fatalf("round trip: %v, %v", err, back)
+	}
+
+	for _, tc := range []struct{ name, text, want string }{
+		{"one field", "0 1\n2\n", "bad.txt:2:"},
+		{"three fields", "0 1\n1 2 3\n", "bad.txt:2:"},
+		{"not a number", "0 1\n\n1 x\n", `bad.txt:3: node "x"`},
+		{"negative", "0 -1\n", `bad.txt:1: node "-1"`},
+		{"float", "0 1.5\n", `bad.txt:1: node "1.5"`},
+		{"self loop", "0 1\n2 2\n", "bad.txt:2: self loop on node 2"},
+		{"duplicate", "0 1\n1 2\n1 0\n", "bad.txt:3: edge (1, 0) already given on line 1"},
+		{"empty", "# nothing\n\n", "bad.txt: no edges"},
+	} {
+		_, err := ParseEdgeList(strings.NewReader(tc.text), "bad.txt")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestNewTopology(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tri.txt")
+	if err := os.WriteFile(file, []byte("0 1\n1 2\n2 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	split := filepath.Join(dir, "split.txt")
+	if err := os.WriteFile(split, []byte("0 1\n2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		m     int
+		edges int
+	}{
+		{"er", 10, -1}, {"ring", 10, 10}, {"path", 10, 9}, {"complete", 10, 45}, {"star", 10, 9}, {"torus", 10, 15},
+		{file, 3, 3}, {file, 0, 3},
+	} {
+		g, err := NewTopology(tc.name, tc.m, 0.5, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !g.Connected() || (tc.edges >= 0 && len(g.Edges) != tc.edges) {
+			t.Errorf("%s: %d edges, want %d (connected %v)", tc.name, len(g.Edges), tc.edges, g.Connected())
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		m    int
+		want string
+	}{
+		{"hypercube", 8, `topology "hypercube": not one of er|ring|path|complete|star|torus`},
+		{file, 5, "3 nodes in the file, want 5"},
+		{split, 4, "not connected"},
+		{"ring", 0, "topology ring: ring: 0 nodes"},
+	} {
+		if _, err := NewTopology(tc.name, tc.m, 0.5, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}

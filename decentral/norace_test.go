@@ -1,0 +1,5 @@
+//go:build !race
+
+package decentral
+
+const raceEnabled = false

@@ -1,0 +1,332 @@
+package decentral
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+)
+
+// Optimizer runs one decentralized algorithm over m nodes with p parameters
+// each. All nodes' vectors live in flat m × p slabs, node i at [i·p, (i+1)·p).
+// An Optimizer is not safe for concurrent use; Close releases its worker
+// goroutines.
+type Optimizer struct {
+	cfg     Config
+	meth    method
+	sched   Schedule
+	mix     *Mixing
+	ex      Exchange
+	sampler Sampler
+	oracle  Oracle
+	m, p    int
+	procs   int // goroutines and worker ids used: min(Config.Workers, m)
+	x0      []float32
+
+	// State slabs, m × p each. xNext is scratch between rounds.
+	x, xNext []float32
+	v, vNext []float32 // GT-STORM's v or GNSD's y; nil for DSGD
+	g, gNext []float32 // GNSD's kept gradient
+
+	round       int
+	initialized bool
+	failed      error
+
+	// Per-node counters, committed at the end of a round.
+	samples, evals, bytes []int64
+	rSamples, rEvals      []int64 // this round's, per node
+	rBytes                []int64
+	loss, rLoss           []float64
+
+	// Per-round η_t and β_{t+1}, read-only while nodes work.
+	eta32, beta32 float32
+
+	send    [][][]float32 // send[i]: node i's vectors this round
+	scratch [][]float32   // two p-float gradient buffers per worker
+	acc     []float64     // p floats for reductions
+	mean32  []float32     // x̄ as float32
+	evalB   []Batch
+	evalL   []float64
+
+	// Parallel node work.
+	phase int
+	jobs  int
+	next  atomic.Int64
+	errs  []error
+	team  *team
+}
+
+// New returns an optimizer for the nodes of mix, which start at x0 (copied)
+// once Init is called. The sampler and oracle give each node's minibatches
+// and gradients.
+func New(cfg Config, mix *Mixing, s Sampler, o Oracle, x0 []float32) (*Optimizer, error) {
+	meth, err := newMethod(cfg.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := cfg.Schedule()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
+	}
+	switch {
+	case mix == nil:
+		return nil, fmt.Errorf("%s: no mixing matrix", cfg.Algorithm)
+	case s == nil || o == nil:
+		return nil, fmt.Errorf("%s: sampler and oracle are required", cfg.Algorithm)
+	case len(x0) == 0:
+		return nil, fmt.Errorf("%s: initial parameters are empty", cfg.Algorithm)
+	case cfg.Workers < 0:
+		return nil, fmt.Errorf("%s: %d workers, want ≥ 0", cfg.Algorithm, cfg.Workers)
+	case cfg.BatchSize < 0:
+		return nil, fmt.Errorf("%s: batch size %d, want ≥ 0", cfg.Algorithm, cfg.BatchSize)
+	case !finite(x0):
+		return nil, fmt.Errorf("%s: initial parameters are not finite", cfg.Algorithm)
+	}
+	m, p := mix.Nodes(), len(x0)
+	procs := cfg.Workers
+	if procs == 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	procs = min(procs, m)
+	opt := &Optimizer{
+		cfg: cfg, meth: meth, sched: sched, mix: mix, ex: cfg.Exchange,
+		sampler: s, oracle: o, m: m, p: p, procs: procs,
+		x0:       append([]float32(nil), x0...),
+		x:        make([]float32, m*p),
+		xNext:    make([]float32, m*p),
+		samples:  make([]int64, m),
+		evals:    make([]int64, m),
+		bytes:    make([]int64, m),
+		rSamples: make([]int64, m),
+		rEvals:   make([]int64, m),
+		rBytes:   make([]int64, m),
+		loss:     make([]float64, m),
+		rLoss:    make([]float64, m),
+		send:     make([][][]float32, m),
+		scratch:  make([][]float32, 2*procs),
+		acc:      make([]float64, p),
+		mean32:   make([]float32, p),
+		evalL:    make([]float64, m),
+		errs:     make([]error, m),
+	}
+	if opt.ex == nil {
+		opt.ex = NewMemExchange(mix.Graph())
+	}
+	for i := range opt.send {
+		opt.send[i] = make([][]float32, 0, meth.shares())
+	}
+	for w := range opt.scratch {
+		opt.scratch[w] = make([]float32, p)
+	}
+	for i := range opt.loss {
+		opt.loss[i] = math.NaN()
+	}
+	meth.alloc(opt)
+	return opt, nil
+}
+
+// Init puts every node at x0 and runs the algorithm's initialisation (GNSD's
+// y_0 and GT-STORM's v_0 are local stochastic gradients at x0; DSGD has
+// none). It resets the round and the counters.
+func (o *Optimizer) Init(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	o.initialized, o.failed, o.round = false, nil, 0
+	for i := 0; i < o.m; i++ {
+		copy(o.row(o.x, i), o.x0)
+		o.samples[i], o.evals[i], o.bytes[i], o.loss[i] = 0, 0, 0, math.NaN()
+		o.rLoss[i] = math.NaN()
+	}
+	if err := o.parallel(phaseInit, o.m); err != nil {
+		return fmt.Errorf("%s init: %w", o.meth.name(), err)
+	}
+	o.commitCounters()
+	o.initialized = true
+	return nil
+}
+
+// Step runs one communication round: every node sends its vectors to its
+// neighbours, mixes what it receives, draws a minibatch and updates. It
+// returns ctx's error without doing anything once ctx is done. If a node's
+// work fails or diverges the error names the round and node, the state stays
+// that of the last completed round, and later Steps return the same error.
+func (o *Optimizer) Step(ctx context.Context) error {
+	switch {
+	case !o.initialized:
+		return fmt.Errorf("%s: Step before Init or Restore", o.meth.name())
+	case o.failed != nil:
+		return o.failed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := o.round
+	o.eta32, o.beta32 = float32(o.sched.Eta(t)), float32(o.sched.Beta(t+1))
+	for i := 0; i < o.m; i++ {
+		o.meth.share(o, i)
+		n, err := o.ex.Send(i, o.send[i])
+		if err != nil {
+			return fmt.Errorf("%s round %d: node %d: %w", o.meth.name(), t+1, i, err)
+		}
+		o.rBytes[i] = n
+	}
+	if err := o.ex.Wait(ctx); err != nil {
+		return fmt.Errorf("%s round %d: %w", o.meth.name(), t+1, err)
+	}
+	if err := o.parallel(phaseStep, o.m); err != nil {
+		o.failed = fmt.Errorf("%s round %d: %w", o.meth.name(), t+1, err)
+		return o.failed
+	}
+	o.meth.commit(o)
+	o.commitCounters()
+	for i, b := range o.rBytes {
+		o.bytes[i] += b
+	}
+	o.round++
+	return nil
+}
+
+func (o *Optimizer) commitCounters() {
+	for i := 0; i < o.m; i++ {
+		o.samples[i] += o.rSamples[i]
+		o.evals[i] += o.rEvals[i]
+		o.loss[i] = o.rLoss[i]
+	}
+}
+
+// row returns node i's p-float row of slab.
+func (o *Optimizer) row(slab []float32, i int) []float32 {
+	return slab[i*o.p : (i+1)*o.p : (i+1)*o.p]
+}
+
+// grad evaluates node i's stochastic gradient at x on b into dst and counts
+// the samples and the evaluation.
+func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32, error) {
+	n := o.cfg.BatchSize
+	if s, ok := b.(interface{ Len() int }); ok {
+		n = s.Len()
+	} else if n == 0 {
+		return 0, fmt.Errorf("batch of type %T has no Len method and Config.BatchSize is 0", b)
+	}
+	loss, err := o.oracle.Grad(w, x, b, dst)
+	if err != nil {
+		return 0, err
+	}
+	o.rSamples[i] += int64(n)
+	o.rEvals[i]++
+	return loss, nil
+}
+
+// mixRow sets dst = Σ_j W_ij vec_j for node i, where vec_j is the k-th vector
+// neighbour j sent this round and own is node i's.
+func (o *Optimizer) mixRow(dst []float32, i, k int, own []float32) {
+	self := o.mix.self32[i]
+	nb, ws := o.mix.graph.adj[i], o.mix.w32[i]
+	recv := func(n int) []float32 { return o.ex.Recv(i, nb[n])[k] }
+	n := 0
+	switch len(nb) {
+	case 0:
+		setScaled(dst, self, own)
+		return
+	case 1:
+		setScaled2(dst, self, own, ws[0], recv(0))
+		return
+	case 2:
+		setScaled3(dst, self, own, ws[0], recv(0), ws[1], recv(1))
+		return
+	default:
+		setScaled4(dst, self, own, ws[0], recv(0), ws[1], recv(1), ws[2], recv(2))
+		n = 3
+	}
+	for ; n+4 <= len(nb); n += 4 {
+		addScaled4(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2), ws[n+3], recv(n+3))
+	}
+	switch len(nb) - n {
+	case 1:
+		addScaled(dst, ws[n], recv(n))
+	case 2:
+		addScaled2(dst, ws[n], recv(n), ws[n+1], recv(n+1))
+	case 3:
+		addScaled3(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2))
+	}
+}
+
+// checkFinite returns an ErrDiverged error if vec, named what, is not finite.
+func checkFinite(what string, vec []float32) error {
+	if finite(vec) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s has a NaN or Inf value", ErrDiverged, what)
+}
+
+// Round returns t, the number of communication rounds done.
+func (o *Optimizer) Round() int { return o.round }
+
+// Algorithm returns the algorithm's name.
+func (o *Optimizer) Algorithm() string { return o.meth.name() }
+
+// Nodes returns m.
+func (o *Optimizer) Nodes() int { return o.m }
+
+// Dim returns p, the number of parameters per node.
+func (o *Optimizer) Dim() int { return o.p }
+
+// Workers returns the number of goroutines doing node work, min(Config.Workers
+// or GOMAXPROCS, m): the Oracle is called with worker ids 0..Workers()-1.
+func (o *Optimizer) Workers() int { return o.procs }
+
+// Mixing returns the mixing matrix.
+func (o *Optimizer) Mixing() *Mixing { return o.mix }
+
+// Schedule returns the step-size and β schedule.
+func (o *Optimizer) Schedule() Schedule { return o.sched }
+
+// Eta returns η_t for t = Round(): the step size of the next round.
+func (o *Optimizer) Eta() float64 { return o.sched.Eta(o.round) }
+
+// Beta returns β_t for t = Round(): the weight GT-STORM gave the mixed v in
+// forming the current v_t (0 at t = 0, where v_0 is a plain gradient). DSGD
+// and GNSD have no β and report 0.
+func (o *Optimizer) Beta() float64 {
+	if o.cfg.Algorithm != GTSTORM {
+		return 0
+	}
+	return o.sched.Beta(o.round)
+}
+
+// Node returns node i's current parameters x_i. The slice aliases the
+// optimizer's state: do not modify it, and do not keep it past the next Step,
+// Init or Restore.
+func (o *Optimizer) Node(i int) []float32 { return o.row(o.x, i) }
+
+// Direction returns node i's tracked direction — GT-STORM's v_i or GNSD's
+// y_i — or nil for DSGD. Like Node, it aliases the state.
+func (o *Optimizer) Direction(i int) []float32 {
+	if o.v == nil {
+		return nil
+	}
+	return o.row(o.v, i)
+}
+
+// Loss returns the mean over nodes of the minibatch loss of each node's last
+// gradient evaluation at its own parameters (GT-STORM: at x_t; GNSD: at x_t;
+// DSGD: at x_{t−1}, before its last move); NaN before any.
+func (o *Optimizer) Loss() float64 {
+	s := 0.0
+	for _, l := range o.loss {
+		s += l
+	}
+	return s / float64(o.m)
+}
+
+// Close stops the worker goroutines. The optimizer stays usable; a later
+// Step starts them again.
+func (o *Optimizer) Close() error {
+	if o.team != nil {
+		o.team.stop()
+		o.team = nil
+	}
+	return nil
+}

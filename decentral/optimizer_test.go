@@ -1,0 +1,499 @@
+package decentral
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var ctx = context.Background()
+
+// varSampler gives node i batches of 1 + i%3 rows.
+type varSampler struct{ *lsSampler }
+
+func (s varSampler) Sample(node int) Batch {
+	b := s.lsSampler.Sample(node).(*lsBatch)
+	b.rows = b.rows[:1+node%3]
+	return b
+}
+
+func TestCounters(t *testing.T) {
+	pr := newLS(6, 10, 20, 1, 2)
+	g := mustGraph(Star(6)) // degrees 5, 1, 1, 1, 1, 1
+	mx := mustMixing(t, MixLaplacian, g)
+	const rounds = 7
+	batchSum := int64(0)
+	for i := 0; i < pr.m; i++ {
+		batchSum += int64(1 + i%3)
+	}
+	p := int64(pr.d)
+	for _, tc := range []struct {
+		algo         string
+		evalsPerNode int64 // as a function of T below
+		initEvals    int64
+		floatsSent   int64 // per neighbour per round
+		state        int
+	}{
+		{DSGD, 1, 0, p, 0},
+		{GNSD, 1, 1, 2 * p, 2 * pr.d},
+		{GTSTORM, 2, 1, 2 * p, 2 * pr.d},
+	} {
+		s := varSampler{newLSSampler(pr, 3, 1)}
+		o, _ := lsRunWith(t, Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 2}, mx, pr, s)
+		for r := 0; r < rounds; r++ {
+			if err := o.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := o.Counters()
+		evals := tc.initEvals + tc.evalsPerNode*rounds // per node
+		if c.Samples != batchSum*evals {
+			t.Errorf("%s: %d samples, want Σ_i B_i × %d = %d", tc.algo, c.Samples, evals, batchSum*evals)
+		}
+		if c.GradEvals != int64(pr.m)*evals {
+			t.Errorf("%s: %d gradient evaluations, want %d", tc.algo, c.GradEvals, int64(pr.m)*evals)
+		}
+		if c.Rounds != rounds || c.StateFloats != tc.state {
+			t.Errorf("%s: %d rounds, %d state floats; want %d, %d", tc.algo, c.Rounds, c.StateFloats, rounds, tc.state)
+		}
+		for i, b := range c.BytesSent {
+			if want := rounds * tc.floatsSent * 4 * int64(g.Degree(i)); b != want {
+				t.Errorf("%s: node %d sent %d bytes, want %d", tc.algo, i, b, want)
+			}
+		}
+		if c.MaxBytesSent() != rounds*tc.floatsSent*4*5 || c.MeanBytesSent() != float64(rounds*tc.floatsSent*4*10)/6 {
+			t.Errorf("%s: max %d, mean %v bytes", tc.algo, c.MaxBytesSent(), c.MeanBytesSent())
+		}
+	}
+
+	// Uniform batches: GT-STORM samples = m·B·(1 + 2T).
+	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05}, mx, pr, 4, 1)
+	for r := 0; r < rounds; r++ {
+		o.Step(ctx)
+	}
+	if got, want := o.Counters().Samples, int64(pr.m*4*(1+2*rounds)); got != want {
+		t.Errorf("gt-storm: %d samples, want m·B·(1+2T) = %d", got, want)
+	}
+}
+
+// plainBatch has no Len method.
+type plainBatch struct{ lb *lsBatch }
+
+type plainSampler struct{ *lsSampler }
+
+func (s plainSampler) Sample(node int) Batch { return plainBatch{s.lsSampler.Sample(node).(*lsBatch)} }
+
+type plainOracle struct{ lsOracle }
+
+func (o plainOracle) Grad(w int, x []float32, b Batch, g []float32) (float32, error) {
+	return o.lsOracle.Grad(w, x, b.(plainBatch).lb, g)
+}
+
+func TestBatchSizeFallback(t *testing.T) {
+	pr := newLS(3, 10, 20, 1, 2)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	o, err := New(Config{Algorithm: GNSD, Eta0: 0.05, BatchSize: 5}, mx, plainSampler{newLSSampler(pr, 5, 1)}, plainOracle{lsOracle{pr}}, make([]float32, pr.d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if err := o.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o.Step(ctx)
+	if got := o.Counters().Samples; got != 3*5*2 {
+		t.Errorf("%d samples, want m·B·(1+T) = 30", got)
+	}
+	o2, _ := New(Config{Algorithm: GNSD, Eta0: 0.05}, mx, plainSampler{newLSSampler(pr, 5, 1)}, plainOracle{lsOracle{pr}}, make([]float32, pr.d))
+	defer o2.Close()
+	if err := o2.Init(ctx); err == nil || !strings.Contains(err.Error(), "no Len method") {
+		t.Errorf("batch without Len and no BatchSize: error %v", err)
+	}
+}
+
+// TestWorkerCountInvariance: the same seeds give bit-identical states with
+// 1, 3 and 4 workers.
+func TestWorkerCountInvariance(t *testing.T) {
+	pr := newLS(7, 10, 30, 1, 4)
+	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(7, 0.5, 4)))
+	for _, algo := range Algorithms() {
+		var ref *Snapshot
+		for _, workers := range []int{1, 4, 3} {
+			s := newLSSampler(pr, 3, 77)
+			s.sigma = 0.4
+			o, _ := lsRunWith(t, Config{Algorithm: algo, Eta0: 0.05, Workers: workers}, mx, pr, s)
+			for r := 0; r < 40; r++ {
+				if err := o.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, _ := o.State()
+			if ref == nil {
+				ref = st
+				continue
+			}
+			if !equal32(st.X, ref.X) || !equal32(st.V, ref.V) || !equal32(st.G, ref.G) {
+				t.Errorf("%s: state with %d workers differs from 1 worker", algo, workers)
+			}
+			for i := range st.Loss {
+				if st.Loss[i] != ref.Loss[i] {
+					t.Errorf("%s: loss of node %d differs with %d workers", algo, i, workers)
+				}
+			}
+		}
+	}
+}
+
+// TestResume: a run checkpointed after 10 rounds and resumed in a fresh
+// optimizer equals the uninterrupted run bit for bit.
+func TestResume(t *testing.T) {
+	pr := newLS(5, 10, 30, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Torus(5)))
+	for _, algo := range Algorithms() {
+		cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2}
+		newSampler := func() *lsSampler { s := newLSSampler(pr, 3, 5); s.sigma = 0.3; return s }
+		straight := newSampler()
+		o, _ := lsRunWith(t, cfg, mx, pr, straight)
+		var snap *Snapshot
+		for r := 0; r < 20; r++ {
+			if r == 10 {
+				snap, _ = o.State()
+			}
+			o.Step(ctx)
+		}
+		want, _ := o.State()
+
+		resumed := newSampler()
+		for i := 0; i < pr.m; i++ { // replay the sampler to where the checkpoint was taken: one batch per round
+			for k := 0; k < straight.calls[i]-(want.Round-snap.Round); k++ {
+				resumed.Sample(i)
+			}
+		}
+		o2, err := New(cfg, mx, resumed, lsOracle{pr}, make([]float32, pr.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o2.Close()
+		if err := o2.Restore(snap); err != nil {
+			t.Fatal(err)
+		}
+		for o2.Round() < 20 {
+			if err := o2.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := o2.State()
+		if !equal32(got.X, want.X) || !equal32(got.V, want.V) || !equal32(got.G, want.G) {
+			t.Errorf("%s: resumed state differs from the uninterrupted run", algo)
+		}
+		if gc, wc := o2.Counters(), o.Counters(); gc.Samples != wc.Samples || gc.MaxBytesSent() != wc.MaxBytesSent() || gc.Rounds != wc.Rounds {
+			t.Errorf("%s: resumed counters %+v, want %+v", algo, gc, wc)
+		}
+	}
+}
+
+func TestRestoreErrors(t *testing.T) {
+	pr := newLS(4, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05}, mx, pr, 2, 1)
+	good, _ := o.State()
+	for _, tc := range []struct {
+		name string
+		edit func(s *Snapshot)
+		want string
+	}{
+		{"algorithm", func(s *Snapshot) { s.Algorithm = DSGD }, `snapshot of "dsgd"`},
+		{"schedule", func(s *Snapshot) { s.Schedule.Eta0 = 0.1 }, "schedule"},
+		{"nodes", func(s *Snapshot) { s.Nodes = 5 }, "5 nodes"},
+		{"X length", func(s *Snapshot) { s.X = s.X[:3] }, "X has 3 values"},
+		{"V missing", func(s *Snapshot) { s.V = nil }, "V has 0 values"},
+		{"G extra", func(s *Snapshot) { s.G = make([]float32, 40) }, "G has 40 values, want none"},
+		{"NaN", func(s *Snapshot) { s.X[7] = float32(math.NaN()) }, "X is not finite"},
+		{"counters", func(s *Snapshot) { s.Samples = nil }, "per-node counters"},
+		{"round", func(s *Snapshot) { s.Round = -1 }, "round -1"},
+	} {
+		s := *good
+		s.X = append([]float32(nil), good.X...)
+		tc.edit(&s)
+		if err := o.Restore(&s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	if err := o.Restore(nil); err == nil {
+		t.Error("Restore(nil) accepted")
+	}
+}
+
+func TestStepBeforeInitAndCancel(t *testing.T) {
+	pr := newLS(3, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	o, err := New(Config{Algorithm: DSGD, Eta0: 0.05}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if err := o.Step(ctx); err == nil || !strings.Contains(err.Error(), "before Init") {
+		t.Errorf("Step before Init: %v", err)
+	}
+	if _, err := o.State(); err == nil {
+		t.Error("State before Init accepted")
+	}
+	o.Init(ctx)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := o.Step(cctx); !errors.Is(err, context.Canceled) || o.Round() != 0 {
+		t.Errorf("cancelled Step: %v, round %d", err, o.Round())
+	}
+	if err := o.Init(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Init: %v", err)
+	}
+}
+
+// poisonOracle returns a NaN gradient for one node from one call on, an
+// error for another, or panics.
+type poisonOracle struct {
+	lsOracle
+	node, after int
+	mode        string
+	mu          sync.Mutex
+	seen        int
+}
+
+func (o *poisonOracle) Grad(w int, x []float32, b Batch, g []float32) (float32, error) {
+	loss, err := o.lsOracle.Grad(w, x, b, g)
+	if b.(*lsBatch).node != o.node {
+		return loss, err
+	}
+	o.mu.Lock()
+	o.seen++
+	bad := o.seen > o.after
+	o.mu.Unlock()
+	if bad {
+		switch o.mode {
+		case "nan":
+			g[3] = float32(math.NaN())
+		case "inf":
+			g[0] = float32(math.Inf(1))
+		case "error":
+			return 0, errors.New("disk on fire")
+		case "panic":
+			panic("oracle bug")
+		}
+	}
+	return loss, err
+}
+
+func TestDivergenceAndErrors(t *testing.T) {
+	pr := newLS(5, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
+	for _, tc := range []struct {
+		algo, mode string
+		after      int // evaluations of node 2 before it fails
+		round      string
+		want       string
+		diverged   bool
+	}{
+		{DSGD, "nan", 2, "round 3: node 2", "x has a NaN", true},
+		{GNSD, "inf", 3, "round 3: node 2", "y has a NaN or Inf", true},
+		{GTSTORM, "nan", 5, "round 3: node 2", "v has a NaN", true},
+		{GTSTORM, "error", 5, "round 3: node 2", "disk on fire", false},
+		{GNSD, "panic", 1, "round 1: node 2", "panic: oracle bug", false},
+	} {
+		bad := &poisonOracle{lsOracle: lsOracle{pr}, node: 2, after: tc.after, mode: tc.mode}
+		o, err := New(Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 3}, mx, newLSSampler(pr, 2, 1), bad, make([]float32, pr.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if err := o.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var stepErr error
+		var before *Snapshot
+		for r := 0; r < 6 && stepErr == nil; r++ {
+			before, _ = o.State()
+			stepErr = o.Step(ctx)
+		}
+		if stepErr == nil || !strings.Contains(stepErr.Error(), tc.round) || !strings.Contains(stepErr.Error(), tc.want) ||
+			errors.Is(stepErr, ErrDiverged) != tc.diverged {
+			t.Errorf("%s %s: error %v, want %q and %q (diverged %v)", tc.algo, tc.mode, stepErr, tc.round, tc.want, tc.diverged)
+			continue
+		}
+		after, _ := o.State()
+		if after.Round != before.Round || !equal32(after.X, before.X) || !equal32(after.V, before.V) {
+			t.Errorf("%s %s: state changed by the failed round", tc.algo, tc.mode)
+		}
+		if err := o.Step(ctx); err != stepErr {
+			t.Errorf("%s %s: next Step returned %v, want the same error", tc.algo, tc.mode, err)
+		}
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	pr := newLS(3, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	s, or := newLSSampler(pr, 2, 1), lsOracle{pr}
+	x0 := make([]float32, pr.d)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		mx   *Mixing
+		s    Sampler
+		o    Oracle
+		x0   []float32
+		want string
+	}{
+		{"algorithm", Config{Algorithm: "sgd", Eta0: 0.1}, mx, s, or, x0, `algorithm "sgd"`},
+		{"eta0", Config{Algorithm: DSGD, Eta0: -1}, mx, s, or, x0, "eta0 = -1"},
+		{"rho", Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: -2}, mx, s, or, x0, "rho = -2"},
+		{"mixing", Config{Algorithm: DSGD, Eta0: 0.1}, nil, s, or, x0, "no mixing"},
+		{"sampler", Config{Algorithm: DSGD, Eta0: 0.1}, mx, nil, or, x0, "sampler and oracle"},
+		{"x0", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, nil, "empty"},
+		{"x0 NaN", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, []float32{float32(math.NaN())}, "not finite"},
+		{"workers", Config{Algorithm: DSGD, Eta0: 0.1, Workers: -1}, mx, s, or, x0, "-1 workers"},
+	} {
+		if _, err := New(tc.cfg, tc.mx, tc.s, tc.o, tc.x0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestMeasures checks x̄, the consensus error and the global gradient norm
+// against direct float64 computations.
+func TestMeasures(t *testing.T) {
+	pr := newLS(4, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	o, _ := lsRun(t, Config{Algorithm: GNSD, Eta0: 0.1, Workers: 2}, mx, pr, 3, 1)
+	for r := 0; r < 5; r++ {
+		o.Step(ctx)
+	}
+	xbar := meanOf(pr.m, pr.d, o.Node)
+	got := make([]float32, pr.d)
+	o.Mean(got)
+	cons := 0.0
+	for i := 0; i < pr.m; i++ {
+		for k, v := range o.Node(i) {
+			cons += (float64(v) - xbar[k]) * (float64(v) - xbar[k]) / float64(pr.m)
+		}
+	}
+	for k := range got {
+		if got[k] != float32(xbar[k]) {
+			t.Fatalf("Mean[%d] = %v, want %v", k, got[k], xbar[k])
+		}
+	}
+	if c := o.ConsensusError(); math.Abs(c-cons) > 1e-12*(1+cons) || c <= 0 {
+		t.Errorf("consensus error %v, want %v", c, cons)
+	}
+	// ∇f(x̄) = (1/m) Σ_i A_iᵀ(A_i x̄ − b_i)/n, in float64.
+	grad := make([]float64, pr.d)
+	wantLoss := 0.0
+	for i := 0; i < pr.m; i++ {
+		for r := 0; r < pr.n; r++ {
+			row := pr.a[i][r*pr.d : (r+1)*pr.d]
+			res := -pr.b[i][r]
+			for k, v := range row {
+				res += v * float64(got[k])
+			}
+			wantLoss += res * res / 2 / float64(pr.n*pr.m)
+			for k, v := range row {
+				grad[k] += res * v / float64(pr.n*pr.m)
+			}
+		}
+	}
+	want := 0.0
+	for _, v := range grad {
+		want += v * v
+	}
+	gn, loss, err := o.GradNormSq(ctx, pr.full())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(gn-want) > 1e-5*want || math.Abs(loss-wantLoss) > 1e-5*wantLoss {
+		t.Errorf("GradNormSq = %v, loss %v; want %v, %v", gn, loss, want, wantLoss)
+	}
+	// One global batch: node 1's rows only.
+	one := pr.full()[1:2]
+	g1, _, err := o.GradNormSq(ctx, one)
+	if err != nil || g1 <= 0 || g1 == gn {
+		t.Errorf("single batch: %v, %v", g1, err)
+	}
+	if _, _, err := o.GradNormSq(ctx, make([]Batch, 5)); err == nil {
+		t.Error("5 batches for 4 nodes accepted")
+	}
+	// The state is unchanged by measuring.
+	before, _ := o.State()
+	o.GradNormSq(ctx, pr.full())
+	o.ConsensusError()
+	after, _ := o.State()
+	if !equal32(before.X, after.X) || !equal32(before.V, after.V) || !equal32(before.G, after.G) {
+		t.Error("measuring changed the state")
+	}
+}
+
+// TestStepAllocations: a steady-state round allocates nothing.
+func TestStepAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	pr := newLS(6, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(6, 0.6, 1)))
+	for _, algo := range Algorithms() {
+		for _, workers := range []int{1, 3} {
+			o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.01, Workers: workers}, mx, pr, 2, 1)
+			o.Step(ctx)
+			if a := testing.AllocsPerRun(20, func() { o.Step(ctx) }); a != 0 {
+				t.Errorf("%s with %d workers: %v allocations per round", algo, workers, a)
+			}
+		}
+	}
+}
+
+// TestCloseStopsWorkers: Step starts Workers()−1 goroutines, Close ends them,
+// and a later Step starts them again.
+func TestCloseStopsWorkers(t *testing.T) {
+	pr := newLS(6, 10, 20, 1, 6)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(6)))
+	o, err := New(Config{Algorithm: GTSTORM, Eta0: 0.05, Workers: 9}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Workers() != 6 {
+		t.Errorf("Workers() = %d with 9 asked for 6 nodes, want 6", o.Workers())
+	}
+	// workers counts the goroutines running a team's loop.
+	workers := func() int {
+		buf := make([]byte, 1<<20)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "decentral.startTeam.func1(")
+	}
+	settle := func(want int) int {
+		n := workers()
+		for try := 0; try < 200 && n != want; try++ {
+			time.Sleep(5 * time.Millisecond)
+			n = workers()
+		}
+		return n
+	}
+	base := workers()
+	if err := o.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := settle(base + 5); n != base+5 {
+		t.Errorf("%d worker goroutines after Init, want %d + 5", n, base)
+	}
+	o.Close()
+	if n := settle(base); n != base {
+		t.Errorf("%d worker goroutines after Close, want %d", n, base)
+	}
+	if err := o.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	if n := settle(base); n != base {
+		t.Errorf("%d worker goroutines after the second Close, want %d", n, base)
+	}
+}
