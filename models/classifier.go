@@ -1,0 +1,232 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/gtstorm/gtstorm/data"
+)
+
+// classifier is a network mapping dense samples to class logits, trained
+// with softmax cross-entropy. The CNNs are classifiers that differ only in
+// their layers.
+type classifier struct {
+	layout
+	name    string
+	shape   []int // shape of one sample, e.g. [1 28 28]
+	classes int
+	// logits adds the network to b: x is the input [B, shape...], w the
+	// parameter nodes in layout order; it returns logits [B, classes].
+	logits func(b *builder, x *G.Node, w []*G.Node) *G.Node
+}
+
+func (m *classifier) Name() string { return m.name }
+
+// dim returns the number of features of one sample.
+func (m *classifier) dim() int {
+	n := 1
+	for _, s := range m.shape {
+		n *= s
+	}
+	return n
+}
+
+// NewWorker returns a worker with no graphs yet; they are built on first
+// use of each batch size.
+func (m *classifier) NewWorker() (Worker, error) {
+	return &classWorker{
+		m:      m,
+		params: make([]float32, m.size),
+		train:  map[int]*classGraph{},
+		eval:   map[int]*classGraph{},
+	}, nil
+}
+
+// classWorker owns compiled graphs of a classifier, one per batch size and
+// mode (training with gradient, or forward only). All graphs read the
+// parameters from the one params buffer.
+type classWorker struct {
+	m           *classifier
+	params      []float32
+	train, eval map[int]*classGraph
+}
+
+// classGraph is one compiled instance for a fixed batch size.
+type classGraph struct {
+	vm     G.VM
+	x, y   []float32 // input samples and one-hot labels, bound by view
+	logits *G.Node
+	loss   *G.Node // nil when forward only
+	grads  G.Nodes // nil when forward only
+}
+
+// graph returns the compiled graph for batch size n, building it on first use.
+func (w *classWorker) graph(n int, withGrad bool) (*classGraph, error) {
+	cache := w.eval
+	if withGrad {
+		cache = w.train
+	}
+	if g, ok := cache[n]; ok {
+		return g, nil
+	}
+	var g *classGraph
+	err := buildGraph(func() (err error) {
+		g, err = w.build(n, withGrad)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: build graph for batch %d: %w", w.m.name, n, err)
+	}
+	cache[n] = g
+	return g, nil
+}
+
+func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
+	m := w.m
+	cg := &classGraph{x: make([]float32, n*m.dim())}
+	b := newBuilder()
+	params := b.params(&m.layout, w.params)
+	x := b.input("x", cg.x, append([]int{n}, m.shape...)...)
+	cg.logits = m.logits(b, x, params)
+	if withGrad {
+		cg.y = make([]float32, n*m.classes)
+		y := b.input("y", cg.y, n, m.classes)
+		cg.loss = b.crossEntropy(cg.logits, y)
+		cg.grads = b.gradients(cg.loss, params)
+	}
+	vm, err := b.machine()
+	if err != nil {
+		return nil, err
+	}
+	cg.vm = vm
+	return cg, nil
+}
+
+// crossEntropy is the batch mean of −Σ_k y_k log softmax(z)_k.
+func (b *builder) crossEntropy(logits, oneHot *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	batch := logits.Shape()[0]
+	y, err := G.LogSoftMax(logits)
+	if b.keep(y, err, "log-softmax") == nil {
+		return nil
+	}
+	y, err = G.HadamardProd(y, oneHot)
+	if b.keep(y, err, "pick label") == nil {
+		return nil
+	}
+	y, err = G.Sum(y)
+	if b.keep(y, err, "sum loss") == nil {
+		return nil
+	}
+	y, err = G.Mul(y, G.NewConstant(float32(-1)/float32(batch)))
+	return b.keep(y, err, "mean loss")
+}
+
+// load copies the parameters and the batch's samples (and one-hot labels
+// when g has them) into the graph's bound buffers.
+func (w *classWorker) load(g *classGraph, params []float32, b data.Batch) {
+	copy(w.params, params)
+	dim := w.m.dim()
+	for k, i := range b.Index {
+		b.Data.Dense(i, g.x[k*dim:(k+1)*dim])
+	}
+	if g.y != nil {
+		clear(g.y)
+		for k, i := range b.Index {
+			g.y[k*w.m.classes+int(b.Data.Labels[i])] = 1
+		}
+	}
+}
+
+func (w *classWorker) check(params []float32, b data.Batch) error {
+	if err := checkVec("params", params, w.m.size); err != nil {
+		return fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	if err := checkBatch(b, w.m.dim(), w.m.classes); err != nil {
+		return fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	return nil
+}
+
+// Grad writes the gradient of the batch-mean cross-entropy into grad.
+func (w *classWorker) Grad(params []float32, b data.Batch, grad []float32) (float32, error) {
+	if err := w.check(params, b); err != nil {
+		return 0, err
+	}
+	if err := checkVec("grad", grad, w.m.size); err != nil {
+		return 0, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	g, err := w.graph(b.Len(), true)
+	if err != nil {
+		return 0, err
+	}
+	w.load(g, params, b)
+	if err := run(g.vm); err != nil {
+		return 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
+	}
+	loss, err := scalar32(g.loss)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	if err := copyGrads(&w.m.layout, g.grads, grad); err != nil {
+		return 0, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	return loss, nil
+}
+
+// Eval runs the forward graph and sums the cross-entropy in float64.
+func (w *classWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
+	if err := w.check(params, b); err != nil {
+		return 0, 0, err
+	}
+	g, err := w.graph(b.Len(), false)
+	if err != nil {
+		return 0, 0, err
+	}
+	w.load(g, params, b)
+	if err := run(g.vm); err != nil {
+		return 0, 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
+	}
+	z, err := float32s(g.logits)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	c := w.m.classes
+	if len(z) != b.Len()*c {
+		return 0, 0, fmt.Errorf("%s: logits hold %d values, want %d", w.m.name, len(z), b.Len()*c)
+	}
+	var lossSum float64
+	correct := 0
+	for k, i := range b.Index {
+		row := z[k*c : (k+1)*c]
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		label := int(b.Data.Labels[i])
+		if best == label {
+			correct++
+		}
+		lossSum += logSumExp(row) - float64(row[label])
+	}
+	return lossSum, correct, nil
+}
+
+// logSumExp returns log Σ exp(z_j) in float64.
+func logSumExp(z []float32) float64 {
+	hi := math.Inf(-1)
+	for _, v := range z {
+		hi = math.Max(hi, float64(v))
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(float64(v) - hi)
+	}
+	return hi + math.Log(s)
+}

@@ -1,0 +1,219 @@
+package models
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"sync"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// builder adds layers to a Gorgonia graph and keeps the first error: once
+// one step fails every later step returns nil, so a network reads as a plain
+// chain of calls with one error check at the end.
+type builder struct {
+	g   *G.ExprGraph
+	err error
+}
+
+func newBuilder() *builder { return &builder{g: G.NewGraph()} }
+
+// keep records err (wrapped with what) unless an error is already recorded.
+func (b *builder) keep(n *G.Node, err error, what string) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	if err != nil {
+		b.err = fmt.Errorf("%s: %w", what, err)
+		return nil
+	}
+	return n
+}
+
+// view returns a float32 tensor of the given shape backed by buf (no copy).
+func view(buf []float32, shape ...int) tensor.Tensor {
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(buf[:len(buf):len(buf)]))
+}
+
+// input adds a float32 input node whose value is a view of buf: writing into
+// buf before a run binds the node's value without allocating.
+func (b *builder) input(name string, buf []float32, shape ...int) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return G.NewTensor(b.g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(view(buf, shape...)))
+}
+
+// params adds one input node per parameter tensor of l, each a view of its
+// slice of the flat vector backing.
+func (b *builder) params(l *layout, backing []float32) []*G.Node {
+	nodes := make([]*G.Node, len(l.params))
+	for i, p := range l.params {
+		nodes[i] = b.input(p.Name, backing[p.Offset:p.Offset+p.Size()], p.Shape...)
+	}
+	return nodes
+}
+
+// conv is a valid (unpadded) stride-1 2-D convolution of x [B,C,H,W] with w
+// [K,C,kh,kw] plus a per-channel bias [K].
+func (b *builder) conv(x, w, bias *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	ws := w.Shape()
+	y, err := G.Conv2d(x, w, tensor.Shape{ws[2], ws[3]}, []int{0, 0}, []int{1, 1}, []int{1, 1})
+	if b.keep(y, err, "conv2d") == nil {
+		return nil
+	}
+	y, err = G.BroadcastAdd(y, bias, nil, []byte{0, 2, 3})
+	return b.keep(y, err, "conv bias")
+}
+
+// relu is max(x, 0).
+func (b *builder) relu(x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	y, err := G.Rectify(x)
+	return b.keep(y, err, "relu")
+}
+
+// maxPool is a 2×2 max-pool with stride 2.
+func (b *builder) maxPool(x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	y, err := G.MaxPool2D(x, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
+	return b.keep(y, err, "maxpool")
+}
+
+// flatten reshapes [B, ...] to [B, rest].
+func (b *builder) flatten(x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	s := x.Shape()
+	y, err := G.Reshape(x, tensor.Shape{s[0], s.TotalSize() / s[0]})
+	return b.keep(y, err, "flatten")
+}
+
+// dense is x·w + bias for x [B,in], w [in,out], bias [out].
+func (b *builder) dense(x, w, bias *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	y, err := G.Mul(x, w)
+	if b.keep(y, err, "matmul") == nil {
+		return nil
+	}
+	y, err = G.BroadcastAdd(y, bias, nil, []byte{0})
+	return b.keep(y, err, "dense bias")
+}
+
+// gradients adds the symbolic gradient of loss with respect to each of wrt.
+func (b *builder) gradients(loss *G.Node, wrt []*G.Node) G.Nodes {
+	if b.err != nil {
+		return nil
+	}
+	grads, err := G.Grad(loss, wrt...)
+	if err != nil {
+		b.err = fmt.Errorf("gradient: %w", err)
+		return nil
+	}
+	return grads
+}
+
+// machine compiles the graph into a TapeMachine.
+func (b *builder) machine() (G.VM, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	return G.NewTapeMachine(b.g), nil
+}
+
+// buildMu serialises graph construction. Gorgonia's graph builders write
+// package-level state (group counters in internal/encoding, lazily cached
+// hashes of shared constant nodes), so two graphs may not be built at the
+// same time, even in different workers. Running compiled graphs needs no lock.
+var buildMu sync.Mutex
+
+// buildGraph runs build under buildMu, turning a panic into an error.
+func buildGraph(build func() error) error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	return catch(build)
+}
+
+// catch runs f and turns a panic inside Gorgonia (which panics on some
+// shape and compile errors) into an error.
+func catch(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gorgonia panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// run executes the whole program once more. Reset is required: without it a
+// TapeMachine whose program counter is at the end runs nothing.
+func run(vm G.VM) error {
+	vm.Reset()
+	return vm.RunAll()
+}
+
+// float32s returns the values of a node after a run.
+func float32s(n *G.Node) ([]float32, error) {
+	v := n.Value()
+	if v == nil {
+		return nil, fmt.Errorf("node %v has no value", n.Name())
+	}
+	switch d := v.Data().(type) {
+	case []float32:
+		return d, nil
+	case float32:
+		return []float32{d}, nil
+	}
+	return nil, fmt.Errorf("node %v holds %T, want float32", n.Name(), v.Data())
+}
+
+// scalar32 returns the scalar value of a node after a run.
+func scalar32(n *G.Node) (float32, error) {
+	v, err := float32s(n)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, fmt.Errorf("node %v holds %d values, want a scalar", n.Name(), len(v))
+	}
+	return v[0], nil
+}
+
+// copyGrads copies the value of each gradient node into its slot of the
+// flat gradient vector grad.
+func copyGrads(l *layout, grads G.Nodes, grad []float32) error {
+	for i, p := range l.params {
+		v, err := float32s(grads[i])
+		if err != nil {
+			return fmt.Errorf("gradient of %s: %w", p.Name, err)
+		}
+		if len(v) != p.Size() {
+			return fmt.Errorf("gradient of %s has %d values, want %d", p.Name, len(v), p.Size())
+		}
+		copy(grad[p.Offset:p.Offset+p.Size()], v)
+	}
+	return nil
+}
+
+// writeHash and hashOf implement the hashing methods of this package's
+// custom ops from their String, which must tell distinct instances apart:
+// Gorgonia merges nodes whose op and children hash the same.
+func writeHash(h hash.Hash, s fmt.Stringer) { fmt.Fprint(h, s.String()) }
+
+func hashOf(s fmt.Stringer) uint32 {
+	h := fnv.New32a()
+	writeHash(h, s)
+	return h.Sum32()
+}

@@ -1,0 +1,92 @@
+package models
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/data"
+)
+
+// Synthetic datasets in each storage form the models read. Their values are
+// random but fixed by seed, so every test is reproducible.
+
+// imageSet returns n random byte images of the given shape with labels in
+// [0, classes), normalised per channel when normalise is set.
+func imageSet(seed uint64, n, classes int, normalise bool, shape ...int) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	d := &data.Dataset{Name: "synthetic-images", Shape: shape, Classes: classes}
+	d.Labels = make([]uint8, n)
+	for i := range d.Labels {
+		d.Labels[i] = uint8(rng.IntN(classes))
+	}
+	d.Bytes = make([]uint8, n*d.Dim())
+	for i := range d.Bytes {
+		d.Bytes[i] = uint8(rng.IntN(256))
+	}
+	if normalise {
+		for c := 0; c < shape[0]; c++ {
+			d.Mean = append(d.Mean, 0.45+0.02*float32(c))
+			d.Std = append(d.Std, 0.25+0.01*float32(c))
+		}
+	}
+	return d
+}
+
+// sparseSet returns n sparse rows over dim features with about density·dim
+// non-zeros each (at least one) and binary labels.
+func sparseSet(seed uint64, n, dim int, density float64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	d := &data.Dataset{Name: "synthetic-sparse", Shape: []int{dim}, Classes: 2}
+	d.Labels = make([]uint8, n)
+	d.RowPtr = []int{0}
+	for i := 0; i < n; i++ {
+		d.Labels[i] = uint8(rng.IntN(2))
+		for j := 0; j < dim; j++ {
+			if rng.Float64() < density || (j == dim-1 && len(d.Cols) == d.RowPtr[i]) {
+				d.Cols = append(d.Cols, int32(j))
+				d.Vals = append(d.Vals, float32(rng.NormFloat64()))
+			}
+		}
+		d.RowPtr = append(d.RowPtr, len(d.Cols))
+	}
+	return d
+}
+
+// densify returns d with the same samples stored as dense float32.
+func densify(d *data.Dataset) *data.Dataset {
+	out := &data.Dataset{Name: d.Name + "-dense", Shape: d.Shape, Classes: d.Classes, Labels: d.Labels}
+	out.Floats = make([]float32, d.Len()*d.Dim())
+	for i := 0; i < d.Len(); i++ {
+		d.Dense(i, out.Floats[i*d.Dim():(i+1)*d.Dim()])
+	}
+	return out
+}
+
+func batchOf(d *data.Dataset, index ...int) data.Batch { return data.Batch{Data: d, Index: index} }
+
+func newWorker(t testing.TB, m Model) Worker {
+	t.Helper()
+	w, err := m.NewWorker()
+	if err != nil {
+		t.Fatalf("%s: NewWorker: %v", m.Name(), err)
+	}
+	return w
+}
+
+func grad(t testing.TB, w Worker, params []float32, b data.Batch) (float32, []float32) {
+	t.Helper()
+	g := make([]float32, len(params))
+	loss, err := w.Grad(params, b, g)
+	if err != nil {
+		t.Fatalf("Grad(%v): %v", b, err)
+	}
+	return loss, g
+}
+
+func to64(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/gtstorm/gtstorm/data"
+)
+
+// DefaultAlpha is the paper's weight of the non-convex regulariser.
+const DefaultAlpha = 0.1
+
+// NewLogReg returns the paper's non-convex logistic regression (§4.1) on
+// samples with the given number of features: the batch mean of the binary
+// cross-entropy of σ(xᵀζ) plus α Σ_k x_k²/(1+x_k²), where x is the parameter
+// vector (no bias) and ζ a sample with label y ∈ {0, 1}. Sparse datasets are
+// read row by row, never densified. NewWorker fails unless features ≥ 1
+// and α is finite and ≥ 0.
+func NewLogReg(features int, alpha float64) Model {
+	m := &logReg{features: features, alpha: alpha}
+	if features > 0 {
+		m.add("w", features, features)
+	}
+	return m
+}
+
+type logReg struct {
+	layout
+	features int
+	alpha    float64
+}
+
+func (m *logReg) Name() string { return "logreg" }
+
+func (m *logReg) NewWorker() (Worker, error) {
+	if m.features < 1 {
+		return nil, fmt.Errorf("logreg: %d features, want at least 1", m.features)
+	}
+	if math.IsNaN(m.alpha) || math.IsInf(m.alpha, 0) || m.alpha < 0 {
+		return nil, fmt.Errorf("logreg: alpha %v, want a finite value ≥ 0", m.alpha)
+	}
+	return &lrWorker{
+		m:      m,
+		params: make([]float32, m.size),
+		rows:   &sparseRows{},
+		graphs: map[lrKey]*lrGraph{},
+	}, nil
+}
+
+// lrWorker owns compiled graphs of the logistic regression, one per batch
+// size, storage (sparse or dense) and mode (with gradient or forward only).
+type lrWorker struct {
+	m      *logReg
+	params []float32
+	rows   *sparseRows // the batch every sparse graph of this worker reads
+	graphs map[lrKey]*lrGraph
+}
+
+type lrKey struct {
+	n             int
+	sparse, train bool
+}
+
+type lrGraph struct {
+	vm    G.VM
+	x     []float32 // dense features [n,p]; nil for sparse data
+	y     []float32 // labels in {0,1}; nil when forward only
+	z     *G.Node   // scores xᵀw [n]
+	loss  *G.Node
+	grads G.Nodes
+}
+
+func (w *lrWorker) graph(k lrKey) (*lrGraph, error) {
+	if g, ok := w.graphs[k]; ok {
+		return g, nil
+	}
+	var g *lrGraph
+	err := buildGraph(func() (err error) {
+		g, err = w.build(k)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("logreg: build graph for batch %d: %w", k.n, err)
+	}
+	w.graphs[k] = g
+	return g, nil
+}
+
+func (w *lrWorker) build(k lrKey) (*lrGraph, error) {
+	p := w.m.features
+	lg := &lrGraph{}
+	b := newBuilder()
+	par := b.params(&w.m.layout, w.params)[0]
+	if k.sparse {
+		lg.z = b.sparseScores(par, w.rows, k.n)
+	} else {
+		lg.x = make([]float32, k.n*p)
+		x := b.input("x", lg.x, k.n, p)
+		z, err := G.Mul(x, par)
+		lg.z = b.keep(z, err, "scores")
+	}
+	if k.train {
+		lg.y = make([]float32, k.n)
+		y := b.input("y", lg.y, k.n)
+		lg.loss = b.add(b.binaryCrossEntropy(lg.z, y), b.nonConvexReg(par, w.m.alpha))
+		lg.grads = b.gradients(lg.loss, []*G.Node{par})
+	}
+	vm, err := b.machine()
+	if err != nil {
+		return nil, err
+	}
+	lg.vm = vm
+	return lg, nil
+}
+
+// binaryCrossEntropy is the batch mean of −[y log σ(z) + (1−y) log(1−σ(z))],
+// computed stably as softplus(z) − y z.
+func (b *builder) binaryCrossEntropy(z, y *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	sp, err := G.Softplus(z)
+	if b.keep(sp, err, "softplus") == nil {
+		return nil
+	}
+	yz, err := G.HadamardProd(y, z)
+	if b.keep(yz, err, "y·z") == nil {
+		return nil
+	}
+	l, err := G.Sub(sp, yz)
+	if b.keep(l, err, "bce") == nil {
+		return nil
+	}
+	s, err := G.Sum(l)
+	if b.keep(s, err, "sum bce") == nil {
+		return nil
+	}
+	s, err = G.Mul(s, G.NewConstant(1/float32(z.Shape().TotalSize())))
+	return b.keep(s, err, "mean bce")
+}
+
+// add is x + y.
+func (b *builder) add(x, y *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	s, err := G.Add(x, y)
+	return b.keep(s, err, "add")
+}
+
+func (w *lrWorker) check(params []float32, b data.Batch) error {
+	if err := checkVec("params", params, w.m.size); err != nil {
+		return fmt.Errorf("logreg: %w", err)
+	}
+	if err := checkBatch(b, w.m.features, 2); err != nil {
+		return fmt.Errorf("logreg: %w", err)
+	}
+	return nil
+}
+
+// load binds the parameters and the batch (and labels when g has them).
+func (w *lrWorker) load(g *lrGraph, params []float32, b data.Batch) {
+	copy(w.params, params)
+	if g.x != nil {
+		p := w.m.features
+		for k, i := range b.Index {
+			b.Data.Dense(i, g.x[k*p:(k+1)*p])
+		}
+	} else {
+		w.rows.d, w.rows.index = b.Data, b.Index
+	}
+	if g.y != nil {
+		for k, i := range b.Index {
+			g.y[k] = float32(b.Data.Labels[i])
+		}
+	}
+}
+
+// Grad writes the gradient of the batch-mean loss into grad.
+func (w *lrWorker) Grad(params []float32, b data.Batch, grad []float32) (float32, error) {
+	if err := w.check(params, b); err != nil {
+		return 0, err
+	}
+	if err := checkVec("grad", grad, w.m.size); err != nil {
+		return 0, fmt.Errorf("logreg: %w", err)
+	}
+	g, err := w.graph(lrKey{n: b.Len(), sparse: b.Data.IsSparse(), train: true})
+	if err != nil {
+		return 0, err
+	}
+	w.load(g, params, b)
+	defer w.release()
+	if err := run(g.vm); err != nil {
+		return 0, fmt.Errorf("logreg: run on %v: %w", b, err)
+	}
+	loss, err := scalar32(g.loss)
+	if err != nil {
+		return 0, fmt.Errorf("logreg: %w", err)
+	}
+	if err := copyGrads(&w.m.layout, g.grads, grad); err != nil {
+		return 0, fmt.Errorf("logreg: %w", err)
+	}
+	return loss, nil
+}
+
+// release drops the worker's reference to the caller's batch.
+func (w *lrWorker) release() { w.rows.d, w.rows.index = nil, nil }
+
+// Eval runs the forward graph for the scores and sums, in float64, each
+// sample's cross-entropy plus the regulariser, so that lossSum/b.Len() is
+// the loss Grad returns. A sample counts as correct when its score's sign
+// matches its label.
+func (w *lrWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
+	if err := w.check(params, b); err != nil {
+		return 0, 0, err
+	}
+	g, err := w.graph(lrKey{n: b.Len(), sparse: b.Data.IsSparse()})
+	if err != nil {
+		return 0, 0, err
+	}
+	w.load(g, params, b)
+	defer w.release()
+	if err := run(g.vm); err != nil {
+		return 0, 0, fmt.Errorf("logreg: run on %v: %w", b, err)
+	}
+	z, err := float32s(g.z)
+	if err != nil {
+		return 0, 0, fmt.Errorf("logreg: %w", err)
+	}
+	if len(z) != b.Len() {
+		return 0, 0, fmt.Errorf("logreg: scores hold %d values, want %d", len(z), b.Len())
+	}
+	var reg float64
+	for _, v := range params {
+		v := float64(v)
+		reg += v * v / (1 + v*v)
+	}
+	reg *= w.m.alpha
+	var lossSum float64
+	correct := 0
+	for k, i := range b.Index {
+		zk, y := float64(z[k]), float64(b.Data.Labels[i])
+		lossSum += math.Max(zk, 0) + math.Log1p(math.Exp(-math.Abs(zk))) - y*zk + reg
+		if (zk > 0) == (y == 1) {
+			correct++
+		}
+	}
+	return lossSum, correct, nil
+}
