@@ -1,0 +1,23 @@
+//go:build !amd64 || purego
+
+package kernels
+
+func im2colAsm(cols, x []float32, s ConvShape, tbl []int32) {
+	panic("kernels: no assembly kernels on this architecture")
+}
+
+func col2imAsm(dx, cols []float32, s ConvShape) {
+	panic("kernels: no assembly kernels on this architecture")
+}
+
+func maxpoolAsm(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
+	panic("kernels: no assembly kernels on this architecture")
+}
+
+func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
+	panic("kernels: no assembly kernels on this architecture")
+}
+
+func transposeAsm(dst []float32, ldd int, src []float32, lds, bm, bn int) {
+	panic("kernels: no assembly kernels on this architecture")
+}

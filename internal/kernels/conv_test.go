@@ -1,0 +1,139 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+var convShapes = []ConvShape{
+	{C: 1, H: 28, W: 28, KH: 5, KW: 5},  // MNIST conv1
+	{C: 16, H: 12, W: 12, KH: 5, KW: 5}, // MNIST conv2
+	{C: 3, H: 32, W: 32, KH: 5, KW: 5},  // CIFAR conv1
+	{C: 6, H: 14, W: 14, KH: 5, KW: 5},  // CIFAR conv2
+	{C: 2, H: 7, W: 9, KH: 3, KW: 2},
+	{C: 1, H: 5, W: 5, KH: 5, KW: 5}, // one output pixel
+	{C: 3, H: 4, W: 20, KH: 1, KW: 1},
+	{C: 2, H: 6, W: 20, KH: 2, KW: 5},  // ow = 16
+	{C: 2, H: 6, W: 21, KH: 2, KW: 5},  // ow = 17
+	{C: 2, H: 5, W: 63, KH: 3, KW: 7},  // widest rows on the assembly col2im (w < 64)
+	{C: 1, H: 3, W: 64, KH: 2, KW: 1},  // w = 64: col2im falls back to Go
+	{C: 1, H: 3, W: 70, KH: 2, KW: 40}, // w > 64
+	{C: 3, H: 16, W: 16, KH: 7, KW: 7}, // widest unrolled col2im
+	{C: 2, H: 16, W: 16, KH: 3, KW: 8}, // kw > 7: plane col2im
+	{C: 2, H: 17, W: 17, KH: 3, KW: 3}, // w > 16: plane col2im
+	{C: 2, H: 9, W: 6, KH: 2, KW: 3},   // ow = 4: several row breaks per chunk
+	{C: 1, H: 40, W: 3, KH: 2, KW: 2},  // ow = 2: 16 pixels span 8 rows
+	{C: 1, H: 12, W: 10, KH: 3, KW: 8}, // ow = 3: window too wide, no gather table
+}
+
+func TestPermTableFallback(t *testing.T) {
+	if permTable(ConvShape{C: 1, H: 12, W: 10, KH: 3, KW: 8}) != nil {
+		t.Error("ow = 3, kw = 8 (a 60-float window) got a gather table")
+	}
+	for _, s := range convShapes[:4] {
+		if permTable(s) == nil {
+			t.Errorf("%+v: no gather table for a CNN shape", s)
+		}
+	}
+}
+
+// naiveIm2Col is the definition of the column matrix.
+func naiveIm2Col(x []float32, s ConvShape) []float32 {
+	cols := make([]float32, s.K()*s.P())
+	for c := range s.C {
+		for i := range s.KH {
+			for j := range s.KW {
+				for oy := range s.OH() {
+					for ox := range s.OW() {
+						cols[((c*s.KH+i)*s.KW+j)*s.P()+oy*s.OW()+ox] = x[(c*s.H+oy+i)*s.W+ox+j]
+					}
+				}
+			}
+		}
+	}
+	return cols
+}
+
+func TestIm2ColCol2Im(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, ks := range kernelSets() {
+		for _, s := range convShapes {
+			x := randSlice(rng, s.InSize())
+			want := naiveIm2Col(x, s)
+			cols := randSlice(rng, len(want)+7) // spare tail must stay untouched
+			tail := append([]float32(nil), cols[len(want):]...)
+			for _, tbl := range [][]int32{nil, permTable(s)} {
+				clear(cols[:len(want)])
+				im2col(ks, cols, x, s, tbl)
+				for i, w := range want {
+					if cols[i] != w {
+						t.Fatalf("%s %+v table=%v: cols[%d] = %g, want %g", ks.name, s, tbl != nil, i, cols[i], w)
+					}
+				}
+				for i, v := range tail {
+					if cols[len(want)+i] != v {
+						t.Fatalf("%s %+v table=%v: Im2Col wrote past its output at %d", ks.name, s, tbl != nil, len(want)+i)
+					}
+				}
+			}
+			// Col2Im against the scatter definition, exactly up to summation order.
+			y := randSlice(rng, len(want))
+			wantDx := make([]float64, s.InSize())
+			absDx := make([]float64, s.InSize())
+			for c := range s.C {
+				for i := range s.KH {
+					for j := range s.KW {
+						for oy := range s.OH() {
+							for ox := range s.OW() {
+								v := float64(y[((c*s.KH+i)*s.KW+j)*s.P()+oy*s.OW()+ox])
+								wantDx[(c*s.H+oy+i)*s.W+ox+j] += v
+								absDx[(c*s.H+oy+i)*s.W+ox+j] += math.Abs(v)
+							}
+						}
+					}
+				}
+			}
+			dx := make([]float32, s.InSize()+5)
+			for i := range dx {
+				dx[i] = float32(math.NaN()) // Col2Im overwrites
+			}
+			col2im(ks, dx, y, s)
+			tol := float64(s.KH*s.KW) * 0x1p-24
+			for i, w := range wantDx {
+				if math.IsNaN(float64(dx[i])) || math.Abs(float64(dx[i])-w) > tol*absDx[i] {
+					t.Fatalf("%s %+v: dx[%d] = %g, want %g", ks.name, s, i, dx[i], w)
+				}
+			}
+			for i := s.InSize(); i < len(dx); i++ {
+				if !math.IsNaN(float64(dx[i])) {
+					t.Fatalf("%s %+v: Col2Im wrote past its output at %d", ks.name, s, i)
+				}
+			}
+		}
+	}
+}
+
+func TestConvShapeValidate(t *testing.T) {
+	tests := []struct {
+		s  ConvShape
+		ok bool
+	}{
+		{ConvShape{C: 1, H: 28, W: 28, KH: 5, KW: 5}, true},
+		{ConvShape{C: 0, H: 28, W: 28, KH: 5, KW: 5}, false},
+		{ConvShape{C: 1, H: 4, W: 28, KH: 5, KW: 5}, false},
+		{ConvShape{C: 1, H: 28, W: 28, KH: 5, KW: 0}, false},
+	}
+	for _, tt := range tests {
+		if err := tt.s.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%+v: Validate() = %v, want ok=%v", tt.s, err, tt.ok)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Im2Col with a short output did not panic")
+		}
+	}()
+	s := ConvShape{C: 1, H: 28, W: 28, KH: 5, KW: 5}
+	Im2Col(make([]float32, s.K()*s.P()-1), make([]float32, s.InSize()), s)
+}

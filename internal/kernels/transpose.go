@@ -1,0 +1,41 @@
+package kernels
+
+import "fmt"
+
+// Transpose writes the transpose of the rows×cols row-major matrix src
+// (row stride lds) into dst (cols×rows, row stride ldd): dst[j*ldd+i] =
+// src[i*lds+j]. Whole 16×16 blocks move through vector registers; the
+// ragged edges are copied element by element. It panics if a stride is
+// too small or a slice too short.
+func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	if rows < 0 || cols < 0 || lds < max(1, cols) || ldd < max(1, rows) {
+		panic(fmt.Sprintf("kernels: Transpose: bad shape %d×%d with strides lds=%d ldd=%d", rows, cols, lds, ldd))
+	}
+	if need := extent(rows, cols, lds, 1, 0); len(src) < need {
+		panic(fmt.Sprintf("kernels: Transpose: len(src) = %d, want ≥ %d", len(src), need))
+	}
+	if need := extent(cols, rows, ldd, 1, 0); len(dst) < need {
+		panic(fmt.Sprintf("kernels: Transpose: len(dst) = %d, want ≥ %d", len(dst), need))
+	}
+	transpose(native, dst, ldd, src, lds, rows, cols)
+}
+
+func transpose(ks *kernelSet, dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	bm, bn := rows/16, cols/16
+	if ks.asm && bm > 0 && bn > 0 {
+		transposeAsm(dst, ldd, src, lds, bm, bn)
+	} else {
+		bm, bn = 0, 0
+	}
+	// Element-wise: the rows below the blocks, then the columns right of them.
+	for i := 16 * bm; i < rows; i++ {
+		for j, v := range src[i*lds : i*lds+cols] {
+			dst[j*ldd+i] = v
+		}
+	}
+	for i := range 16 * bm {
+		for j := 16 * bn; j < cols; j++ {
+			dst[j*ldd+i] = src[i*lds+j]
+		}
+	}
+}
