@@ -21,7 +21,10 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{}
+	return []command{
+		{"topology", "print a communication graph, its mixing matrix W and λ", runTopology},
+		{"data", "fetch datasets (data fetch NAME) and list those present (data info)", runData},
+	}
 }
 
 // usageError marks a bad flag or argument: exit status 2.

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// topologyDenseMax is the largest node count for which `gtstorm topology`
+// prints W as a full matrix; larger W are printed row by row, nonzeros only.
+const topologyDenseMax = 32
+
+// runTopology prints a communication graph, its mixing matrix and λ. The
+// output is itself an edge-list file: everything but the edges is a comment.
+func runTopology(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("topology",
+		"topology [--topology er|ring|path|complete|star|torus|FILE] [--nodes M] [--pc P] [--seed S] [--mixing laplacian|metropolis]",
+		stdout)
+	topo := fs.String("topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
+		", or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments)")
+	nodes := fs.Int("nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
+	pc := fs.Float64("pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
+	seed := fs.Uint64("seed", 1, "random seed of the Erdős–Rényi graph (er)")
+	mixing := fs.String("mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: gtstorm topology [flags]\n\n")
+		fmt.Fprintf(stdout, "Prints the graph's edges, its mixing matrix W (in full up to %d nodes, else by row)\n", topologyDenseMax)
+		fmt.Fprintf(stdout, "and λ = max(|λ_2|, |λ_m|) of W. The output is a valid edge-list FILE.\n\n")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	nodesSet := false
+	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
+	builtin := slices.Contains(decentral.Topologies(), *topo)
+	switch {
+	case *nodes < 1 && (builtin || nodesSet):
+		return usagef("--nodes %d: want at least 1", *nodes)
+	case !(*pc >= 0 && *pc <= 1):
+		return usagef("--pc %v: want a probability in [0, 1]", *pc)
+	case *mixing != decentral.MixLaplacian && *mixing != decentral.MixMetropolis:
+		return usagef("--mixing %q: want %s or %s", *mixing, decentral.MixLaplacian, decentral.MixMetropolis)
+	}
+	m := *nodes
+	if !builtin {
+		if _, err := os.Stat(*topo); err != nil {
+			return usagef("--topology %q: want one of %s or an edge-list file (%v)",
+				*topo, strings.Join(decentral.Topologies(), "|"), err)
+		}
+		if !nodesSet {
+			m = 0
+		}
+	}
+	g, err := decentral.NewTopology(*topo, m, *pc, *seed)
+	if err != nil {
+		return err
+	}
+	mx, err := decentral.NewMixing(*mixing, g)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	printTopology(w, *topo, *pc, *seed, mx)
+	return w.Flush()
+}
+
+// printTopology writes the graph as an edge list with W and λ in comments.
+func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *decentral.Mixing) {
+	g := mx.Graph()
+	fmt.Fprintf(w, "# gtstorm topology %s: %d nodes", name, g.N)
+	if name == "er" {
+		fmt.Fprintf(w, ", p_c %g, seed %d", pc, seed)
+	}
+	fmt.Fprintln(w)
+	lo, sum := g.N, 0
+	for i := 0; i < g.N; i++ {
+		lo = min(lo, g.Degree(i))
+		sum += g.Degree(i)
+	}
+	fmt.Fprintf(w, "# %d edges; degree min %d, mean %.2f, max %d; connected %v\n",
+		len(g.Edges), lo, float64(sum)/float64(g.N), g.MaxDegree(), g.Connected())
+	fmt.Fprintln(w, "# edges, one \"i j\" per line:")
+	for _, e := range g.Edges {
+		fmt.Fprintf(w, "%d %d\n", e[0], e[1])
+	}
+	fmt.Fprintf(w, "# mixing matrix W (%s):\n", mx.Name())
+	if g.N <= topologyDenseMax {
+		for _, row := range mx.Dense() {
+			fmt.Fprint(w, "#")
+			for _, v := range row {
+				fmt.Fprintf(w, " %.6f", v)
+			}
+			fmt.Fprintln(w)
+		}
+	} else {
+		for i := 0; i < g.N; i++ {
+			self, nb := mx.Row(i)
+			fmt.Fprintf(w, "# row %d: %d=%.6f", i, i, self)
+			for k, j := range g.Neighbors(i) {
+				fmt.Fprintf(w, " %d=%.6f", j, nb[k])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintf(w, "# lambda = max(|lambda_2|, |lambda_m|) = %.6f\n", mx.Lambda())
+}
