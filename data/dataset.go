@@ -104,3 +104,24 @@ func (b Batch) Len() int { return len(b.Index) }
 func (b Batch) String() string {
 	return fmt.Sprintf("batch of %d from %s", len(b.Index), b.Data.Name)
 }
+
+// Head returns a view of the first n samples of d (all of them if n ≤ 0 or
+// n ≥ Len), sharing d's storage: nothing is copied.
+func (d *Dataset) Head(n int) *Dataset {
+	if n <= 0 || n >= d.Len() {
+		return d
+	}
+	h := *d
+	h.Name = fmt.Sprintf("%s[:%d]", d.Name, n)
+	h.Labels = d.Labels[:n]
+	dim := d.Dim()
+	switch {
+	case d.Bytes != nil:
+		h.Bytes = d.Bytes[:n*dim]
+	case d.Floats != nil:
+		h.Floats = d.Floats[:n*dim]
+	default:
+		h.RowPtr = d.RowPtr[:n+1]
+	}
+	return &h
+}

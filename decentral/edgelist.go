@@ -9,11 +9,15 @@ import (
 	"strings"
 )
 
+// MaxEdgeListNodes bounds the node count of an edge-list file, so that a
+// stray huge index is refused instead of allocating memory for it.
+const MaxEdgeListNodes = 1 << 20
+
 // ReadEdgeList reads a graph from a text file with one edge "i j" per line,
 // nodes numbered from 0; blank lines and everything after a '#' are ignored.
-// The node count is the largest index plus one. Malformed lines, self loops,
-// duplicate edges (in either orientation) and negative indices are errors
-// naming the file and line.
+// The node count is the largest index plus one, at most MaxEdgeListNodes.
+// Malformed lines, self loops, duplicate edges (in either orientation) and
+// negative or too large indices are errors naming the file and line.
 func ReadEdgeList(path string) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -50,6 +54,9 @@ func ParseEdgeList(r io.Reader, name string) (*Graph, error) {
 			v, err := strconv.Atoi(s)
 			if err != nil || v < 0 {
 				return nil, fmt.Errorf("%s:%d: node %q: want a non-negative integer", name, line, s)
+			}
+			if v >= MaxEdgeListNodes {
+				return nil, fmt.Errorf("%s:%d: node %d: beyond the limit of %d nodes (indices 0..%d)", name, line, v, MaxEdgeListNodes, MaxEdgeListNodes-1)
 			}
 			e[k] = v
 		}

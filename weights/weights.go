@@ -1,0 +1,232 @@
+// Package weights reads and writes gtstorm checkpoints: the averaged model x̄
+// with its parameter layout and, for resuming a run, the optimizer's full
+// state, the data sampler's random streams and the run's own metadata.
+//
+// A checkpoint is one binary file, every number little-endian:
+//
+//	offset  size  field
+//	0       8     magic "GTSTCKPT"
+//	8       4     format version, uint32 (this package writes and reads 1)
+//	12      8     body length n, uint64
+//	20      n     body
+//	20+n    4     CRC-32C (Castagnoli) of bytes [0, 20+n)
+//
+// The body holds, in order (str = uint32 length + UTF-8 bytes; vec = one
+// presence byte, 0 for nil and 1 for present, then a uint64 element count
+// and the elements; floats are stored as their IEEE-754 bits, so NaN and
+// signed zeros survive):
+//
+//	str                model name
+//	uint32             tensor count, then per tensor: str name, uint32 rank,
+//	                   rank × int64 dims
+//	vec float32        parameters x̄
+//	byte               1 if optimizer state follows, else 0; the state is:
+//	  str              algorithm
+//	  4 × float64      schedule Eta0, Decay, Power, Rho
+//	  3 × int64        nodes m, dimension p, round
+//	  3 × vec float32  X, V, G (m × p each; V and G nil where the algorithm
+//	                   has none)
+//	  3 × vec int64    Samples, GradEvals, BytesSent (m each)
+//	  vec float64      Loss (m)
+//	vec byte           sampler state (opaque)
+//	vec byte           metadata (opaque, JSON by convention)
+//
+// Reading trusts nothing: every count is checked against the bytes that
+// remain before anything is allocated, and a checkpoint that decodes must
+// also be consistent (see Checkpoint.Validate). Writing refuses an
+// inconsistent checkpoint and replaces the file atomically.
+package weights
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+)
+
+// Magic starts every checkpoint file.
+const Magic = "GTSTCKPT"
+
+// Version is the format version this package writes.
+const Version uint32 = 1
+
+// supportedVersions lists the format versions Decode reads.
+var supportedVersions = []uint32{Version}
+
+// Tensor names one parameter tensor of the model and its shape; the tensors
+// lie one after another in the flat vector.
+type Tensor struct {
+	Name  string
+	Shape []int
+}
+
+// Size returns the number of values in the tensor, the product of its shape
+// (1 for a scalar), or -1 if a dimension is negative or the product
+// overflows an int.
+func (t Tensor) Size() int {
+	n := 1
+	for _, d := range t.Shape {
+		if d < 0 || (d > 0 && n > math.MaxInt/d) {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// Checkpoint is a saved model and, optionally, the state to resume its run.
+type Checkpoint struct {
+	Model   string    // the model's name, e.g. "mnist-cnn"
+	Tensors []Tensor  // parameter layout
+	Params  []float32 // the averaged model x̄, length Σ sizes of Tensors
+
+	// Resume state; all nil for a model-only checkpoint.
+	Optimizer *decentral.Snapshot
+	Sampler   []byte // opaque: the data sampler's random streams (data.Sampler.MarshalBinary)
+	Meta      []byte // opaque: the run's configuration and progress as JSON, written by the caller
+}
+
+// Write validates c and atomically replaces path with its encoding: readers
+// see the old file or the complete new one, and on error no file and no
+// temporary file is left behind.
+func Write(path string, c *Checkpoint) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("write checkpoint %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return encode(w, c) }); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// encode is Encode, replaced by tests to make a write fail half-way.
+var encode = Encode
+
+// Read reads and validates the checkpoint at path.
+func Read(path string) (*Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint: %w", err)
+	}
+	c, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Validate reports the first inconsistency in c: a missing model name or
+// layout, a tensor without a name, a repeated name or a dimension below 1,
+// parameters not matching the layout, or optimizer state whose shapes do not
+// match its node count, dimension, algorithm or the parameters.
+func (c *Checkpoint) Validate() error {
+	if c == nil {
+		return errors.New("no checkpoint")
+	}
+	if c.Model == "" {
+		return errors.New("empty model name")
+	}
+	if len(c.Tensors) == 0 {
+		return errors.New("no parameter tensors")
+	}
+	seen := make(map[string]int, len(c.Tensors))
+	total := 0
+	for i, t := range c.Tensors {
+		if t.Name == "" {
+			return fmt.Errorf("tensor %d has no name", i)
+		}
+		if j, dup := seen[t.Name]; dup {
+			return fmt.Errorf("tensors %d and %d are both named %q", j, i, t.Name)
+		}
+		seen[t.Name] = i
+		for k, d := range t.Shape {
+			if d < 1 {
+				return fmt.Errorf("tensor %q: dimension %d is %d, want ≥ 1", t.Name, k, d)
+			}
+		}
+		n := t.Size()
+		if n < 0 || n > math.MaxInt-total {
+			return fmt.Errorf("tensor %q: shape %v overflows", t.Name, t.Shape)
+		}
+		total += n
+	}
+	if total != len(c.Params) {
+		return fmt.Errorf("tensors hold %d values but there are %d parameters", total, len(c.Params))
+	}
+	if c.Optimizer != nil {
+		if err := validateSnapshot(c.Optimizer, len(c.Params)); err != nil {
+			return fmt.Errorf("optimizer state: %w", err)
+		}
+	}
+	return nil
+}
+
+// validateSnapshot checks s's shapes against each other, its algorithm and
+// the model's p parameters.
+func validateSnapshot(s *decentral.Snapshot, p int) error {
+	var wantV, wantG bool
+	switch s.Algorithm {
+	case decentral.DSGD:
+	case decentral.GNSD:
+		wantV, wantG = true, true
+	case decentral.GTSTORM:
+		wantV = true
+	default:
+		return fmt.Errorf("unknown algorithm %q (want one of %v)", s.Algorithm, decentral.Algorithms())
+	}
+	if err := s.Schedule.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.Nodes < 1:
+		return fmt.Errorf("%d nodes, want ≥ 1", s.Nodes)
+	case s.Dim < 1:
+		return fmt.Errorf("dimension %d, want ≥ 1", s.Dim)
+	case s.Dim != p:
+		return fmt.Errorf("dimension %d but the model has %d parameters", s.Dim, p)
+	case s.Nodes > math.MaxInt/s.Dim:
+		return fmt.Errorf("%d nodes × %d parameters overflows", s.Nodes, s.Dim)
+	case s.Round < 0:
+		return fmt.Errorf("round %d, want ≥ 0", s.Round)
+	}
+	n := s.Nodes * s.Dim
+	vec := func(name string, v []float32, need bool) error {
+		switch {
+		case need && len(v) != n:
+			return fmt.Errorf("%s has %d values, want %d nodes × %d = %d", name, len(v), s.Nodes, s.Dim, n)
+		case !need && len(v) != 0:
+			return fmt.Errorf("%s has %d values, want none for %s", name, len(v), s.Algorithm)
+		}
+		return nil
+	}
+	if err := vec("X", s.X, true); err != nil {
+		return err
+	}
+	if err := vec("V", s.V, wantV); err != nil {
+		return err
+	}
+	if err := vec("G", s.G, wantG); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		v    []int64
+	}{{"Samples", s.Samples}, {"GradEvals", s.GradEvals}, {"BytesSent", s.BytesSent}} {
+		if len(c.v) != s.Nodes {
+			return fmt.Errorf("%s has %d values, want one per node (%d)", c.name, len(c.v), s.Nodes)
+		}
+		for i, x := range c.v {
+			if x < 0 {
+				return fmt.Errorf("%s of node %d is %d, want ≥ 0", c.name, i, x)
+			}
+		}
+	}
+	if len(s.Loss) != s.Nodes {
+		return fmt.Errorf("Loss has %d values, want one per node (%d)", len(s.Loss), s.Nodes)
+	}
+	return nil
+}
