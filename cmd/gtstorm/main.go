@@ -22,6 +22,12 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"train", "train with one algorithm and write metrics, summary, plot and checkpoints", runTrain},
+		{"resume", "continue an interrupted run from its last checkpoint", runResume},
+		{"eval", "test accuracy and loss of a saved model", runEval},
+		{"compare", "run algorithms × partitions × seeds and print the accuracy table", runCompare},
+		{"sweep", "vary one setting (rho, pc, nodes, eta0, …) and tabulate its effect", runSweep},
+		{"bench", "time rounds of one algorithm and print one JSON line", runBench},
 		{"topology", "print a communication graph, its mixing matrix W and λ", runTopology},
 		{"data", "fetch datasets (data fetch NAME) and list those present (data info)", runData},
 	}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// runBench times rounds of one algorithm and prints one JSON line.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", "bench [--iters T] [--warmup W] [run flags]", stdout)
+	cfg := train.Default()
+	cfg.Iters = 20
+	configFlags(fs, &cfg)
+	warmup := fs.Int("warmup", 3, "rounds run before the clock starts")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ctx, stop := signalContext(stderr)
+	defer stop()
+	res, err := train.Bench(ctx, cfg, *warmup)
+	if err != nil {
+		return runError(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, string(b))
+	return nil
+}

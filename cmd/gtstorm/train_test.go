@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// TestMain lets a test run this binary as gtstorm itself: with
+// GTSTORM_TEST_MAIN set, the test binary is the command.
+func TestMain(m *testing.M) {
+	if os.Getenv("GTSTORM_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// gtstorm returns a command that runs this test binary as gtstorm.
+func gtstorm(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
+	return cmd
+}
+
+const a8a = "../../../shared/data/libsvm/a8a"
+
+func needA8A(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(a8a); err != nil {
+		t.Skipf("a8a not available: %v", err)
+	}
+}
+
+// TestBadFlags runs the binary with every kind of bad setting: each must
+// exit with status 2 and one line on stderr naming the flag, before any work.
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--nodes", "0"}, "--nodes 0"},
+		{[]string{"train", "--nodes", "-3"}, "--nodes -3"},
+		{[]string{"train", "--pc", "0"}, "--pc 0"},
+		{[]string{"train", "--pc", "1.01"}, "--pc 1.01"},
+		{[]string{"train", "--iters", "0"}, "--iters 0"},
+		{[]string{"train", "--batch", "0"}, "--batch 0"},
+		{[]string{"train", "--eta0", "0"}, "--eta0 0"},
+		{[]string{"train", "--eta0", "NaN"}, "--eta0 NaN"},
+		{[]string{"train", "--eta0", "+Inf"}, "--eta0 +Inf"},
+		{[]string{"train", "--rho", "-1"}, "--rho -1"},
+		{[]string{"train", "--dataset", "svhn"}, "--dataset svhn"},
+		{[]string{"train", "--algo", "sgd"}, "--algo sgd"},
+		{[]string{"train", "--topology", "hypercube"}, "--topology hypercube"},
+		{[]string{"train", "--partition", "dirichlet:0"}, "--partition dirichlet:0"},
+		{[]string{"train", "--partition", "shards:x"}, "--partition shards:x"},
+		{[]string{"train", "--mixing", "max-degree"}, "--mixing max-degree"},
+		{[]string{"train", "--eval-every", "0"}, "--eval-every 0"},
+		{[]string{"train", "--dataset", "libsvm"}, "--data-dir"},
+		{[]string{"train", "--out", filepath.Join(file, "run")}, "--out " + filepath.Join(file, "run")},
+		{[]string{"train", "--nodes", "ten"}, "-nodes"},
+		{[]string{"train", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"train", "extra"}, `unexpected argument "extra"`},
+		{[]string{"resume"}, "--out"},
+		{[]string{"resume", "--out", dir, "--iters", "-1"}, "--iters -1"},
+		{[]string{"eval"}, "--checkpoint"},
+		{[]string{"compare", "--seeds", "0"}, "--seeds 0"},
+		{[]string{"compare", "--algos", ""}, "nothing to run"},
+		{[]string{"compare", "--algos", "dsgd,sgd"}, "--algo sgd"},
+		{[]string{"sweep"}, "--vary"},
+		{[]string{"sweep", "--vary", "momentum=1,2"}, "--vary momentum"},
+		{[]string{"sweep", "--vary", "rho=a,b"}, "--vary rho=a"},
+		{[]string{"bench", "--warmup", "-1"}, "--warmup -1"},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		msg := errb.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) {
+			t.Errorf("gtstorm %s: exit %d, stderr %q; want exit 2 and one line with %q",
+				strings.Join(tc.args, " "), code, msg, tc.want)
+		}
+	}
+}
+
+// TestTrainEvalResume drives the binary the way a user does: a run, eval of
+// its model, then a run interrupted by SIGINT and resumed, whose summary must
+// equal the uninterrupted one's.
+func TestTrainEvalResume(t *testing.T) {
+	needA8A(t)
+	dir := t.TempDir()
+	args := []string{"train", "--dataset", "libsvm", "--data-dir", a8a, "--partition", "iid",
+		"--batch", "1", "--eta0", "0.1", "--nodes", "20", "--iters", "4000", "--eval-every", "100",
+		"--checkpoint-every", "1000", "--local-eval", "200", "--grad-samples", "20"}
+
+	full := filepath.Join(dir, "full")
+	if out, err := gtstorm(append(args, "--out", full)...).CombinedOutput(); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	want := readSummary(t, full)
+	out, err := gtstorm("eval", "--checkpoint", filepath.Join(full, train.ModelFile)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	if acc := fmt.Sprintf("test accuracy %.4f, test loss %.4f", float64(want.FinalTestAcc), float64(want.FinalTestLoss)); !strings.Contains(string(out), acc) {
+		t.Errorf("eval says %q, want %q (the run's final accuracy)", out, acc)
+	}
+
+	cut := filepath.Join(dir, "cut")
+	cmd := gtstorm(append(args, "--out", cut)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	signalled := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !signalled && strings.HasPrefix(sc.Text(), "round 500/") {
+			cmd.Process.Signal(syscall.SIGINT)
+			signalled = true
+		}
+	}
+	err = cmd.Wait()
+	if !signalled || err == nil {
+		t.Fatalf("interrupted run: signalled %v, exit %v\n%s", signalled, err, log.String())
+	}
+	if !strings.Contains(log.String(), "gtstorm resume --out "+cut) {
+		t.Errorf("the interrupted run does not say how to resume:\n%s", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(cut, train.SummaryFile)); err == nil {
+		t.Fatalf("the run finished before the signal took effect; make it longer\n%s", log.String())
+	}
+	if out, err := gtstorm("resume", "--out", cut).CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	got := readSummary(t, cut)
+	got.Seconds, want.Seconds = 0, 0
+	if *got != *want {
+		t.Errorf("resumed summary differs:\n got %+v\nwant %+v", *got, *want)
+	}
+}
+
+func readSummary(t *testing.T, dir string) *train.Summary {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, train.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := train.ReadSummary(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("Default() is invalid: %v", err)
+	}
+	cases := []struct {
+		flag string
+		edit func(*Config)
+	}{
+		{"dataset", func(c *Config) { c.Dataset = "imagenet" }},
+		{"data-dir", func(c *Config) { c.Dataset, c.DataDir = "libsvm", "" }},
+		{"features", func(c *Config) { c.Features = -1 }},
+		{"algo", func(c *Config) { c.Algo = "adam" }},
+		{"nodes", func(c *Config) { c.Nodes = 0 }},
+		{"pc", func(c *Config) { c.PC = 0 }},
+		{"pc", func(c *Config) { c.PC = 1.5 }},
+		{"pc", func(c *Config) { c.PC = math.NaN() }},
+		{"mixing", func(c *Config) { c.Mixing = "uniform" }},
+		{"topology", func(c *Config) { c.Topology = "/no/such/edges.txt" }},
+		{"partition", func(c *Config) { c.Partition = "dirichlet:0" }},
+		{"partition", func(c *Config) { c.Partition = "dirichlet:-1" }},
+		{"partition", func(c *Config) { c.Partition = "shards:0" }},
+		{"partition", func(c *Config) { c.Partition = "bylabel" }},
+		{"iters", func(c *Config) { c.Iters = 0 }},
+		{"batch", func(c *Config) { c.Batch = 0 }},
+		{"eta0", func(c *Config) { c.Eta0 = 0 }},
+		{"eta0", func(c *Config) { c.Eta0 = math.Inf(1) }},
+		{"eta0", func(c *Config) { c.Eta0 = math.NaN() }},
+		{"rho", func(c *Config) { c.Rho = -1 }},
+		{"rho", func(c *Config) { c.Rho = math.NaN() }},
+		{"alpha", func(c *Config) { c.Alpha = -0.1 }},
+		{"eval-every", func(c *Config) { c.EvalEvery = 0 }},
+		{"local-eval", func(c *Config) { c.LocalEvalSamples = -5 }},
+		{"grad-samples", func(c *Config) { c.GradSamples = -1 }},
+		{"checkpoint-every", func(c *Config) { c.CheckpointEvery = -1 }},
+		{"workers", func(c *Config) { c.Workers = -2 }},
+	}
+	for _, tc := range cases {
+		c := Default()
+		tc.edit(&c)
+		err := c.Validate()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Flag != tc.flag {
+			t.Errorf("%+v: err = %v, want a ConfigError for --%s", c, err, tc.flag)
+		}
+	}
+}
+
+func TestSweepCells(t *testing.T) {
+	cells, err := SweepCells(Default(), "rho", []string{"0.1", "10"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 2 || cells[1].Configs[0].Rho != 10 || cells[1].Configs[1].Seed != Default().Seed+1 {
+		t.Errorf("cells = %+v", cells)
+	}
+	for _, bad := range [][2]string{{"rho", "x"}, {"nodes", "1.5"}, {"momentum", "1"}} {
+		if _, err := SweepCells(Default(), bad[0], []string{bad[1]}, 1); err == nil {
+			t.Errorf("SweepCells(%s=%s) accepted", bad[0], bad[1])
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// EvalResult is the test accuracy and loss of a saved model.
+type EvalResult struct {
+	Model   string
+	Params  int
+	Dataset string // the evaluated set's name
+	Samples int
+	Acc     float64
+	Loss    float64
+}
+
+// Eval evaluates the averaged model of a checkpoint on a dataset's test set
+// (its training set when it has none). dataset and dir default to the run's
+// own, read from the checkpoint.
+func Eval(path, dataset, dir string) (*EvalResult, error) {
+	ck, err := weights.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	var m meta
+	if err := json.Unmarshal(ck.Meta, &m); err != nil {
+		return nil, fmt.Errorf("%s: run metadata: %w", path, err)
+	}
+	cfg := m.Config
+	if dataset != "" && dataset != cfg.Dataset {
+		cfg.Dataset, cfg.DataDir = dataset, ""
+	}
+	if dir != "" {
+		cfg.DataDir = dir
+	}
+	trainSet, test, err := loadData(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if test == nil {
+		test = trainSet
+	}
+	model, err := newModel(cfg, trainSet)
+	if err != nil {
+		return nil, err
+	}
+	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
+		return nil, fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
+			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())
+	}
+	pool, err := models.NewPool(model, 1)
+	if err != nil {
+		return nil, err
+	}
+	acc, loss, err := pool.Evaluate(ck.Params, test, evalChunk)
+	if err != nil {
+		return nil, err
+	}
+	return &EvalResult{Model: ck.Model, Params: len(ck.Params), Dataset: test.Name, Samples: test.Len(), Acc: acc, Loss: loss}, nil
+}

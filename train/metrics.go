@@ -1,0 +1,177 @@
+package train
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// Row is one line of metrics.csv: the state of the run after Round rounds.
+type Row struct {
+	Round        int     // communication rounds done
+	TestAcc      float64 // test accuracy of the averaged model x̄
+	TestLoss     float64 // test loss of x̄
+	LocalTestAcc float64 // mean test accuracy of the local models x_i
+	TrainLoss    float64 // mean minibatch loss of the nodes' last gradient evaluations
+	Consensus    float64 // (1/m) Σ ‖x_i − x̄‖²
+	GradNormSq   float64 // ‖(1/m) Σ ∇f_i(x̄)‖² on the fixed training subsets
+	Eta          float64 // η_t, the step size of the next round
+	Beta         float64 // β_t (GT-STORM), else 0
+	Samples      int64   // IFO calls so far, all nodes
+	BytesPerNode int64   // bytes sent by the busiest node so far
+	Seconds      float64 // wall time of training so far, evaluations included
+}
+
+// Stationarity returns the paper's S(x): global gradient norm² plus
+// consensus error.
+func (r Row) Stationarity() float64 { return r.GradNormSq + r.Consensus }
+
+// csvHeader names the columns of metrics.csv.
+var csvHeader = []string{"round", "test_acc", "test_loss", "local_test_acc", "train_loss",
+	"consensus_error", "grad_norm_sq", "stationarity", "eta", "beta",
+	"samples", "comm_rounds", "bytes_sent_per_node", "seconds"}
+
+// record returns r as metrics.csv fields. Floats are written in the shortest
+// form that reads back to the same bits, so a resumed run can compare its
+// rows exactly.
+func (r Row) record() []string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return []string{strconv.Itoa(r.Round), f(r.TestAcc), f(r.TestLoss), f(r.LocalTestAcc), f(r.TrainLoss),
+		f(r.Consensus), f(r.GradNormSq), f(r.Stationarity()), f(r.Eta), f(r.Beta),
+		strconv.FormatInt(r.Samples, 10), strconv.Itoa(r.Round), strconv.FormatInt(r.BytesPerNode, 10),
+		strconv.FormatFloat(r.Seconds, 'f', 3, 64)}
+}
+
+// WriteCSV writes the header and rows in metrics.csv's format.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader)
+	for _, r := range rows {
+		cw.Write(r.record())
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadCSV parses metrics.csv as WriteCSV writes it.
+func ReadCSV(r io.Reader) ([]Row, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || len(recs[0]) != len(csvHeader) || recs[0][0] != csvHeader[0] {
+		return nil, fmt.Errorf("not a metrics file: want the header %v", csvHeader)
+	}
+	rows := make([]Row, 0, len(recs)-1)
+	for n, rec := range recs[1:] {
+		row, err := parseRecord(rec)
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", n+1, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func parseRecord(rec []string) (Row, error) {
+	var err error
+	fl := func(s string) float64 {
+		x, e := strconv.ParseFloat(s, 64)
+		if e != nil && err == nil {
+			err = e
+		}
+		return x
+	}
+	in := func(s string) int64 {
+		x, e := strconv.ParseInt(s, 10, 64)
+		if e != nil && err == nil {
+			err = e
+		}
+		return x
+	}
+	r := Row{
+		Round: int(in(rec[0])), TestAcc: fl(rec[1]), TestLoss: fl(rec[2]), LocalTestAcc: fl(rec[3]),
+		TrainLoss: fl(rec[4]), Consensus: fl(rec[5]), GradNormSq: fl(rec[6]), Eta: fl(rec[8]),
+		Beta: fl(rec[9]), Samples: in(rec[10]), BytesPerNode: in(rec[12]), Seconds: fl(rec[13]),
+	}
+	return r, err
+}
+
+// csvBytes returns rows in metrics.csv's format.
+func csvBytes(rows []Row) []byte {
+	var b bytes.Buffer
+	WriteCSV(&b, rows) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// Num is a float64 whose JSON form is null when it is not finite (JSON has
+// no NaN or Inf), and NaN when read back from null.
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (x Num) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (x *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*x = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	err := json.Unmarshal(b, &f)
+	*x = Num(f)
+	return err
+}
+
+// Summary is summary.json: the final state of a finished run and the
+// settings that identify it.
+type Summary struct {
+	Algo               string `json:"algo"`
+	Dataset            string `json:"dataset"`
+	Model              string `json:"model"`
+	Params             int    `json:"params"`
+	Partition          string `json:"partition"`
+	Topology           string `json:"topology"`
+	PC                 Num    `json:"pc"`
+	Mixing             string `json:"mixing"`
+	Nodes              int    `json:"nodes"`
+	Edges              int    `json:"edges"`
+	Iters              int    `json:"iters"`
+	Batch              int    `json:"batch"`
+	Eta0               Num    `json:"eta0"`
+	Rho                Num    `json:"rho"`
+	Seed               uint64 `json:"seed"`
+	Lambda             Num    `json:"lambda"`
+	EvalSet            string `json:"eval_set"`
+	FinalTestAcc       Num    `json:"final_test_acc"`
+	FinalTestLoss      Num    `json:"final_test_loss"`
+	LocalTestAcc       Num    `json:"local_test_acc"`
+	TrainLoss          Num    `json:"train_loss"`
+	ConsensusError     Num    `json:"consensus_error"`
+	GradNormSq         Num    `json:"grad_norm_sq"`
+	Stationarity       Num    `json:"stationarity"`
+	Samples            int64  `json:"samples"`
+	CommRounds         int    `json:"comm_rounds"`
+	BytesSentPerNode   int64  `json:"bytes_sent_per_node"`
+	StateFloatsPerNode int    `json:"state_floats_per_node"`
+	Seconds            Num    `json:"seconds"`
+}
+
+// ReadSummary parses summary.json.
+func ReadSummary(r io.Reader) (*Summary, error) {
+	var s Summary
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

@@ -1,0 +1,128 @@
+package train
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+)
+
+// Files a grid of runs writes into its output folder.
+const (
+	TableFile   = "table.md"
+	ResultsFile = "results.csv"
+	CurvesFile  = "curves.png"
+)
+
+// stat is a mean and standard deviation over seeds.
+type stat struct{ mean, std float64 }
+
+func statOf(sums []*Summary, f func(*Summary) float64) stat {
+	xs := make([]float64, len(sums))
+	for i, s := range sums {
+		xs[i] = f(s)
+	}
+	m, sd := meanStd(xs)
+	return stat{m, sd}
+}
+
+func (s stat) fmt(format string) string {
+	if s.std == 0 {
+		return fmt.Sprintf(format, s.mean)
+	}
+	return fmt.Sprintf(format+" ± "+format, s.mean, s.std)
+}
+
+// Report returns the Markdown tables of a grid: one row per cell with the
+// final figures as mean ± std over its seeds and, when pivot is set (a
+// compare grid), the paper's table of test accuracy, algorithms by
+// partitions.
+func Report(title string, res []CellResult, pivot bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", title)
+	if len(res) > 0 && len(res[0].Configs) > 0 {
+		c, s := res[0].Configs[0], res[0].Summaries[0]
+		fmt.Fprintf(&b, "%s, %d nodes, %s topology (λ of the first seed %.4f), batch %d, η_0 %g, %d rounds, %d seed(s); mean ± std over seeds.\n\n",
+			c.Dataset, c.Nodes, c.Topology, float64(s.Lambda), c.Batch, c.Eta0, c.Iters, len(res[0].Configs))
+	}
+	if pivot {
+		writePivot(&b, res)
+	}
+	b.WriteString("| setting | test acc. of x̄ | test loss | mean local acc. | S(x) | consensus error | samples | bytes sent per node | seconds |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range res {
+		s := r.Summaries
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d | %d | %s |\n", r.Label,
+			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
+			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
+			statOf(s, func(s *Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
+			statOf(s, func(s *Summary) float64 { return float64(s.Stationarity) }).fmt("%.3g"),
+			statOf(s, func(s *Summary) float64 { return float64(s.ConsensusError) }).fmt("%.3g"),
+			s[0].Samples, s[0].BytesSentPerNode,
+			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"))
+	}
+	return b.String()
+}
+
+// writePivot writes test accuracy with algorithms as rows and partitions as
+// columns, as the paper's table has it.
+func writePivot(b *strings.Builder, res []CellResult) {
+	var algos, parts []string
+	acc := map[[2]string]string{}
+	for _, r := range res {
+		c := r.Configs[0]
+		if !slices.Contains(algos, c.Algo) {
+			algos = append(algos, c.Algo)
+		}
+		if !slices.Contains(parts, c.Partition) {
+			parts = append(parts, c.Partition)
+		}
+		acc[[2]string{c.Algo, c.Partition}] = statOf(r.Summaries, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
+	}
+	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
+	for _, p := range parts {
+		fmt.Fprintf(b, " %s |", p)
+	}
+	b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(parts)) + "\n")
+	for _, a := range algos {
+		fmt.Fprintf(b, "| %s |", a)
+		for _, p := range parts {
+			fmt.Fprintf(b, " %s |", acc[[2]string{a, p}])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// WriteReport writes a grid's table.md, results.csv (one line per run) and
+// curves.png (one curve per cell, ±1 std band over seeds) into out, and
+// returns the Markdown.
+func WriteReport(out, title string, res []CellResult, pivot bool) (string, error) {
+	md := Report(title, res, pivot)
+	if err := atomicfile.WriteBytes(filepath.Join(out, TableFile), []byte(md)); err != nil {
+		return "", err
+	}
+	var csv strings.Builder
+	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds\n")
+	for _, r := range res {
+		for k, s := range r.Summaries {
+			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f\n", r.Label, s.Algo, s.Partition,
+				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
+				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
+				s.Samples, s.BytesSentPerNode, float64(s.Seconds))
+		}
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
+		return "", err
+	}
+	curves := make([]Curve, len(res))
+	for i, r := range res {
+		curves[i] = CurveOf(r.Label, r.Rows)
+	}
+	if err := PlotCurves(filepath.Join(out, CurvesFile), title, curves); err != nil {
+		return "", err
+	}
+	return md, nil
+}

@@ -1,0 +1,311 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+)
+
+// Files a run writes into its output folder.
+const (
+	MetricsFile    = "metrics.csv"
+	SummaryFile    = "summary.json"
+	CurveFile      = "curve.png"
+	ConfigFile     = "config.json"
+	CheckpointFile = "checkpoint.gtck" // the latest resume state
+	ModelFile      = "model.gtck"      // the final averaged model
+)
+
+// ErrInterrupted is returned when a run stopped because its context was
+// cancelled (a signal): the round in progress was finished and a checkpoint
+// written, so `gtstorm resume` continues it.
+var ErrInterrupted = errors.New("interrupted")
+
+// Options says where a run writes and how it reports progress.
+type Options struct {
+	Out      string    // output folder; created if missing
+	Progress io.Writer // progress reports; nil for none
+	Bar      bool      // draw a progress bar (for a terminal) instead of plain lines
+}
+
+// Train runs cfg from the start and writes metrics.csv, summary.json,
+// curve.png, config.json and checkpoints into opt.Out. A cancelled ctx
+// finishes the current round, writes a checkpoint and returns an error
+// wrapping ErrInterrupted.
+func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	unlock, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
+		if err := os.Remove(filepath.Join(opt.Out, f)); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("--out %s: clear the previous run: %w", opt.Out, err)
+		}
+	}
+	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.s.opt.Close()
+	if err := r.s.opt.Init(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.record(ctx); err != nil {
+		return nil, err
+	}
+	return r.loop(ctx)
+}
+
+// Resume continues the run in out from its last checkpoint, up to iters
+// rounds (0 keeps the configured count). The finished run's metrics and
+// summary equal those of an uninterrupted run, wall times aside.
+func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, error) {
+	opt.Out = out
+	unlock, err := lockOut(out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ck, err := readCheckpoint(filepath.Join(out, CheckpointFile))
+	if err != nil {
+		return nil, err
+	}
+	cfg := ck.meta.Config
+	if iters != 0 {
+		if iters < ck.snap.Round {
+			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
+		}
+		cfg.Iters = iters
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(out, CheckpointFile), err)
+	}
+	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.s.opt.Close()
+	if err := r.restore(ck); err != nil {
+		return nil, fmt.Errorf("resume from %s: %w", filepath.Join(out, CheckpointFile), err)
+	}
+	return r.loop(ctx)
+}
+
+// runner drives one run: the round loop, evaluations, outputs, checkpoints.
+type runner struct {
+	s       *setup
+	out     string
+	rows    []Row
+	prior   float64 // seconds spent before this process (a resumed run)
+	start   time.Time
+	lastCkp int // round of the last checkpoint written
+	xbar    []float32
+	report  *reporter
+}
+
+func newRunner(cfg Config, opt Options) (*runner, error) {
+	s, err := newSetup(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{
+		s:       s,
+		out:     opt.Out,
+		start:   time.Now(),
+		lastCkp: -1,
+		xbar:    make([]float32, s.model.NumParams()),
+		report:  newReporter(opt.Progress, opt.Bar, cfg),
+	}, nil
+}
+
+// seconds returns the wall time of the run so far, across resumptions.
+func (r *runner) seconds() float64 { return r.prior + time.Since(r.start).Seconds() }
+
+// loop runs rounds up to the configured count, then writes the final
+// outputs. ctx is looked at between rounds only: a round once begun is
+// finished, so that the checkpoint of an interrupted run is a state of the
+// uninterrupted one (optimizer and samplers alike).
+func (r *runner) loop(ctx context.Context) (*Summary, error) {
+	cfg, opt := r.s.cfg, r.s.opt
+	work := context.WithoutCancel(ctx)
+	r.report.begin(opt.Round(), r.lastRow())
+	defer r.report.end()
+	for opt.Round() < cfg.Iters {
+		if ctx.Err() != nil {
+			return nil, r.interrupt()
+		}
+		if err := opt.Step(work); err != nil {
+			return nil, r.fail(err)
+		}
+		t := opt.Round()
+		if t%cfg.EvalEvery == 0 || t == cfg.Iters {
+			if err := r.record(work); err != nil {
+				return nil, r.fail(err)
+			}
+		}
+		if cfg.CheckpointEvery > 0 && t%cfg.CheckpointEvery == 0 && t < cfg.Iters {
+			if err := r.checkpoint(); err != nil {
+				return nil, err
+			}
+		}
+		r.report.step(t, r.lastRow())
+	}
+	return r.finish()
+}
+
+// interrupt writes a checkpoint of the last completed round and returns
+// ErrInterrupted.
+func (r *runner) interrupt() error {
+	if err := r.checkpoint(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w after round %d; a checkpoint is in %s (continue with: gtstorm resume --out %s)",
+		ErrInterrupted, r.s.opt.Round(), filepath.Join(r.out, CheckpointFile), r.out)
+}
+
+// fail reports a failed run (a diverged node, a failed evaluation) and
+// names the checkpoint that survives it, which is never overwritten by a bad
+// state.
+func (r *runner) fail(err error) error {
+	r.writeMetrics() // the rows so far are all good; ignore a second failure
+	if r.lastCkp >= 0 {
+		return fmt.Errorf("%w (the last good checkpoint, of round %d, is %s)", err, r.lastCkp, filepath.Join(r.out, CheckpointFile))
+	}
+	return fmt.Errorf("%w (no checkpoint was written before it)", err)
+}
+
+// lastRow returns the latest metrics row, or nil.
+func (r *runner) lastRow() *Row {
+	if len(r.rows) == 0 {
+		return nil
+	}
+	return &r.rows[len(r.rows)-1]
+}
+
+// record evaluates the current state, appends a metrics row and rewrites
+// metrics.csv.
+func (r *runner) record(ctx context.Context) error {
+	row, err := r.evaluate(ctx)
+	if err != nil {
+		return err
+	}
+	r.rows = append(r.rows, row)
+	return r.writeMetrics()
+}
+
+// evaluate measures the current state: x̄ on the test set, the local models
+// on its head, the global gradient at x̄ on the fixed training subsets.
+func (r *runner) evaluate(ctx context.Context) (Row, error) {
+	s, opt := r.s, r.s.opt
+	opt.Mean(r.xbar)
+	acc, loss, err := s.pool.Evaluate(r.xbar, s.evalSet, evalChunk)
+	if err != nil {
+		return Row{}, err
+	}
+	var local float64
+	for i := range opt.Nodes() {
+		a, _, err := s.pool.Evaluate(opt.Node(i), s.localSet, evalChunk)
+		if err != nil {
+			return Row{}, fmt.Errorf("node %d: %w", i, err)
+		}
+		local += a
+	}
+	gn, _, err := opt.GradNormSq(ctx, s.gradBatches)
+	if err != nil {
+		return Row{}, err
+	}
+	c := opt.Counters()
+	return Row{
+		Round:        opt.Round(),
+		TestAcc:      acc,
+		TestLoss:     loss,
+		LocalTestAcc: local / float64(opt.Nodes()),
+		TrainLoss:    opt.Loss(),
+		Consensus:    opt.ConsensusError(),
+		GradNormSq:   gn,
+		Eta:          opt.Eta(),
+		Beta:         opt.Beta(),
+		Samples:      c.Samples,
+		BytesPerNode: c.MaxBytesSent(),
+		Seconds:      r.seconds(),
+	}, nil
+}
+
+func (r *runner) writeMetrics() error {
+	return atomicfile.WriteBytes(filepath.Join(r.out, MetricsFile), csvBytes(r.rows))
+}
+
+// finish writes the final checkpoint, model, summary and curve.
+func (r *runner) finish() (*Summary, error) {
+	if r.lastCkp != r.s.opt.Round() {
+		if err := r.checkpoint(); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.writeModel(); err != nil {
+		return nil, err
+	}
+	sum := r.summary()
+	if err := writeJSON(filepath.Join(r.out, SummaryFile), sum); err != nil {
+		return nil, err
+	}
+	cfg := r.s.cfg
+	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.Dataset, cfg.Partition, cfg.Nodes)
+	if err := PlotCurves(filepath.Join(r.out, CurveFile), title, []Curve{CurveOf(cfg.Algo, [][]Row{r.rows})}); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// summary returns summary.json's content for the current state.
+func (r *runner) summary() *Summary {
+	cfg, s, last := r.s.cfg, r.s, r.rows[len(r.rows)-1]
+	c := s.opt.Counters()
+	evalSet := "test"
+	if s.test == nil {
+		evalSet = "train"
+	}
+	return &Summary{
+		Algo: cfg.Algo, Dataset: cfg.Dataset, Model: s.model.Name(), Params: s.model.NumParams(),
+		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: cfg.Mixing,
+		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
+		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,
+		Lambda: Num(s.mix.Lambda()), EvalSet: evalSet,
+		FinalTestAcc: Num(last.TestAcc), FinalTestLoss: Num(last.TestLoss),
+		LocalTestAcc: Num(last.LocalTestAcc), TrainLoss: Num(last.TrainLoss),
+		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),
+		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
+		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
+		Seconds: Num(last.Seconds),
+	}
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'))
+}
+
+// Diverged reports whether err is a run stopped by non-finite values.
+func Diverged(err error) bool { return errors.Is(err, decentral.ErrDiverged) }

@@ -1,0 +1,244 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// a8a is the real LibSVM file shipped beside the repository.
+const a8a = "../../shared/data/libsvm/a8a"
+
+// lrConfig is a fast logistic-regression run on a8a.
+func lrConfig(algo string) Config {
+	c := Default()
+	c.Dataset, c.DataDir, c.Algo = "libsvm", a8a, algo
+	c.Partition, c.Batch, c.Eta0 = "iid", 1, 0.1
+	c.Iters, c.EvalEvery, c.CheckpointEvery = 60, 10, 20
+	c.LocalEvalSamples, c.GradSamples = 500, 50
+	return c
+}
+
+func needA8A(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(a8a); err != nil {
+		t.Skipf("a8a not available: %v", err)
+	}
+}
+
+// cancelAt is a progress writer that cancels a run once it reports round n.
+type cancelAt struct {
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c cancelAt) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(c.marker)) {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+// withoutSeconds returns rows in metrics.csv's exact form (where NaN equals
+// NaN) with their wall times cleared.
+func withoutSeconds(rows []Row) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		r.Seconds = 0
+		out[i] = strings.Join(r.record(), ",")
+	}
+	return out
+}
+
+// TestResumeEqualsUninterrupted interrupts each algorithm's run between
+// checkpoints and resumes it: metrics rows and summary must equal an
+// uninterrupted run's, number for number (wall times aside).
+func TestResumeEqualsUninterrupted(t *testing.T) {
+	needA8A(t)
+	for _, algo := range decentral.Algorithms() {
+		t.Run(algo, func(t *testing.T) {
+			cfg := lrConfig(algo)
+			full := t.TempDir()
+			want, err := Train(context.Background(), cfg, Options{Out: full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, wantRows, err := readRun(full)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			cut := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			_, err = Train(ctx, cfg, Options{Out: cut, Progress: cancelAt{"round 30/", cancel}})
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("interrupted run: err = %v, want ErrInterrupted", err)
+			}
+			if _, err := os.Stat(filepath.Join(cut, SummaryFile)); err == nil {
+				t.Fatal("an interrupted run wrote summary.json")
+			}
+			ck, err := readCheckpoint(filepath.Join(cut, CheckpointFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.snap.Round != 30 {
+				t.Fatalf("checkpoint of round %d, want 30 (the round in progress when interrupted)", ck.snap.Round)
+			}
+
+			got, err := Resume(context.Background(), cut, 0, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, gotRows, err := readRun(cut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gotRows) != len(wantRows) {
+				t.Fatalf("resumed run has %d metrics rows, want %d", len(gotRows), len(wantRows))
+			}
+			for i, r := range withoutSeconds(gotRows) {
+				if w := withoutSeconds(wantRows)[i]; r != w {
+					t.Errorf("row %d:\n got %s\nwant %s", i, r, w)
+				}
+			}
+			got.Seconds, want.Seconds = 0, 0
+			if *got != *want {
+				t.Errorf("summary:\n got %+v\nwant %+v", *got, *want)
+			}
+		})
+	}
+}
+
+// TestOutputs checks every output of a finished run and that eval of its
+// model reproduces the final test accuracy.
+func TestOutputs(t *testing.T) {
+	needA8A(t)
+	out := t.TempDir()
+	cfg := lrConfig(decentral.GTSTORM)
+	sum, err := Train(context.Background(), cfg, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{MetricsFile, SummaryFile, CurveFile, ConfigFile, CheckpointFile, ModelFile} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("output %s missing or empty (%v)", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, LockFile)); err == nil {
+		t.Error("the lock file outlived the run")
+	}
+	_, rows, err := readRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != cfg.Iters/cfg.EvalEvery+1 || rows[0].Round != 0 || rows[len(rows)-1].Round != cfg.Iters {
+		t.Errorf("metrics rounds %d..%d in %d rows, want 0..%d every %d", rows[0].Round, rows[len(rows)-1].Round, len(rows), cfg.Iters, cfg.EvalEvery)
+	}
+	// GT-STORM: m·B·(1 + 2T) samples; 2p floats sent to each neighbour per round.
+	if want := int64(cfg.Nodes * cfg.Batch * (1 + 2*cfg.Iters)); sum.Samples != want {
+		t.Errorf("samples = %d, want %d", sum.Samples, want)
+	}
+	if sum.StateFloatsPerNode != 2*sum.Params || sum.CommRounds != cfg.Iters {
+		t.Errorf("state floats %d (want %d), rounds %d (want %d)", sum.StateFloatsPerNode, 2*sum.Params, sum.CommRounds, cfg.Iters)
+	}
+	if first, last := rows[0].Stationarity(), rows[len(rows)-1].Stationarity(); !(last < first) {
+		t.Errorf("S(x) went from %g to %g: no progress", first, last)
+	}
+	res, err := Eval(filepath.Join(out, ModelFile), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Acc != float64(sum.FinalTestAcc) || res.Loss != float64(sum.FinalTestLoss) {
+		t.Errorf("eval of model.gtck: acc %v loss %v, summary says %v and %v", res.Acc, res.Loss, sum.FinalTestAcc, sum.FinalTestLoss)
+	}
+}
+
+// TestSameSeedSameMetrics runs a configuration twice, with one and with
+// two workers: the metrics must be identical.
+func TestSameSeedSameMetrics(t *testing.T) {
+	needA8A(t)
+	var runs [][]string
+	for _, workers := range []int{1, 2} {
+		cfg := lrConfig(decentral.GNSD)
+		cfg.Workers = workers
+		out := t.TempDir()
+		if _, err := Train(context.Background(), cfg, Options{Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		_, rows, err := readRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, withoutSeconds(rows))
+	}
+	for i := range runs[0] {
+		if runs[0][i] != runs[1][i] {
+			t.Errorf("row %d differs between 1 and 2 workers:\n%s\n%s", i, runs[0][i], runs[1][i])
+		}
+	}
+}
+
+// TestDivergenceStops makes GT-STORM overflow: the run must stop with an
+// error naming the round and node, and keep the last good checkpoint.
+func TestDivergenceStops(t *testing.T) {
+	needA8A(t)
+	out := t.TempDir()
+	cfg := lrConfig(decentral.GTSTORM)
+	cfg.Eta0, cfg.CheckpointEvery, cfg.EvalEvery, cfg.Iters = 3e38, 2, 5, 50
+	_, err := Train(context.Background(), cfg, Options{Out: out})
+	if !Diverged(err) {
+		t.Fatalf("err = %v, want a divergence", err)
+	}
+	for _, w := range []string{"round ", "node ", "last good checkpoint"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+	ck, err := readCheckpoint(filepath.Join(out, CheckpointFile))
+	if err != nil {
+		t.Fatalf("last good checkpoint: %v", err)
+	}
+	for _, x := range ck.snap.X {
+		if x != x || x > 3.4e38 || x < -3.4e38 {
+			t.Fatalf("checkpoint of round %d holds a non-finite value", ck.snap.Round)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, SummaryFile)); err == nil {
+		t.Error("a diverged run wrote summary.json")
+	}
+}
+
+func TestLockOut(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockOut(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockOut(dir); err == nil || !strings.Contains(err.Error(), "in use by process") {
+		t.Errorf("second lock: err = %v, want 'in use by process'", err)
+	}
+	unlock()
+	// A lock whose process is gone is taken over.
+	if err := os.WriteFile(filepath.Join(dir, LockFile), []byte("2147483646\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = lockOut(dir)
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	unlock()
+	// An output folder that cannot be created is refused up front.
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	var ce *ConfigError
+	if _, err := lockOut(filepath.Join(file, "sub")); !errors.As(err, &ce) || ce.Flag != "out" {
+		t.Errorf("unwritable --out: err = %v, want a ConfigError for --out", err)
+	}
+}
