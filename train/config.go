@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -77,6 +78,15 @@ func Datasets() []string { return slices.Clone(datasets) }
 // dataset), whose headline measure is the stationarity S(x) rather than
 // test accuracy.
 func (c Config) IsLogReg() bool { return c.Dataset != "mnist" && c.Dataset != "cifar10" }
+
+// DataName names the data for titles: the file's name for a LibSVM file,
+// else the dataset.
+func (c Config) DataName() string {
+	if c.Dataset == "libsvm" && c.DataDir != "" {
+		return filepath.Base(c.DataDir)
+	}
+	return c.Dataset
+}
 
 // ConfigError is a setting outside what is allowed. Flag names the
 // command-line flag, so that the message reads as the user typed it.

@@ -75,15 +75,17 @@ func meanStd(xs []float64) (mean, std float64) {
 // writes the PNG atomically to path.
 func PlotCurves(path, title string, curves []Curve) error {
 	acc := plot.New()
-	acc.Title.Text = title + ": test accuracy of x̄"
+	acc.Title.Text = title + ": test accuracy of the averaged model"
 	acc.X.Label.Text = "round"
 	acc.Y.Label.Text = "accuracy"
+	acc.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
 	st := plot.New()
 	st.Title.Text = title + ": stationarity S(x)"
 	st.X.Label.Text = "round"
-	st.Y.Label.Text = "‖∇f(x̄)‖² + consensus error"
+	st.Y.Label.Text = "squared global gradient norm + consensus error"
+	st.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
 	st.Y.Scale = plot.LogScale{}
-	st.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	st.Y.Tick.Marker = relabel{plot.LogTicks{}, "%.0e"}
 	for i, c := range curves {
 		col := plotutil.Color(i)
 		if err := addLine(acc, c.Label, c.Rounds, c.Acc, c.AccStd, col, false); err != nil {
@@ -93,8 +95,7 @@ func PlotCurves(path, title string, curves []Curve) error {
 			return fmt.Errorf("plot %s: %w", path, err)
 		}
 	}
-	acc.Legend.Top, acc.Legend.Left = false, false
-	acc.Legend.Top = false
+	acc.Legend.Top = false // bottom right, below rising curves
 
 	const w, h = 14 * vg.Inch, 5 * vg.Inch
 	img := vgimg.New(w, h)
@@ -157,4 +158,20 @@ func addLine(p *plot.Plot, label string, xs, ys, std []float64, col color.Color,
 	p.Add(l)
 	p.Legend.Add(label, l)
 	return nil
+}
+
+// relabel is a tick marker whose labelled ticks are formatted with format.
+type relabel struct {
+	plot.Ticker
+	format string
+}
+
+func (r relabel) Ticks(min, max float64) []plot.Tick {
+	ticks := r.Ticker.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = fmt.Sprintf(r.format, t.Value)
+		}
+	}
+	return ticks
 }

@@ -24,7 +24,7 @@ func newReporter(w io.Writer, bar bool, cfg Config) *reporter {
 	if w != nil && bar {
 		r.bar = progressbar.NewOptions(cfg.Iters,
 			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Algo, cfg.Dataset)),
+			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Algo, cfg.DataName())),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("rounds"),
@@ -62,7 +62,7 @@ func (r *reporter) begin(round int, row *Row) {
 }
 
 func (r *reporter) describe(row *Row) {
-	r.bar.Describe(fmt.Sprintf("%s %s  %s", r.cfg.Algo, r.cfg.Dataset, r.headline(row)))
+	r.bar.Describe(fmt.Sprintf("%s %s  %s", r.cfg.Algo, r.cfg.DataName(), r.headline(row)))
 }
 
 // step reports that round t is done; row is the latest metrics row.

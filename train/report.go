@@ -45,7 +45,7 @@ func Report(title string, res []CellResult, pivot bool) string {
 	if len(res) > 0 && len(res[0].Configs) > 0 {
 		c, s := res[0].Configs[0], res[0].Summaries[0]
 		fmt.Fprintf(&b, "%s, %d nodes, %s topology (λ of the first seed %.4f), batch %d, η_0 %g, %d rounds, %d seed(s); mean ± std over seeds.\n\n",
-			c.Dataset, c.Nodes, c.Topology, float64(s.Lambda), c.Batch, c.Eta0, c.Iters, len(res[0].Configs))
+			c.DataName(), c.Nodes, c.Topology, float64(s.Lambda), c.Batch, c.Eta0, c.Iters, len(res[0].Configs))
 	}
 	if pivot {
 		writePivot(&b, res)

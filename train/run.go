@@ -268,7 +268,7 @@ func (r *runner) finish() (*Summary, error) {
 		return nil, err
 	}
 	cfg := r.s.cfg
-	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.Dataset, cfg.Partition, cfg.Nodes)
+	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.DataName(), cfg.Partition, cfg.Nodes)
 	if err := PlotCurves(filepath.Join(r.out, CurveFile), title, []Curve{CurveOf(cfg.Algo, [][]Row{r.rows})}); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		*out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
 	}
 	cells := train.CompareCells(cfg, splitList(*algos), splitList(*parts), *seeds)
-	title := fmt.Sprintf("%s: algorithms × partitions", cfg.Dataset)
+	title := fmt.Sprintf("%s: algorithms × partitions", cfg.DataName())
 	return runGrid(cells, *out, title, true, stdout, stderr)
 }
 
@@ -59,7 +59,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), name)
 	}
-	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.Dataset, name)
+	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), name)
 	return runGrid(cells, *out, title, false, stdout, stderr)
 }
 
