@@ -117,8 +117,30 @@ func TestTrainEvalResume(t *testing.T) {
 		t.Errorf("eval says %q, want %q (the run's final accuracy)", out, acc)
 	}
 
-	cut := filepath.Join(dir, "cut")
-	cmd := gtstorm(append(args, "--out", cut)...)
+	// SIGINT finishes the round, checkpoints and exits; kill -9 loses at most
+	// --checkpoint-every rounds. Either way, resume gives the same result.
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		cut := filepath.Join(dir, sig.String())
+		log := interruptAt(t, append(args, "--out", cut), "round 1200/", sig)
+		if sig == syscall.SIGINT && !strings.Contains(log, "gtstorm resume --out "+cut) {
+			t.Errorf("the interrupted run does not say how to resume:\n%s", log)
+		}
+		if out, err := gtstorm("resume", "--out", cut).CombinedOutput(); err != nil {
+			t.Fatalf("resume after %v: %v\n%s", sig, err, out)
+		}
+		got := readSummary(t, cut)
+		got.Seconds, want.Seconds = 0, 0
+		if *got != *want {
+			t.Errorf("summary resumed after %v differs:\n got %+v\nwant %+v", sig, *got, *want)
+		}
+	}
+}
+
+// interruptAt runs gtstorm with args, sends sig once a line of its stderr
+// starts with marker, and returns what it printed. The run must not finish.
+func interruptAt(t *testing.T, args []string, marker string, sig syscall.Signal) string {
+	t.Helper()
+	cmd := gtstorm(args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -131,29 +153,19 @@ func TestTrainEvalResume(t *testing.T) {
 	signalled := false
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
-		if !signalled && strings.HasPrefix(sc.Text(), "round 500/") {
-			cmd.Process.Signal(syscall.SIGINT)
+		if !signalled && strings.HasPrefix(sc.Text(), marker) {
+			cmd.Process.Signal(sig)
 			signalled = true
 		}
 	}
 	err = cmd.Wait()
 	if !signalled || err == nil {
-		t.Fatalf("interrupted run: signalled %v, exit %v\n%s", signalled, err, log.String())
+		t.Fatalf("run interrupted by %v: signalled %v, exit %v\n%s", sig, signalled, err, log.String())
 	}
-	if !strings.Contains(log.String(), "gtstorm resume --out "+cut) {
-		t.Errorf("the interrupted run does not say how to resume:\n%s", log.String())
+	if _, err := os.Stat(filepath.Join(args[len(args)-1], train.SummaryFile)); err == nil {
+		t.Fatalf("the run finished before %v took effect; make it longer\n%s", sig, log.String())
 	}
-	if _, err := os.Stat(filepath.Join(cut, train.SummaryFile)); err == nil {
-		t.Fatalf("the run finished before the signal took effect; make it longer\n%s", log.String())
-	}
-	if out, err := gtstorm("resume", "--out", cut).CombinedOutput(); err != nil {
-		t.Fatalf("resume: %v\n%s", err, out)
-	}
-	got := readSummary(t, cut)
-	got.Seconds, want.Seconds = 0, 0
-	if *got != *want {
-		t.Errorf("resumed summary differs:\n got %+v\nwant %+v", *got, *want)
-	}
+	return log.String()
 }
 
 func readSummary(t *testing.T, dir string) *train.Summary {
