@@ -106,12 +106,11 @@ func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args into fs, turning a parse failure into a usageError
-// and --help into flag.ErrHelp after printing the help.
+// parseFlags parses args into fs, turning a parse failure into a usageError;
+// --help returns flag.ErrHelp once fs.Parse has printed the help.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
 			return flag.ErrHelp
 		}
 		return usageError{err}

@@ -181,3 +181,18 @@ func readSummary(t *testing.T, dir string) *train.Summary {
 	}
 	return s
 }
+
+// TestHelp checks that every command prints its help once, to stdout, and
+// exits 0.
+func TestHelp(t *testing.T) {
+	for _, c := range commands() {
+		var out, errb bytes.Buffer
+		code := run([]string{c.name, "--help"}, &out, &errb)
+		if code != 0 || errb.Len() != 0 || !strings.Contains(out.String(), "Usage: gtstorm "+c.name) {
+			t.Errorf("gtstorm %s --help: exit %d, stdout %q, stderr %q", c.name, code, out.String(), errb.String())
+		}
+		if n := strings.Count(out.String(), "Usage:"); n != 1 && c.name != "data" {
+			t.Errorf("gtstorm %s --help prints its usage %d times", c.name, n)
+		}
+	}
+}
