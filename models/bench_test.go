@@ -77,3 +77,32 @@ func BenchmarkEvalMNIST1000(b *testing.B) {
 		}
 	}
 }
+
+func benchGradPair(b *testing.B, m Model, batch data.Batch) {
+	w := newWorker(b, m).(PairGrader)
+	xNew, xOld := m.Init(1), m.Init(2)
+	gNew, gOld := make([]float32, len(xNew)), make([]float32, len(xOld))
+	if _, _, err := w.GradPair(xNew, xOld, batch, gNew, gOld); err != nil { // builds the graph
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := w.GradPair(xNew, xOld, batch, gNew, gOld); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGradPairMNIST64 is GT-STORM's two gradient evaluations on one
+// MNIST batch of 64 (compare with twice BenchmarkGradMNIST64).
+func BenchmarkGradPairMNIST64(b *testing.B) {
+	d := imageSet(1, 64, 10, false, 1, 28, 28)
+	benchGradPair(b, NewMNISTCNN(), batchOf(d, seq(64)...))
+}
+
+// BenchmarkGradPairCIFAR128 is the same for the CIFAR CNN at batch 128.
+func BenchmarkGradPairCIFAR128(b *testing.B) {
+	d := imageSet(2, 128, 10, true, 3, 32, 32)
+	benchGradPair(b, NewCIFARCNN(), batchOf(d, seq(128)...))
+}

@@ -22,9 +22,9 @@ func NewCIFARCNN() Model {
 }
 
 func cifarLogits(b *builder, x *G.Node, w []*G.Node) *G.Node {
-	h := b.maxPool(b.relu(b.conv(x, w[0], w[1]))) // [B,6,14,14]
-	h = b.maxPool(b.relu(b.conv(h, w[2], w[3])))  // [B,16,5,5]
-	h = b.relu(b.dense(b.flatten(h), w[4], w[5])) // [B,120]
-	h = b.relu(b.dense(h, w[6], w[7]))            // [B,84]
-	return b.dense(h, w[8], w[9])                 // [B,10]
+	h := b.poolBiasReLU("pool1", b.conv("conv1", x, w[0], false), w[1]) // [B,6,14,14]
+	h = b.poolBiasReLU("pool2", b.conv("conv2", h, w[2], true), w[3])   // [B,16,5,5]
+	h = b.dense("fc1", h, w[4], w[5], true)                             // [B,120]
+	h = b.dense("fc2", h, w[6], w[7], true)                             // [B,84]
+	return b.dense("fc3", h, w[8], w[9], false)                         // [B,10]
 }

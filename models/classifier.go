@@ -39,24 +39,32 @@ func (m *classifier) NewWorker() (Worker, error) {
 	return &classWorker{
 		m:      m,
 		params: make([]float32, m.size),
+		ws:     newWorkspace(),
 		train:  map[int]*classGraph{},
 		eval:   map[int]*classGraph{},
 	}, nil
 }
 
+// evalBatch is the most samples Eval runs through one forward graph: larger
+// batches are evaluated in pieces, so an evaluation chunk costs no more
+// memory than a training batch.
+const evalBatch = 64
+
 // classWorker owns compiled graphs of a classifier, one per batch size and
 // mode (training with gradient, or forward only). All graphs read the
-// parameters from the one params buffer.
+// parameters from the one params buffer and share the buffers of ws.
 type classWorker struct {
 	m           *classifier
 	params      []float32
+	ws          *workspace
 	train, eval map[int]*classGraph
 }
 
 // classGraph is one compiled instance for a fixed batch size.
 type classGraph struct {
 	vm     G.VM
-	x, y   []float32 // input samples and one-hot labels, bound by view
+	x      []float32 // input samples, bound by view
+	labels []uint8   // read by the cross-entropy; nil when forward only
 	logits *G.Node
 	loss   *G.Node // nil when forward only
 	grads  G.Nodes // nil when forward only
@@ -85,15 +93,15 @@ func (w *classWorker) graph(n int, withGrad bool) (*classGraph, error) {
 
 func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	m := w.m
-	cg := &classGraph{x: make([]float32, n*m.dim())}
 	b := newBuilder()
+	b.ws, b.training = w.ws, withGrad
+	cg := &classGraph{x: w.ws.floats("x", n*m.dim())}
 	params := b.params(&m.layout, w.params)
 	x := b.input("x", cg.x, append([]int{n}, m.shape...)...)
 	cg.logits = m.logits(b, x, params)
 	if withGrad {
-		cg.y = make([]float32, n*m.classes)
-		y := b.input("y", cg.y, n, m.classes)
-		cg.loss = b.crossEntropy(cg.logits, y)
+		cg.labels = w.ws.bytes("labels", n)
+		cg.loss = b.crossEntropy(cg.logits, cg.labels)
 		cg.grads = b.gradients(cg.loss, params)
 	}
 	vm, err := b.machine()
@@ -104,40 +112,17 @@ func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	return cg, nil
 }
 
-// crossEntropy is the batch mean of −Σ_k y_k log softmax(z)_k.
-func (b *builder) crossEntropy(logits, oneHot *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	batch := logits.Shape()[0]
-	y, err := G.LogSoftMax(logits)
-	if b.keep(y, err, "log-softmax") == nil {
-		return nil
-	}
-	y, err = G.HadamardProd(y, oneHot)
-	if b.keep(y, err, "pick label") == nil {
-		return nil
-	}
-	y, err = G.Sum(y)
-	if b.keep(y, err, "sum loss") == nil {
-		return nil
-	}
-	y, err = G.Mul(y, G.NewConstant(float32(-1)/float32(batch)))
-	return b.keep(y, err, "mean loss")
-}
-
-// load copies the parameters and the batch's samples (and one-hot labels
-// when g has them) into the graph's bound buffers.
+// load copies the parameters and the batch's samples (and labels when g
+// has them) into the graph's bound buffers.
 func (w *classWorker) load(g *classGraph, params []float32, b data.Batch) {
 	copy(w.params, params)
 	dim := w.m.dim()
 	for k, i := range b.Index {
 		b.Data.Dense(i, g.x[k*dim:(k+1)*dim])
 	}
-	if g.y != nil {
-		clear(g.y)
+	if g.labels != nil {
 		for k, i := range b.Index {
-			g.y[k*w.m.classes+int(b.Data.Labels[i])] = 1
+			g.labels[k] = b.Data.Labels[i]
 		}
 	}
 }
@@ -154,17 +139,29 @@ func (w *classWorker) check(params []float32, b data.Batch) error {
 
 // Grad writes the gradient of the batch-mean cross-entropy into grad.
 func (w *classWorker) Grad(params []float32, b data.Batch, grad []float32) (float32, error) {
-	if err := w.check(params, b); err != nil {
-		return 0, err
-	}
-	if err := checkVec("grad", grad, w.m.size); err != nil {
-		return 0, fmt.Errorf("%s: %w", w.m.name, err)
-	}
-	g, err := w.graph(b.Len(), true)
+	g, err := w.trainGraph(b, params, grad)
 	if err != nil {
 		return 0, err
 	}
 	w.load(g, params, b)
+	return w.runGrad(g, b, grad)
+}
+
+// trainGraph checks the arguments of a gradient evaluation on b and returns
+// the training graph for b's size.
+func (w *classWorker) trainGraph(b data.Batch, params, grad []float32) (*classGraph, error) {
+	if err := w.check(params, b); err != nil {
+		return nil, err
+	}
+	if err := checkVec("grad", grad, w.m.size); err != nil {
+		return nil, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	return w.graph(b.Len(), true)
+}
+
+// runGrad runs the training graph g, loaded with b and the parameters, and
+// copies out the gradient.
+func (w *classWorker) runGrad(g *classGraph, b data.Batch, grad []float32) (float32, error) {
 	if err := run(g.vm); err != nil {
 		return 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
 	}
@@ -178,11 +175,27 @@ func (w *classWorker) Grad(params []float32, b data.Batch, grad []float32) (floa
 	return loss, nil
 }
 
-// Eval runs the forward graph and sums the cross-entropy in float64.
+// Eval runs the forward graph on pieces of at most evalBatch samples and
+// sums the cross-entropy in float64.
 func (w *classWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
 	if err := w.check(params, b); err != nil {
 		return 0, 0, err
 	}
+	var lossSum float64
+	correct := 0
+	for lo := 0; lo < b.Len(); lo += evalBatch {
+		piece := data.Batch{Data: b.Data, Index: b.Index[lo:min(lo+evalBatch, b.Len())]}
+		l, c, err := w.evalPiece(params, piece)
+		if err != nil {
+			return 0, 0, err
+		}
+		lossSum += l
+		correct += c
+	}
+	return lossSum, correct, nil
+}
+
+func (w *classWorker) evalPiece(params []float32, b data.Batch) (float64, int, error) {
 	g, err := w.graph(b.Len(), false)
 	if err != nil {
 		return 0, 0, err

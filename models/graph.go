@@ -13,12 +13,18 @@ import (
 // builder adds layers to a Gorgonia graph and keeps the first error: once
 // one step fails every later step returns nil, so a network reads as a plain
 // chain of calls with one error check at the end.
+//
+// The kernel-backed layers (conv, poolBiasReLU, dense, crossEntropy) take
+// their buffers from ws, and those of their gradients only when training
+// is set.
 type builder struct {
-	g   *G.ExprGraph
-	err error
+	g        *G.ExprGraph
+	err      error
+	ws       *workspace
+	training bool
 }
 
-func newBuilder() *builder { return &builder{g: G.NewGraph()} }
+func newBuilder() *builder { return &builder{g: G.NewGraph(), ws: newWorkspace()} }
 
 // keep records err (wrapped with what) unless an error is already recorded.
 func (b *builder) keep(n *G.Node, err error, what string) *G.Node {
@@ -54,62 +60,6 @@ func (b *builder) params(l *layout, backing []float32) []*G.Node {
 		nodes[i] = b.input(p.Name, backing[p.Offset:p.Offset+p.Size()], p.Shape...)
 	}
 	return nodes
-}
-
-// conv is a valid (unpadded) stride-1 2-D convolution of x [B,C,H,W] with w
-// [K,C,kh,kw] plus a per-channel bias [K].
-func (b *builder) conv(x, w, bias *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	ws := w.Shape()
-	y, err := G.Conv2d(x, w, tensor.Shape{ws[2], ws[3]}, []int{0, 0}, []int{1, 1}, []int{1, 1})
-	if b.keep(y, err, "conv2d") == nil {
-		return nil
-	}
-	y, err = G.BroadcastAdd(y, bias, nil, []byte{0, 2, 3})
-	return b.keep(y, err, "conv bias")
-}
-
-// relu is max(x, 0).
-func (b *builder) relu(x *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	y, err := G.Rectify(x)
-	return b.keep(y, err, "relu")
-}
-
-// maxPool is a 2×2 max-pool with stride 2.
-func (b *builder) maxPool(x *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	y, err := G.MaxPool2D(x, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2})
-	return b.keep(y, err, "maxpool")
-}
-
-// flatten reshapes [B, ...] to [B, rest].
-func (b *builder) flatten(x *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	s := x.Shape()
-	y, err := G.Reshape(x, tensor.Shape{s[0], s.TotalSize() / s[0]})
-	return b.keep(y, err, "flatten")
-}
-
-// dense is x·w + bias for x [B,in], w [in,out], bias [out].
-func (b *builder) dense(x, w, bias *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	y, err := G.Mul(x, w)
-	if b.keep(y, err, "matmul") == nil {
-		return nil
-	}
-	y, err = G.BroadcastAdd(y, bias, nil, []byte{0})
-	return b.keep(y, err, "dense bias")
 }
 
 // gradients adds the symbolic gradient of loss with respect to each of wrt.
@@ -170,10 +120,10 @@ func float32s(n *G.Node) ([]float32, error) {
 	if v == nil {
 		return nil, fmt.Errorf("node %v has no value", n.Name())
 	}
-	switch d := v.Data().(type) {
-	case []float32:
+	if d, ok := floatData(v); ok {
 		return d, nil
-	case float32:
+	}
+	if d, ok := v.Data().(float32); ok {
 		return []float32{d}, nil
 	}
 	return nil, fmt.Errorf("node %v holds %T, want float32", n.Name(), v.Data())
@@ -181,14 +131,20 @@ func float32s(n *G.Node) ([]float32, error) {
 
 // scalar32 returns the scalar value of a node after a run.
 func scalar32(n *G.Node) (float32, error) {
-	v, err := float32s(n)
-	if err != nil {
-		return 0, err
+	v := n.Value()
+	if v == nil {
+		return 0, fmt.Errorf("node %v has no value", n.Name())
 	}
-	if len(v) != 1 {
-		return 0, fmt.Errorf("node %v holds %d values, want a scalar", n.Name(), len(v))
+	if d, ok := scalarData(v); ok {
+		return d, nil
 	}
-	return v[0], nil
+	if d, ok := floatData(v); ok {
+		if len(d) == 1 {
+			return d[0], nil
+		}
+		return 0, fmt.Errorf("node %v holds %d values, want a scalar", n.Name(), len(d))
+	}
+	return 0, fmt.Errorf("node %v holds %T, want float32", n.Name(), v.Data())
 }
 
 // copyGrads copies the value of each gradient node into its slot of the

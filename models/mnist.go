@@ -17,7 +17,7 @@ func NewMNISTCNN() Model {
 }
 
 func mnistLogits(b *builder, x *G.Node, w []*G.Node) *G.Node {
-	h := b.maxPool(b.relu(b.conv(x, w[0], w[1]))) // [B,16,12,12]
-	h = b.maxPool(b.relu(b.conv(h, w[2], w[3])))  // [B,32,4,4]
-	return b.dense(b.flatten(h), w[4], w[5])      // [B,10]
+	h := b.poolBiasReLU("pool1", b.conv("conv1", x, w[0], false), w[1]) // [B,16,12,12]
+	h = b.poolBiasReLU("pool2", b.conv("conv2", h, w[2], true), w[3])   // [B,32,4,4]
+	return b.dense("fc", h, w[4], w[5], false)                          // [B,10]
 }

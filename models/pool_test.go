@@ -14,12 +14,14 @@ import (
 // requires bit-identical losses and gradients. Run it under -race.
 func TestPoolConcurrentGradsIdentical(t *testing.T) {
 	mnist := imageSet(1, 16, 10, false, 1, 28, 28)
+	cifar := imageSet(2, 16, 10, true, 3, 32, 32)
 	sparse := sparseSet(3, 16, 300, 0.05)
 	for _, c := range []struct {
 		m Model
 		b data.Batch
 	}{
 		{NewMNISTCNN(), batchOf(mnist, 0, 1, 2, 3, 4)},
+		{NewCIFARCNN(), batchOf(cifar, 9, 2, 7)},
 		{NewLogReg(300, DefaultAlpha), batchOf(sparse, 7)},
 	} {
 		t.Run(c.m.Name(), func(t *testing.T) {

@@ -18,9 +18,10 @@
 // inputs give the same bits whatever the number of goroutines.
 //
 // mnist_chain_test.go is a complete MNIST CNN forward and backward pass
-// built from these kernels, checked against finite differences; it is the
-// reference for wiring them into Gorgonia ops (see ConvShape for the
-// recommended convolution recipe).
+// built from these kernels, checked against finite differences; the
+// Gorgonia ops of package models (op_conv.go, op_pool.go, op_dense.go,
+// op_xent.go) follow it (see ConvShape for the recommended convolution
+// recipe).
 package kernels
 
 //go:generate go run ./gen

@@ -1,0 +1,166 @@
+package models
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/gtstorm/gtstorm/internal/kernels"
+)
+
+// convLayer is a valid (unpadded) stride-1 convolution without bias of a
+// batch of n images [n,C,H,W] by weights [OC,C,KH,KW], computed image by
+// image with im2col and a GEMM (the recipe of kernels.ConvShape): one
+// column buffer, refilled in the backward pass rather than kept per image.
+// Its bias goes with the pooling that follows (poolLayer).
+type convLayer struct {
+	name      string
+	n, oc     int
+	cv        *kernels.Conv
+	cols      []float32     // K×P column matrix of one image (also its gradient)
+	z         tensor.Tensor // output [n,OC,OH,OW]
+	dw        tensor.Tensor // weight gradient [OC,C,KH,KW]
+	dwT, dzT  []float32     // K×OC and P×OC, transposed weight-gradient recipe
+	dx        tensor.Tensor // input gradient [n,C,H,W]; nil for a first layer
+	transpose bool          // form dWᵀ with the broadcast kernels (OC ≥ 16)
+}
+
+// convOp is the forward pass: (x, w) → z.
+type convOp struct {
+	kop
+	l *convLayer
+}
+
+// convFilterGradOp is the weight gradient: (x, dz) → dW = Σ_n dz_n·cols_nᵀ.
+type convFilterGradOp struct {
+	kop
+	l *convLayer
+}
+
+// convInputGradOp is the input gradient: (w, dz) → dx = col2im(Wᵀ·dz_n).
+type convInputGradOp struct {
+	kop
+	l *convLayer
+}
+
+// conv adds the convolution of x [n,C,H,W] by w [OC,C,KH,KW] (no bias).
+// inputGrad says whether the gradient with respect to x is wanted (false
+// for the input layer).
+func (b *builder) conv(name string, x, w *G.Node, inputGrad bool) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	xs, wsh := x.Shape(), w.Shape()
+	if len(xs) != 4 || len(wsh) != 4 || xs[1] != wsh[1] {
+		b.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution", name, xs, wsh)
+		return nil
+	}
+	cv, err := kernels.NewConv(kernels.ConvShape{C: xs[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3]})
+	if err != nil {
+		b.err = fmt.Errorf("%s: %w", name, err)
+		return nil
+	}
+	s := cv.Shape()
+	n, oc := xs[0], wsh[0]
+	l := &convLayer{
+		name: name, n: n, oc: oc, cv: cv,
+		cols: b.ws.floats(name+".cols", s.K()*s.P()),
+		z:    b.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
+	}
+	if b.training {
+		l.dw = b.ws.tensor(name+".dw", wsh...)
+		l.transpose = oc >= 16
+		if l.transpose {
+			l.dwT = b.ws.floats(name+".dwT", s.K()*oc)
+			l.dzT = b.ws.floats(name+".dzT", s.P()*oc)
+		}
+		if inputGrad {
+			l.dx = b.ws.tensor(name+".dx", xs...)
+		}
+	}
+	op := &convOp{kop{name + ".forward", l, dims(x, w), l.z.Shape()}, l}
+	return b.apply(op, name, x, w)
+}
+
+func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
+	l := op.l
+	s := l.cv.Shape()
+	in, err := op.args(inputs, l.n*s.InSize(), l.oc*s.K())
+	if err != nil {
+		return nil, err
+	}
+	x, w, z := in[0], in[1], f32(l.z)
+	k, p := s.K(), s.P()
+	for i := range l.n {
+		l.cv.Im2Col(l.cols, x[i*s.InSize():])
+		kernels.Sgemm(false, false, l.oc, p, k, 1, w, k, l.cols, p, 0, z[i*l.oc*p:], p)
+	}
+	return l.z, nil
+}
+
+func (op *convOp) DiffWRT(int) []bool { return []bool{op.l.dx != nil, true} }
+
+func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	l := op.l
+	if l.dw == nil {
+		return nil, fmt.Errorf("%s: graph built without gradients", l.name)
+	}
+	x, w := inputs[0], inputs[1]
+	dw, err := G.ApplyOp(&convFilterGradOp{kop{l.name + ".dw", l, dims(x, grad), l.dw.Shape()}, l}, x, grad)
+	if err != nil {
+		return nil, err
+	}
+	var dx *G.Node
+	if l.dx != nil {
+		if dx, err = G.ApplyOp(&convInputGradOp{kop{l.name + ".dx", l, dims(w, grad), l.dx.Shape()}, l}, w, grad); err != nil {
+			return nil, err
+		}
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+func (op *convFilterGradOp) Do(inputs ...G.Value) (G.Value, error) {
+	l := op.l
+	s := l.cv.Shape()
+	k, p, oc := s.K(), s.P(), l.oc
+	in, err := op.args(inputs, l.n*s.InSize(), l.n*oc*p)
+	if err != nil {
+		return nil, err
+	}
+	x, dz, dw := in[0], in[1], f32(l.dw)
+	for i := range l.n {
+		beta := float32(min(i, 1))
+		l.cv.Im2Col(l.cols, x[i*s.InSize():])
+		dzi := dz[i*oc*p:]
+		if l.transpose {
+			// dWᵀ [K×OC] += cols [K×P] · dzᵀ [P×OC]
+			kernels.Transpose(l.dzT, oc, dzi, p, oc, p)
+			kernels.Sgemm(false, false, k, oc, p, 1, l.cols, p, l.dzT, oc, beta, l.dwT, oc)
+		} else {
+			// dW [OC×K] += dz [OC×P] · colsᵀ
+			kernels.Sgemm(false, true, oc, k, p, 1, dzi, p, l.cols, p, beta, dw, k)
+		}
+	}
+	if l.transpose {
+		kernels.Transpose(dw, k, l.dwT, oc, k, oc)
+	}
+	return l.dw, nil
+}
+
+func (op *convInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
+	l := op.l
+	s := l.cv.Shape()
+	k, p, oc := s.K(), s.P(), l.oc
+	in, err := op.args(inputs, oc*k, l.n*oc*p)
+	if err != nil {
+		return nil, err
+	}
+	w, dz, dx := in[0], in[1], f32(l.dx)
+	for i := range l.n {
+		// dcols [K×P] = Wᵀ · dz_i, then scattered back to the image
+		kernels.Sgemm(true, false, k, p, oc, 1, w, k, dz[i*oc*p:], p, 0, l.cols, p)
+		l.cv.Col2Im(dx[i*s.InSize():], l.cols)
+	}
+	return l.dx, nil
+}
