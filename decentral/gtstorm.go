@@ -44,11 +44,8 @@ func (gtstorm) stepNode(o *Optimizer, w, i int) error {
 	addScaled(xn, -o.eta32, v)
 	o.mixRow(vn, i, 1, v)
 	b := o.sampler.Sample(i)
-	loss, err := o.grad(w, i, xn, b, gNew)
+	loss, err := o.gradPair(w, i, xn, x, b, gNew, gOld)
 	if err != nil {
-		return err
-	}
-	if _, err := o.grad(w, i, x, b, gOld); err != nil {
 		return err
 	}
 	o.rLoss[i] = float64(loss)

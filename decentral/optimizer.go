@@ -204,11 +204,9 @@ func (o *Optimizer) row(slab []float32, i int) []float32 {
 // grad evaluates node i's stochastic gradient at x on b into dst and counts
 // the samples and the evaluation.
 func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32, error) {
-	n := o.cfg.BatchSize
-	if s, ok := b.(interface{ Len() int }); ok {
-		n = s.Len()
-	} else if n == 0 {
-		return 0, fmt.Errorf("batch of type %T has no Len method and Config.BatchSize is 0", b)
+	n, err := o.batchLen(b)
+	if err != nil {
+		return 0, err
 	}
 	loss, err := o.oracle.Grad(w, x, b, dst)
 	if err != nil {
@@ -217,6 +215,43 @@ func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32
 	o.rSamples[i] += int64(n)
 	o.rEvals[i]++
 	return loss, nil
+}
+
+// gradPair evaluates node i's gradients at xNew and xOld on the same batch,
+// through PairOracle when the oracle has it, and counts both evaluations.
+func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
+	po, ok := o.oracle.(PairOracle)
+	if !ok {
+		loss, err := o.grad(w, i, xNew, b, gNew)
+		if err != nil {
+			return 0, err
+		}
+		_, err = o.grad(w, i, xOld, b, gOld)
+		return loss, err
+	}
+	n, err := o.batchLen(b)
+	if err != nil {
+		return 0, err
+	}
+	loss, err := po.GradPair(w, xNew, xOld, b, gNew, gOld)
+	if err != nil {
+		return 0, err
+	}
+	o.rSamples[i] += 2 * int64(n)
+	o.rEvals[i] += 2
+	return loss, nil
+}
+
+// batchLen returns the number of samples in b: its Len, else the
+// configured batch size.
+func (o *Optimizer) batchLen(b Batch) (int, error) {
+	if s, ok := b.(interface{ Len() int }); ok {
+		return s.Len(), nil
+	}
+	if o.cfg.BatchSize == 0 {
+		return 0, fmt.Errorf("batch of type %T has no Len method and Config.BatchSize is 0", b)
+	}
+	return o.cfg.BatchSize, nil
 }
 
 // mixRow sets dst = Σ_j W_ij vec_j for node i, where vec_j is the k-th vector

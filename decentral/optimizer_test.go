@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -495,5 +496,60 @@ func TestCloseStopsWorkers(t *testing.T) {
 	o.Close()
 	if n := settle(base); n != base {
 		t.Errorf("%d worker goroutines after the second Close, want %d", n, base)
+	}
+}
+
+// pairOracle is lsOracle with GradPair, counting its calls.
+type pairOracle struct {
+	lsOracle
+	calls *atomic.Int64
+}
+
+func (o pairOracle) GradPair(w int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
+	o.calls.Add(1)
+	loss, err := o.Grad(w, xNew, b, gNew)
+	if err != nil {
+		return 0, err
+	}
+	_, err = o.Grad(w, xOld, b, gOld)
+	return loss, err
+}
+
+// TestPairOracle: GT-STORM uses GradPair once per node and round when the
+// oracle has it, with the same trajectory and counters as two Grad calls.
+func TestPairOracle(t *testing.T) {
+	const m, rounds = 5, 12
+	pr := newLS(m, 6, 20, 1, 3)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(m)))
+	cfg := Config{Algorithm: GTSTORM, Eta0: 0.05, Rho: 10, Workers: 2}
+	run := func(or Oracle) *Optimizer {
+		s := newLSSampler(pr, 3, 9)
+		o, err := New(cfg, mx, s, or, make([]float32, pr.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { o.Close() })
+		if err := o.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range rounds {
+			if err := o.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return o
+	}
+	var calls atomic.Int64
+	plain, paired := run(lsOracle{pr}), run(pairOracle{lsOracle{pr}, &calls})
+	if calls.Load() != m*rounds {
+		t.Errorf("GradPair called %d times, want %d (once per node and round)", calls.Load(), m*rounds)
+	}
+	a, _ := plain.State()
+	b, _ := paired.State()
+	if !equal32(a.X, b.X) || !equal32(a.V, b.V) {
+		t.Error("the trajectory with GradPair differs from two Grad calls")
+	}
+	if ca, cb := plain.Counters(), paired.Counters(); ca.Samples != cb.Samples || ca.GradEvals != cb.GradEvals {
+		t.Errorf("counters with GradPair %+v, without %+v", cb, ca)
 	}
 }

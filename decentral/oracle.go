@@ -23,3 +23,13 @@ type Sampler interface {
 type Oracle interface {
 	Grad(worker int, x []float32, b Batch, grad []float32) (loss float32, err error)
 }
+
+// PairOracle is an Oracle that evaluates the gradients at two points on one
+// batch for less than two Grad calls cost, as GT-STORM's round needs (the
+// batch's input-side work is shared). Its results must be those of
+// Grad(xNew, b, gNew) followed by Grad(xOld, b, gOld); the optimizer uses it
+// whenever the Oracle implements it.
+type PairOracle interface {
+	Oracle
+	GradPair(worker int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (lossNew float32, err error)
+}

@@ -178,3 +178,13 @@ func (o oracle) Grad(worker int, x []float32, b decentral.Batch, grad []float32)
 	}
 	return o.pool.Grad(worker, x, *batch, grad)
 }
+
+// GradPair lets GT-STORM share a batch's loading between its two gradients.
+func (o oracle) GradPair(worker int, xNew, xOld []float32, b decentral.Batch, gNew, gOld []float32) (float32, error) {
+	batch, ok := b.(*data.Batch)
+	if !ok {
+		return 0, fmt.Errorf("oracle: batch of type %T, want *data.Batch", b)
+	}
+	loss, _, err := o.pool.GradPair(worker, xNew, xOld, *batch, gNew, gOld)
+	return loss, err
+}
