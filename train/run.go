@@ -76,6 +76,9 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 // summary equal those of an uninterrupted run, wall times aside.
 func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, error) {
 	opt.Out = out
+	if _, err := os.Stat(filepath.Join(out, CheckpointFile)); err != nil {
+		return nil, fmt.Errorf("--out %s: no checkpoint to resume from (%w)", out, err)
+	}
 	unlock, err := lockOut(out)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func newSetup(cfg Config) (*setup, error) {
 		return nil, &ConfigError{"partition", cfg.Partition, data.PartitionKinds}
 	}
 	if s.part, err = spec.Apply(s.train, cfg.Nodes, cfg.Seed); err != nil {
-		return nil, fmt.Errorf("partition %s over %d nodes: %w", cfg.Partition, cfg.Nodes, err)
+		return nil, err // names the partition, the data and the node count
 	}
 	if s.sampler, err = data.NewSampler(s.train, s.part, cfg.Batch, cfg.Seed); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func newSetup(cfg Config) (*setup, error) {
 
 	g, err := decentral.NewTopology(cfg.Topology, cfg.Nodes, cfg.PC, cfg.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("topology: %w", err)
+		return nil, err // names the topology or its file
 	}
 	if s.mix, err = decentral.NewMixing(cfg.Mixing, g); err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func loadData(cfg Config) (train, test *data.Dataset, err error) {
 		train, test, err = data.Load(cfg.Dataset, cfg.DataDir)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("load %s: %w", cfg.Dataset, err)
+		return nil, nil, err // data's errors name the file and the fault
 	}
 	return train, test, nil
 }
