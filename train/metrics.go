@@ -138,6 +138,7 @@ func (x *Num) UnmarshalJSON(b []byte) error {
 type Summary struct {
 	Algo               string `json:"algo"`
 	Dataset            string `json:"dataset"`
+	Data               string `json:"data"` // the data's name: the dataset, or a LibSVM file's name
 	Model              string `json:"model"`
 	Params             int    `json:"params"`
 	Partition          string `json:"partition"`

@@ -287,7 +287,7 @@ func (r *runner) summary() *Summary {
 		evalSet = "train"
 	}
 	return &Summary{
-		Algo: cfg.Algo, Dataset: cfg.Dataset, Model: s.model.Name(), Params: s.model.NumParams(),
+		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
 		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: cfg.Mixing,
 		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
 		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,

@@ -147,7 +147,7 @@ func runError(err error) error {
 // printSummary prints the headline figures of a finished run.
 func printSummary(w io.Writer, out string, s *train.Summary) {
 	fmt.Fprintf(w, "%s on %s, %s partition, %d nodes (λ = %.4f), %d rounds in %.1f s\n",
-		s.Algo, s.Dataset, s.Partition, s.Nodes, float64(s.Lambda), s.CommRounds, float64(s.Seconds))
+		s.Algo, s.Data, s.Partition, s.Nodes, float64(s.Lambda), s.CommRounds, float64(s.Seconds))
 	fmt.Fprintf(w, "  test accuracy of x̄ %.4f, loss %.4f; mean local accuracy %.4f\n",
 		float64(s.FinalTestAcc), float64(s.FinalTestLoss), float64(s.LocalTestAcc))
 	fmt.Fprintf(w, "  S(x) %.4g = ‖∇f(x̄)‖² %.4g + consensus %.4g\n",
