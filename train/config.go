@@ -56,14 +56,14 @@ func Default() Config {
 		PC:               0.5,
 		Mixing:           decentral.MixLaplacian,
 		Partition:        "label",
-		Iters:            1000,
+		Iters:            2000,
 		Batch:            64,
 		Eta0:             0.01,
 		Alpha:            models.DefaultAlpha,
-		EvalEvery:        50,
+		EvalEvery:        100,
 		LocalEvalSamples: 1000,
 		GradSamples:      100,
-		CheckpointEvery:  100,
+		CheckpointEvery:  200,
 		Seed:             1,
 	}
 }
