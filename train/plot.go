@@ -102,10 +102,8 @@ func PlotCurves(path, title string, curves []Curve) error {
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 2,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	plots := [][]*plot.Plot{{acc, st}}
-	canvases := plot.Align(plots, tiles, dc)
-	acc.Draw(canvases[0][0])
-	st.Draw(canvases[0][1])
+	acc.Draw(tiles.At(dc, 0, 0))
+	st.Draw(tiles.At(dc, 1, 0))
 	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
