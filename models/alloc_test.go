@@ -1,61 +1,52 @@
 package models
 
 import (
-	"runtime"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/data"
 )
 
-// gorgoniaAllocs bounds the allocations of one run of a compiled CNN graph.
-// They all come from Gorgonia's TapeMachine — the input list each
-// instruction builds, logging arguments boxed even with logging off, and
-// the goroutine and channels of RunAll — not from the ops, so their number
-// depends on the graph's shape, never on the batch size.
-const gorgoniaAllocs = 160
-
-// TestGradAllocations checks that a steady-state Grad allocates only
-// Gorgonia's small per-run constant: at most gorgoniaAllocs objects and a
-// few kilobytes (one activation buffer of the batch of 16 would be 50 KB).
+// TestGradAllocations checks that a steady-state Grad, GradPair and Eval
+// allocate nothing, for every model and batch size: the ops compute into
+// buffers of their worker, and the program (exec.go) runs them without
+// allocating.
 func TestGradAllocations(t *testing.T) {
+	sparse := sparseSet(5, 16, 300, 0.05)
 	for _, c := range []struct {
-		m     Model
-		shape []int
+		name string
+		m    Model
+		d    *data.Dataset
 	}{
-		{NewMNISTCNN(), []int{1, 28, 28}},
-		{NewCIFARCNN(), []int{3, 32, 32}},
+		{"mnist-cnn", NewMNISTCNN(), imageSet(1, 16, 10, true, 1, 28, 28)},
+		{"cifar-cnn", NewCIFARCNN(), imageSet(1, 16, 10, true, 3, 32, 32)},
+		{"logreg-sparse", NewLogReg(300, DefaultAlpha), sparse},
+		{"logreg-dense", NewLogReg(300, DefaultAlpha), densify(sparse)},
 	} {
-		t.Run(c.m.Name(), func(t *testing.T) {
-			d := imageSet(1, 16, 10, true, c.shape...)
+		t.Run(c.name, func(t *testing.T) {
 			w := newWorker(t, c.m)
-			params := c.m.Init(1)
-			g := make([]float32, len(params))
-			var counts []float64
+			xNew, xOld := c.m.Init(1), c.m.Init(2)
+			gNew, gOld := make([]float32, len(xNew)), make([]float32, len(xOld))
 			for _, n := range []int{1, 16} {
-				b := batchOf(d, seq(n)...)
-				if _, err := w.Grad(params, b, g); err != nil {
-					t.Fatal(err)
+				b := batchOf(c.d, seq(n)...)
+				calls := map[string]func() error{
+					"Grad": func() error { _, err := w.Grad(xNew, b, gNew); return err },
+					"Eval": func() error { _, _, err := w.Eval(xNew, b); return err },
 				}
-				counts = append(counts, testing.AllocsPerRun(10, func() {
-					if _, err := w.Grad(params, b, g); err != nil {
+				if pg, ok := w.(PairGrader); ok {
+					calls["GradPair"] = func() error { _, _, err := pg.GradPair(xNew, xOld, b, gNew, gOld); return err }
+				}
+				for name, call := range calls {
+					if err := call(); err != nil { // builds the graph
 						t.Fatal(err)
 					}
-				}))
-			}
-			t.Logf("allocations per Grad: %v at batch 1 and 16", counts)
-			if max(counts[0], counts[1]) > gorgoniaAllocs {
-				t.Errorf("%v allocations per Grad at batch 1 and 16, want ≤ %d", counts, gorgoniaAllocs)
-			}
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			before := ms.TotalAlloc
-			b := batchOf(d, seq(16)...)
-			for range 10 {
-				if _, err := w.Grad(params, b, g); err != nil {
-					t.Fatal(err)
+					if a := testing.AllocsPerRun(10, func() {
+						if err := call(); err != nil {
+							t.Fatal(err)
+						}
+					}); a != 0 {
+						t.Errorf("%s at batch %d: %v allocations per call, want 0", name, n, a)
+					}
 				}
-			}
-			runtime.ReadMemStats(&ms)
-			if per := (ms.TotalAlloc - before) / 10; per > 8<<10 {
-				t.Errorf("Grad allocates %d bytes per call, want ≤ 8 KiB", per)
 			}
 		})
 	}

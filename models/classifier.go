@@ -62,12 +62,12 @@ type classWorker struct {
 
 // classGraph is one compiled instance for a fixed batch size.
 type classGraph struct {
-	vm     G.VM
+	prog   *program
 	x      []float32 // input samples, bound by view
 	labels []uint8   // read by the cross-entropy; nil when forward only
-	logits *G.Node
-	loss   *G.Node // nil when forward only
-	grads  G.Nodes // nil when forward only
+	logits int       // slot of the logits in prog
+	loss   int       // slot of the loss; unused when forward only
+	grads  []int     // slots of the gradients in layout order; nil when forward only
 }
 
 // graph returns the compiled graph for batch size n, building it on first use.
@@ -98,17 +98,22 @@ func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	cg := &classGraph{x: w.ws.floats("x", n*m.dim())}
 	params := b.params(&m.layout, w.params)
 	x := b.input("x", cg.x, append([]int{n}, m.shape...)...)
-	cg.logits = m.logits(b, x, params)
+	logits := m.logits(b, x, params)
+	outs := []*G.Node{logits}
 	if withGrad {
 		cg.labels = w.ws.bytes("labels", n)
-		cg.loss = b.crossEntropy(cg.logits, cg.labels)
-		cg.grads = b.gradients(cg.loss, params)
+		loss := b.crossEntropy(logits, cg.labels)
+		outs = append(outs, loss)
+		outs = append(outs, b.gradients(loss, params)...)
 	}
-	vm, err := b.machine()
+	prog, slots, err := b.program(outs...)
 	if err != nil {
 		return nil, err
 	}
-	cg.vm = vm
+	cg.prog, cg.logits = prog, slots[0]
+	if withGrad {
+		cg.loss, cg.grads = slots[1], slots[2:]
+	}
 	return cg, nil
 }
 
@@ -162,14 +167,14 @@ func (w *classWorker) trainGraph(b data.Batch, params, grad []float32) (*classGr
 // runGrad runs the training graph g, loaded with b and the parameters, and
 // copies out the gradient.
 func (w *classWorker) runGrad(g *classGraph, b data.Batch, grad []float32) (float32, error) {
-	if err := run(g.vm); err != nil {
+	if err := g.prog.run(); err != nil {
 		return 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
 	}
-	loss, err := scalar32(g.loss)
+	loss, err := g.prog.scalar32(g.loss)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", w.m.name, err)
 	}
-	if err := copyGrads(&w.m.layout, g.grads, grad); err != nil {
+	if err := copyGrads(&w.m.layout, g.prog, g.grads, grad); err != nil {
 		return 0, fmt.Errorf("%s: %w", w.m.name, err)
 	}
 	return loss, nil
@@ -201,10 +206,10 @@ func (w *classWorker) evalPiece(params []float32, b data.Batch) (float64, int, e
 		return 0, 0, err
 	}
 	w.load(g, params, b)
-	if err := run(g.vm); err != nil {
+	if err := g.prog.run(); err != nil {
 		return 0, 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
 	}
-	z, err := float32s(g.logits)
+	z, err := g.prog.float32s(g.logits)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", w.m.name, err)
 	}

@@ -75,12 +75,23 @@ func (b *builder) gradients(loss *G.Node, wrt []*G.Node) G.Nodes {
 	return grads
 }
 
-// machine compiles the graph into a TapeMachine.
-func (b *builder) machine() (G.VM, error) {
+// program compiles the graph (see exec.go) and returns it with the slots
+// of outs, whose values are read after each run.
+func (b *builder) program(outs ...*G.Node) (*program, []int, error) {
 	if b.err != nil {
-		return nil, b.err
+		return nil, nil, b.err
 	}
-	return G.NewTapeMachine(b.g), nil
+	p, err := compile(b.g)
+	if err != nil {
+		return nil, nil, err
+	}
+	slots := make([]int, len(outs))
+	for i, n := range outs {
+		if slots[i], err = p.slot(n); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, slots, nil
 }
 
 // buildMu serialises graph construction. Gorgonia's graph builders write
@@ -107,51 +118,11 @@ func catch(f func() error) (err error) {
 	return f()
 }
 
-// run executes the whole program once more. Reset is required: without it a
-// TapeMachine whose program counter is at the end runs nothing.
-func run(vm G.VM) error {
-	vm.Reset()
-	return vm.RunAll()
-}
-
-// float32s returns the values of a node after a run.
-func float32s(n *G.Node) ([]float32, error) {
-	v := n.Value()
-	if v == nil {
-		return nil, fmt.Errorf("node %v has no value", n.Name())
-	}
-	if d, ok := floatData(v); ok {
-		return d, nil
-	}
-	if d, ok := v.Data().(float32); ok {
-		return []float32{d}, nil
-	}
-	return nil, fmt.Errorf("node %v holds %T, want float32", n.Name(), v.Data())
-}
-
-// scalar32 returns the scalar value of a node after a run.
-func scalar32(n *G.Node) (float32, error) {
-	v := n.Value()
-	if v == nil {
-		return 0, fmt.Errorf("node %v has no value", n.Name())
-	}
-	if d, ok := scalarData(v); ok {
-		return d, nil
-	}
-	if d, ok := floatData(v); ok {
-		if len(d) == 1 {
-			return d[0], nil
-		}
-		return 0, fmt.Errorf("node %v holds %d values, want a scalar", n.Name(), len(d))
-	}
-	return 0, fmt.Errorf("node %v holds %T, want float32", n.Name(), v.Data())
-}
-
-// copyGrads copies the value of each gradient node into its slot of the
-// flat gradient vector grad.
-func copyGrads(l *layout, grads G.Nodes, grad []float32) error {
+// copyGrads copies the value of each gradient (slots grads of prog, in
+// layout order) into its place in the flat gradient vector grad.
+func copyGrads(l *layout, prog *program, grads []int, grad []float32) error {
 	for i, p := range l.params {
-		v, err := float32s(grads[i])
+		v, err := prog.float32s(grads[i])
 		if err != nil {
 			return fmt.Errorf("gradient of %s: %w", p.Name, err)
 		}

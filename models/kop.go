@@ -18,8 +18,12 @@ import (
 // A layer's forward op and its gradient ops share the layer: state that is
 // not a Gorgonia value (the pooling's argmax codes, the batch's labels, a
 // gradient computed as a by-product of another) passes through it. The
-// tape runs a gradient op only after the forward op, since the gradient
-// op's inputs include the forward op's output or its upstream gradient.
+// program (exec.go) runs the ops in the TapeMachine's order, a fixed
+// topological order of the graph in which each forward op precedes its
+// gradient ops: most gradient ops read the forward op's output or an
+// upstream gradient that depends on it, and the cross-entropy's, which
+// reads only the logits and the seed, follows it as well (the tests
+// against the TapeMachine and the golden files would see otherwise).
 type kop struct {
 	name  string       // e.g. "conv1.forward"; unique within a graph
 	layer any          // its pointer tells instances apart in hashes
@@ -108,6 +112,11 @@ func scalarData(v G.Value) (float32, bool) {
 func f32(t tensor.Tensor) []float32 {
 	d, _ := floatData(t)
 	return d
+}
+
+// newVec returns a zeroed float32 vector of n values, an op's own output.
+func newVec(n int) tensor.Tensor {
+	return tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float32))
 }
 
 // apply adds op to the graph of b with the given inputs.

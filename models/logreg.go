@@ -64,12 +64,12 @@ type lrKey struct {
 }
 
 type lrGraph struct {
-	vm    G.VM
+	prog  *program
 	x     []float32 // dense features [n,p]; nil for sparse data
 	y     []float32 // labels in {0,1}; nil when forward only
-	z     *G.Node   // scores xᵀw [n]
-	loss  *G.Node
-	grads G.Nodes
+	z     int       // slot of the scores xᵀw [n]
+	loss  int       // slot of the loss; unused when forward only
+	grads [2]int    // slots of the gradient's terms from the scores and the regulariser; unused when forward only
 }
 
 func (w *lrWorker) graph(k lrKey) (*lrGraph, error) {
@@ -88,66 +88,43 @@ func (w *lrWorker) graph(k lrKey) (*lrGraph, error) {
 	return g, nil
 }
 
+// build adds the scores, the cross-entropy and the regulariser. The
+// parameter vector enters the training graph as two input nodes, both views
+// of w.params: one the scores read, one the regulariser reads. Gorgonia then
+// leaves the gradient as its two terms, which Grad adds (the same float32
+// additions as the Add node Gorgonia would insert for a shared input, which
+// would allocate a tensor on every run).
 func (w *lrWorker) build(k lrKey) (*lrGraph, error) {
 	p := w.m.features
 	lg := &lrGraph{}
 	b := newBuilder()
+	b.training = k.train
 	par := b.params(&w.m.layout, w.params)[0]
+	var z *G.Node
 	if k.sparse {
-		lg.z = b.sparseScores(par, w.rows, k.n)
+		z = b.sparseScores(par, w.rows, k.n)
 	} else {
 		lg.x = make([]float32, k.n*p)
-		x := b.input("x", lg.x, k.n, p)
-		z, err := G.Mul(x, par)
-		lg.z = b.keep(z, err, "scores")
+		z = b.denseScores(b.input("x", lg.x, k.n, p), par)
 	}
+	outs := []*G.Node{z}
 	if k.train {
 		lg.y = make([]float32, k.n)
 		y := b.input("y", lg.y, k.n)
-		lg.loss = b.add(b.binaryCrossEntropy(lg.z, y), b.nonConvexReg(par, w.m.alpha))
-		lg.grads = b.gradients(lg.loss, []*G.Node{par})
+		reg := b.input("w.reg", w.params, p)
+		loss := b.addScalars("loss", b.binaryCrossEntropy(z, y), b.nonConvexReg(reg, w.m.alpha))
+		outs = append(outs, loss)
+		outs = append(outs, b.gradients(loss, []*G.Node{par, reg})...)
 	}
-	vm, err := b.machine()
+	prog, slots, err := b.program(outs...)
 	if err != nil {
 		return nil, err
 	}
-	lg.vm = vm
+	lg.prog, lg.z = prog, slots[0]
+	if k.train {
+		lg.loss, lg.grads = slots[1], [2]int{slots[2], slots[3]}
+	}
 	return lg, nil
-}
-
-// binaryCrossEntropy is the batch mean of −[y log σ(z) + (1−y) log(1−σ(z))],
-// computed stably as softplus(z) − y z.
-func (b *builder) binaryCrossEntropy(z, y *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	sp, err := G.Softplus(z)
-	if b.keep(sp, err, "softplus") == nil {
-		return nil
-	}
-	yz, err := G.HadamardProd(y, z)
-	if b.keep(yz, err, "y·z") == nil {
-		return nil
-	}
-	l, err := G.Sub(sp, yz)
-	if b.keep(l, err, "bce") == nil {
-		return nil
-	}
-	s, err := G.Sum(l)
-	if b.keep(s, err, "sum bce") == nil {
-		return nil
-	}
-	s, err = G.Mul(s, G.NewConstant(1/float32(z.Shape().TotalSize())))
-	return b.keep(s, err, "mean bce")
-}
-
-// add is x + y.
-func (b *builder) add(x, y *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	s, err := G.Add(x, y)
-	return b.keep(s, err, "add")
 }
 
 func (w *lrWorker) check(params []float32, b data.Batch) error {
@@ -192,15 +169,26 @@ func (w *lrWorker) Grad(params []float32, b data.Batch, grad []float32) (float32
 	}
 	w.load(g, params, b)
 	defer w.release()
-	if err := run(g.vm); err != nil {
+	if err := g.prog.run(); err != nil {
 		return 0, fmt.Errorf("logreg: run on %v: %w", b, err)
 	}
-	loss, err := scalar32(g.loss)
+	loss, err := g.prog.scalar32(g.loss)
 	if err != nil {
 		return 0, fmt.Errorf("logreg: %w", err)
 	}
-	if err := copyGrads(&w.m.layout, g.grads, grad); err != nil {
+	dz, err := g.prog.float32s(g.grads[0])
+	if err != nil {
 		return 0, fmt.Errorf("logreg: %w", err)
+	}
+	dr, err := g.prog.float32s(g.grads[1])
+	if err != nil {
+		return 0, fmt.Errorf("logreg: %w", err)
+	}
+	if len(dz) != len(grad) || len(dr) != len(grad) {
+		return 0, fmt.Errorf("logreg: gradient terms have %d and %d values, want %d", len(dr), len(dz), len(grad))
+	}
+	for i := range grad {
+		grad[i] = dr[i] + dz[i]
 	}
 	return loss, nil
 }
@@ -222,10 +210,10 @@ func (w *lrWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
 	}
 	w.load(g, params, b)
 	defer w.release()
-	if err := run(g.vm); err != nil {
+	if err := g.prog.run(); err != nil {
 		return 0, 0, fmt.Errorf("logreg: run on %v: %w", b, err)
 	}
-	z, err := float32s(g.z)
+	z, err := g.prog.float32s(g.z)
 	if err != nil {
 		return 0, 0, fmt.Errorf("logreg: %w", err)
 	}

@@ -7,18 +7,21 @@
 // The CNNs' layers are custom Gorgonia ops backed by the AVX-512 kernels
 // of internal/kernels (pure Go elsewhere): convolution by im2col and GEMM,
 // 2×2 max-pooling fused with bias and ReLU, dense layers, and softmax
-// cross-entropy, each with symbolic gradient ops. One MNIST CNN gradient at
-// batch 64 costs about 2.5 ms on one core.
+// cross-entropy, each with symbolic gradient ops. The logistic regression's
+// scores, cross-entropy and regulariser are custom ops as well, computing
+// what the stock Gorgonia ops it was first built from computed, bit for
+// bit. One MNIST CNN gradient at batch 64 costs about 2.5 ms on one core.
 //
 // Each Worker owns compiled graph instances (one per batch size, built
-// lazily and rerun on a Gorgonia TapeMachine) and is not safe for concurrent
-// use; a Pool holds one Worker per goroutine. The ops compute into buffers
-// that all graphs of a worker share, so a rerun allocates nothing but
-// Gorgonia's small per-run constant (under a hundred and fifty objects,
-// a few KB), and a worker holds about 5 MB for the MNIST CNN at batch 64
-// and 7.5 MB for the CIFAR CNN at batch 128. Eval runs its batch through
-// the network in pieces of at most 64 samples, so evaluation chunks add
-// nothing to that.
+// lazily) and is not safe for concurrent use; a Pool holds one Worker per
+// goroutine. A graph's gradient nodes come from Gorgonia's G.Grad, but it
+// does not run on Gorgonia's TapeMachine: a small program of this package
+// (exec.go) calls each op's Do in the TapeMachine's order, with the same
+// results. The ops compute into buffers that all graphs of a worker share,
+// so a steady-state Grad, GradPair or Eval allocates nothing, and a worker
+// holds about 5 MB for the MNIST CNN at batch 64 and 7.5 MB for the CIFAR
+// CNN at batch 128. Eval runs its batch through the network in pieces of
+// at most 64 samples, so evaluation chunks add nothing to that.
 package models
 
 import (

@@ -13,7 +13,10 @@ import (
 // w [p] → scalar, in one pass. Built from stock element-wise ops the same
 // term costs about ten passes over p values with an allocation each, which
 // dominates a batch-1 logistic regression gradient on rcv1 (p = 47,236).
-type nonConvexRegOp struct{ alpha float32 }
+type nonConvexRegOp struct {
+	alpha float32
+	out   *G.F32 // reused across runs
+}
 
 // nonConvexRegGradOp is its derivative: (w [p], g scalar) →
 // g·α·2w_k/(1+w_k²)² [p].
@@ -27,7 +30,7 @@ func (b *builder) nonConvexReg(w *G.Node, alpha float64) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	r, err := G.ApplyOp(&nonConvexRegOp{alpha: float32(alpha)}, w)
+	r, err := G.ApplyOp(&nonConvexRegOp{alpha: float32(alpha), out: G.NewF32(0)}, w)
 	return b.keep(r, err, "regulariser")
 }
 
@@ -50,16 +53,17 @@ func (op *nonConvexRegOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	w, ok := inputs[0].Data().([]float32)
+	w, ok := floatData(inputs[0])
 	if !ok {
-		return nil, fmt.Errorf("%v: input holds %T, want []float32", op, inputs[0].Data())
+		return nil, fmt.Errorf("%v: input holds %T, want a float32 tensor", op, inputs[0])
 	}
 	var s float64
 	for _, v := range w {
 		q := v * v
 		s += float64(q / (1 + q))
 	}
-	return G.NewF32(op.alpha * float32(s)), nil
+	*op.out = G.F32(op.alpha * float32(s))
+	return op.out, nil
 }
 
 func (op *nonConvexRegOp) DiffWRT(int) []bool { return []bool{true} }
@@ -68,7 +72,8 @@ func (op *nonConvexRegOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	d, err := G.ApplyOp(&nonConvexRegGradOp{alpha: op.alpha}, inputs[0], grad)
+	p := inputs[0].Shape().TotalSize()
+	d, err := G.ApplyOp(&nonConvexRegGradOp{alpha: op.alpha, out: newVec(p)}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +106,18 @@ func (op *nonConvexRegGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(inputs) != 2 {
 		return nil, fmt.Errorf("%v: %d inputs, want 2", op, len(inputs))
 	}
-	w, ok := inputs[0].Data().([]float32)
+	w, ok := floatData(inputs[0])
 	if !ok {
-		return nil, fmt.Errorf("%v: input holds %T, want []float32", op, inputs[0].Data())
+		return nil, fmt.Errorf("%v: input holds %T, want a float32 tensor", op, inputs[0])
 	}
-	g, ok := inputs[1].Data().(float32)
+	g, ok := scalarData(inputs[1])
 	if !ok {
-		return nil, fmt.Errorf("%v: gradient holds %T, want float32", op, inputs[1].Data())
+		return nil, fmt.Errorf("%v: gradient holds %T, want a float32 scalar", op, inputs[1])
 	}
-	if op.out == nil || op.out.Shape().TotalSize() != len(w) {
-		op.out = tensor.New(tensor.WithShape(len(w)), tensor.Of(tensor.Float32))
+	out := f32(op.out)
+	if len(out) != len(w) {
+		return nil, fmt.Errorf("%v: input has %d values, want %d", op, len(w), len(out))
 	}
-	out := op.out.Data().([]float32)
 	c := 2 * op.alpha * g
 	for k, v := range w {
 		d := 1 + v*v

@@ -24,6 +24,7 @@ type sparseRows struct {
 type sparseScoresOp struct {
 	rows *sparseRows
 	n, p int
+	out  tensor.Tensor // reused across runs: overwritten by each Do
 }
 
 // sparseScoresGradOp is its adjoint: g [n] → Σ_b g_b x_b [p], scattered
@@ -39,7 +40,7 @@ func (b *builder) sparseScores(w *G.Node, rows *sparseRows, n int) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	z, err := G.ApplyOp(&sparseScoresOp{rows: rows, n: n, p: w.Shape().TotalSize()}, w)
+	z, err := G.ApplyOp(&sparseScoresOp{rows: rows, n: n, p: w.Shape().TotalSize(), out: newVec(n)}, w)
 	return b.keep(z, err, "sparse scores")
 }
 
@@ -73,7 +74,7 @@ func (op *sparseScoresOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(op.rows.index) != op.n {
 		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.index))
 	}
-	z := make([]float32, op.n)
+	z := f32(op.out)
 	for k, i := range op.rows.index {
 		cols, vals := op.rows.d.Sparse(i)
 		var s float32
@@ -85,7 +86,7 @@ func (op *sparseScoresOp) Do(inputs ...G.Value) (G.Value, error) {
 		}
 		z[k] = s
 	}
-	return tensor.New(tensor.WithShape(op.n), tensor.WithBacking(z)), nil
+	return op.out, nil
 }
 
 func (op *sparseScoresOp) DiffWRT(int) []bool { return []bool{true} }
@@ -94,7 +95,7 @@ func (op *sparseScoresOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%v: %d inputs, want 1", op, len(inputs))
 	}
-	adj := &sparseScoresGradOp{rows: op.rows, n: op.n, p: op.p}
+	adj := &sparseScoresGradOp{rows: op.rows, n: op.n, p: op.p, out: newVec(op.p)}
 	d, err := G.ApplyOp(adj, grad)
 	if err != nil {
 		return nil, err
@@ -125,10 +126,7 @@ func (op *sparseScoresGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if len(op.rows.index) != op.n {
 		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.index))
 	}
-	if op.out == nil {
-		op.out = tensor.New(tensor.WithShape(op.p), tensor.Of(tensor.Float32))
-	}
-	out := op.out.Data().([]float32)
+	out := f32(op.out)
 	clear(out)
 	for k, i := range op.rows.index {
 		cols, vals := op.rows.d.Sparse(i)
@@ -145,14 +143,9 @@ func vecInput(inputs []G.Value, n int) ([]float32, error) {
 	if len(inputs) != 1 {
 		return nil, fmt.Errorf("%d inputs, want 1", len(inputs))
 	}
-	var v []float32
-	switch d := inputs[0].Data().(type) {
-	case []float32:
-		v = d
-	case float32: // a one-sample batch may arrive as a scalar
-		v = []float32{d}
-	default:
-		return nil, fmt.Errorf("input holds %T, want []float32", d)
+	v, ok := floatData(inputs[0])
+	if !ok {
+		return nil, fmt.Errorf("input holds %T, want a float32 tensor", inputs[0])
 	}
 	if len(v) != n {
 		return nil, fmt.Errorf("input has %d values, want %d", len(v), n)

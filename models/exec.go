@@ -1,0 +1,138 @@
+package models
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+)
+
+// program runs a Gorgonia graph without Gorgonia's TapeMachine. It executes
+// the same op nodes in the same order as the TapeMachine (the graph's
+// topological order from G.Sort, reversed), calling each op's Do, so its
+// results are the TapeMachine's bit for bit. Everything a run needs — the
+// value of each node, each op's input list — is laid out when the program
+// is compiled, so a run allocates nothing of its own: a run costs one Do per
+// op and nothing more when the ops return buffers they own, as this
+// package's ops do.
+//
+// What the TapeMachine does on top is of no use here: register allocation
+// (the ops own their outputs), a goroutine and channels per run (for
+// batched cuBLAS/cgo calls, which no op makes), per-instruction logging
+// arguments and binding each result to its node.
+type program struct {
+	g     *G.ExprGraph
+	steps []step
+	vals  []G.Value // value of each node after a run, by slot
+	nodes []*G.Node // node of each slot
+	slots map[*G.Node]int
+}
+
+// step runs one op node: in is filled from the slots args, then Do's result
+// is stored in slot out.
+type step struct {
+	op   G.Op
+	node *G.Node
+	args []int
+	in   []G.Value
+	out  int
+}
+
+// compile lays out the program of g. Input nodes must have their values
+// bound already (graph.go's input binds views of buffers): the program
+// reads each once, here.
+func compile(g *G.ExprGraph) (*program, error) {
+	sorted, err := G.Sort(g)
+	if err != nil {
+		return nil, err
+	}
+	p := &program{g: g, slots: make(map[*G.Node]int, len(sorted))}
+	hashes := make(map[uint32]*G.Node, len(sorted))
+	for i := len(sorted) - 1; i >= 0; i-- { // inputs first, as the TapeMachine runs them
+		n := sorted[i]
+		// The TapeMachine runs only the first of nodes that hash alike and
+		// lets the others read its value; graph construction merges such
+		// nodes, so a program has none.
+		h := n.Hashcode()
+		if other, ok := hashes[h]; ok {
+			return nil, fmt.Errorf("nodes %v and %v hash alike", other, n)
+		}
+		hashes[h] = n
+		slot := len(p.nodes)
+		p.slots[n] = slot
+		p.nodes = append(p.nodes, n)
+		p.vals = append(p.vals, nil)
+		if n.Op() == nil {
+			if n.Value() == nil {
+				return nil, fmt.Errorf("input %v has no value", n)
+			}
+			p.vals[slot] = n.Value()
+			continue
+		}
+		s := step{op: n.Op(), node: n, out: slot}
+		for it := g.From(n.ID()); it.Next(); {
+			c, ok := p.slots[it.Node().(*G.Node)]
+			if !ok {
+				return nil, fmt.Errorf("%v reads a node not sorted before it", n)
+			}
+			s.args = append(s.args, c)
+		}
+		if a := s.op.Arity(); a >= 0 && a != len(s.args) {
+			return nil, fmt.Errorf("%v has %d inputs, its op takes %d", n, len(s.args), a)
+		}
+		s.in = make([]G.Value, len(s.args))
+		p.steps = append(p.steps, s)
+	}
+	return p, nil
+}
+
+// run executes every op once.
+func (p *program) run() error {
+	for i := range p.steps {
+		s := &p.steps[i]
+		for j, a := range s.args {
+			s.in[j] = p.vals[a]
+		}
+		v, err := s.op.Do(s.in...)
+		if err != nil {
+			return fmt.Errorf("%v: %w", s.node, err)
+		}
+		p.vals[s.out] = v
+	}
+	return nil
+}
+
+// slot returns where the value of n is kept.
+func (p *program) slot(n *G.Node) (int, error) {
+	s, ok := p.slots[n]
+	if !ok {
+		return 0, fmt.Errorf("node %v is not in the program", n)
+	}
+	return s, nil
+}
+
+// float32s returns the values in slot s after a run.
+func (p *program) float32s(s int) ([]float32, error) {
+	v := p.vals[s]
+	if v == nil {
+		return nil, fmt.Errorf("node %v has no value", p.nodes[s].Name())
+	}
+	if d, ok := floatData(v); ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("node %v holds %T, want []float32", p.nodes[s].Name(), v)
+}
+
+// scalar32 returns the scalar value in slot s after a run.
+func (p *program) scalar32(s int) (float32, error) {
+	v := p.vals[s]
+	if v == nil {
+		return 0, fmt.Errorf("node %v has no value", p.nodes[s].Name())
+	}
+	if d, ok := scalarData(v); ok {
+		return d, nil
+	}
+	if d, ok := floatData(v); ok && len(d) == 1 {
+		return d[0], nil
+	}
+	return 0, fmt.Errorf("node %v holds %T, want a float32 scalar", p.nodes[s].Name(), v)
+}
