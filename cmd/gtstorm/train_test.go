@@ -101,8 +101,8 @@ func TestTrainEvalResume(t *testing.T) {
 	needA8A(t)
 	dir := t.TempDir()
 	args := []string{"train", "--dataset", "libsvm", "--data-dir", a8a, "--partition", "iid",
-		"--batch", "1", "--eta0", "0.1", "--nodes", "20", "--iters", "4000", "--eval-every", "100",
-		"--checkpoint-every", "1000", "--local-eval", "200", "--grad-samples", "20"}
+		"--batch", "1", "--eta0", "0.1", "--nodes", "20", "--iters", "40000", "--eval-every", "1000",
+		"--checkpoint-every", "2000", "--local-eval", "200", "--grad-samples", "20"}
 
 	full := filepath.Join(dir, "full")
 	if out, err := gtstorm(append(args, "--out", full)...).CombinedOutput(); err != nil {
@@ -121,7 +121,7 @@ func TestTrainEvalResume(t *testing.T) {
 	// --checkpoint-every rounds. Either way, resume gives the same result.
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		cut := filepath.Join(dir, sig.String())
-		log := interruptAt(t, append(args, "--out", cut), "round 1200/", sig)
+		log := interruptAt(t, append(args, "--out", cut), "round 5000/", sig)
 		if sig == syscall.SIGINT && !strings.Contains(log, "gtstorm resume --out "+cut) {
 			t.Errorf("the interrupted run does not say how to resume:\n%s", log)
 		}
