@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -12,6 +13,7 @@ type BenchResult struct {
 	SecPerIter      float64 `json:"sec_per_iter"`       // seconds per communication round, all nodes
 	GradEvalsPerSec float64 `json:"grad_evals_per_sec"` // gradient evaluations per second, all nodes
 	PeakRSSMB       float64 `json:"peak_rss_mb"`        // the process's peak resident memory
+	AllocsPerIter   float64 `json:"allocs_per_iter"`    // heap allocations per timed round
 	Algo            string  `json:"algo"`
 	Dataset         string  `json:"dataset"`
 	Model           string  `json:"model"`
@@ -45,6 +47,8 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 		}
 	}
 	evals0 := s.opt.Counters().GradEvals
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for range cfg.Iters {
 		if err := s.opt.Step(ctx); err != nil {
@@ -52,11 +56,13 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 		}
 	}
 	el := time.Since(start).Seconds()
+	runtime.ReadMemStats(&after)
 	evals := s.opt.Counters().GradEvals - evals0
 	return &BenchResult{
 		SecPerIter:      el / float64(cfg.Iters),
 		GradEvalsPerSec: float64(evals) / el,
 		PeakRSSMB:       peakRSSMB(),
+		AllocsPerIter:   float64(after.Mallocs-before.Mallocs) / float64(cfg.Iters),
 		Algo:            cfg.Algo,
 		Dataset:         cfg.Dataset,
 		Model:           s.model.Name(),

@@ -43,9 +43,7 @@ func Report(title string, res []CellResult, pivot bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", title)
 	if len(res) > 0 && len(res[0].Configs) > 0 {
-		c, s := res[0].Configs[0], res[0].Summaries[0]
-		fmt.Fprintf(&b, "%s, %d nodes, %s topology (λ of the first seed %.4f), batch %d, η_0 %g, %d rounds, %d seed(s); mean ± std over seeds.\n\n",
-			c.DataName(), c.Nodes, c.Topology, float64(s.Lambda), c.Batch, c.Eta0, c.Iters, len(res[0].Configs))
+		fmt.Fprintf(&b, "%s; mean ± std over seeds.\n\n", sharedSettings(res))
 	}
 	if pivot {
 		writePivot(&b, res)
@@ -64,6 +62,39 @@ func Report(title string, res []CellResult, pivot bool) string {
 			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"))
 	}
 	return b.String()
+}
+
+// sharedSettings describes the settings common to every cell of a grid
+// (the varied one is in each row's label).
+func sharedSettings(res []CellResult) string {
+	c0, s0 := res[0].Configs[0], res[0].Summaries[0]
+	same := func(f func(Config) any) bool {
+		for _, r := range res {
+			if f(r.Configs[0]) != f(c0) {
+				return false
+			}
+		}
+		return true
+	}
+	parts := []string{c0.DataName()}
+	add := func(f func(Config) any, text string) {
+		if same(f) {
+			parts = append(parts, text)
+		}
+	}
+	add(func(c Config) any { return c.Nodes }, fmt.Sprintf("%d nodes", c0.Nodes))
+	if same(func(c Config) any { return c.Topology }) && same(func(c Config) any { return c.PC }) && same(func(c Config) any { return c.Nodes }) {
+		topo := c0.Topology
+		if topo == "er" {
+			topo = fmt.Sprintf("Erdős–Rényi p_c = %g", c0.PC)
+		}
+		parts = append(parts, fmt.Sprintf("%s topology (λ = %.4f for seed %d)", topo, float64(s0.Lambda), c0.Seed))
+	}
+	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
+	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
+	add(func(c Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
+	parts = append(parts, fmt.Sprintf("%d seed(s)", len(res[0].Configs)))
+	return strings.Join(parts, ", ")
 }
 
 // writePivot writes test accuracy with algorithms as rows and partitions as
