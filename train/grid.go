@@ -167,6 +167,7 @@ func runOrReuse(ctx context.Context, cfg Config, o Options) (*Summary, []Row, er
 			return readRun(o.Out)
 		}
 	}
+	o.Overwrite = true // a run of other settings, or a broken one: the grid's own folder
 	if _, err := Train(ctx, cfg, o); err != nil {
 		return nil, nil, err
 	}

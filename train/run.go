@@ -34,6 +34,9 @@ type Options struct {
 	Out      string    // output folder; created if missing
 	Progress io.Writer // progress reports; nil for none
 	Bar      bool      // draw a progress bar (for a terminal) instead of plain lines
+	// Overwrite lets Train replace a previous run's outputs in Out; without
+	// it Train refuses a folder that holds a run.
+	Overwrite bool
 }
 
 // Train runs cfg from the start and writes metrics.csv, summary.json,
@@ -50,7 +53,14 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	}
 	defer unlock()
 	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
-		if err := os.Remove(filepath.Join(opt.Out, f)); err != nil && !os.IsNotExist(err) {
+		path := filepath.Join(opt.Out, f)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if !opt.Overwrite {
+			return nil, fmt.Errorf("--out %s already holds a run (%s); continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", opt.Out, f, opt.Out)
+		}
+		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("--out %s: clear the previous run: %w", opt.Out, err)
 		}
 	}

@@ -242,3 +242,26 @@ func TestLockOut(t *testing.T) {
 		t.Errorf("unwritable --out: err = %v, want a ConfigError for --out", err)
 	}
 }
+
+// TestTrainKeepsPreviousRun: training into a folder that holds a run is
+// refused (nothing lost) unless Overwrite is set.
+func TestTrainKeepsPreviousRun(t *testing.T) {
+	needA8A(t)
+	out := t.TempDir()
+	cfg := lrConfig(decentral.DSGD)
+	cfg.Iters = 10
+	if _, err := Train(context.Background(), cfg, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, SummaryFile))
+	cfg.Seed++
+	if _, err := Train(context.Background(), cfg, Options{Out: out}); err == nil || !strings.Contains(err.Error(), "already holds a run") {
+		t.Fatalf("second run into %s: err = %v, want a refusal", out, err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, SummaryFile)); !bytes.Equal(before, after) {
+		t.Fatal("the refused run changed the previous summary")
+	}
+	if _, err := Train(context.Background(), cfg, Options{Out: out, Overwrite: true}); err != nil {
+		t.Fatalf("with Overwrite: %v", err)
+	}
+}

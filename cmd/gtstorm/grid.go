@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -71,6 +72,9 @@ func runGrid(cells []train.Cell, out, title string, pivot bool, stdout, stderr i
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := train.RunGrid(ctx, cells, out, progressOptions(out, stderr))
+	if errors.Is(err, train.ErrInterrupted) {
+		return fmt.Errorf("interrupted; run the same command again to continue: finished runs in %s are kept and the interrupted one resumes", out)
+	}
 	if err != nil {
 		return runError(err)
 	}

@@ -50,6 +50,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	cfg := train.Default()
 	configFlags(fs, &cfg)
 	out := fs.String("out", "", "output folder (default runs/<timestamp>-<algo>-<dataset>)")
+	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +59,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext(stderr)
 	defer stop()
-	sum, err := train.Train(ctx, cfg, progressOptions(*out, stderr))
+	opt := progressOptions(*out, stderr)
+	opt.Overwrite = *force
+	sum, err := train.Train(ctx, cfg, opt)
 	if err != nil {
 		return runError(err)
 	}
