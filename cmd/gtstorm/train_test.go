@@ -73,6 +73,11 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"train", "extra"}, `unexpected argument "extra"`},
 		{[]string{"resume"}, "--out"},
 		{[]string{"resume", "--out", dir, "--iters", "-1"}, "--iters -1"},
+		{[]string{"train", "--workers", "-1"}, "--workers -1"},
+		{[]string{"train", "--local-eval", "-1"}, "--local-eval -1"},
+		{[]string{"train", "--grad-samples", "-1"}, "--grad-samples -1"},
+		{[]string{"train", "--checkpoint-every", "-1"}, "--checkpoint-every -1"},
+		{[]string{"train", "--alpha", "-1"}, "--alpha -1"},
 		{[]string{"eval"}, "--checkpoint"},
 		{[]string{"compare", "--seeds", "0"}, "--seeds 0"},
 		{[]string{"compare", "--algos", ""}, "nothing to run"},
@@ -84,13 +89,20 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, tc := range cases {
-		var out, errb bytes.Buffer
-		code := run(tc.args, &out, &errb)
+		cmd := gtstorm(tc.args...)
+		cmd.Dir = dir // a run that wrongly started would write runs/ here
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		code := cmd.ProcessState.ExitCode()
 		msg := errb.String()
-		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) {
-			t.Errorf("gtstorm %s: exit %d, stderr %q; want exit 2 and one line with %q",
-				strings.Join(tc.args, " "), code, msg, tc.want)
+		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) || strings.Contains(msg, "panic:") || strings.Contains(msg, "goroutine 1 [") {
+			t.Errorf("gtstorm %s: exit %d (%v), stderr %q; want exit 2 and one line with %q",
+				strings.Join(tc.args, " "), code, err, msg, tc.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("a refused command started a run (runs/ was created)")
 	}
 }
 
@@ -117,12 +129,12 @@ func TestTrainEvalResume(t *testing.T) {
 		t.Errorf("eval says %q, want %q (the run's final accuracy)", out, acc)
 	}
 
-	// SIGINT finishes the round, checkpoints and exits; kill -9 loses at most
+	// SIGINT and SIGTERM finish the round, checkpoint and exit; kill -9 loses at most
 	// --checkpoint-every rounds. Either way, resume gives the same result.
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		cut := filepath.Join(dir, sig.String())
 		log := interruptAt(t, append(args, "--out", cut), "round 5000/", sig)
-		if sig == syscall.SIGINT && !strings.Contains(log, "gtstorm resume --out "+cut) {
+		if sig != syscall.SIGKILL && !strings.Contains(log, "gtstorm resume --out "+cut) {
 			t.Errorf("the interrupted run does not say how to resume:\n%s", log)
 		}
 		if out, err := gtstorm("resume", "--out", cut).CombinedOutput(); err != nil {
