@@ -479,7 +479,17 @@ func TestCloseStopsWorkers(t *testing.T) {
 		}
 		return n
 	}
+	// Earlier tests' optimizers are closed, but their goroutines may still be
+	// on their way out: take the baseline once the count has held still.
 	base := workers()
+	for still := 0; still < 10; {
+		time.Sleep(10 * time.Millisecond)
+		if n := workers(); n != base {
+			base, still = n, 0
+		} else {
+			still++
+		}
+	}
 	if err := o.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
