@@ -3,6 +3,7 @@ package decentral
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -38,6 +39,17 @@ type Config struct {
 	// Exchange carries the vectors between neighbours; nil means a
 	// MemExchange on the mixing matrix's graph.
 	Exchange Exchange
+}
+
+// WorkerCount returns the number of goroutines an optimizer of m nodes runs
+// node work on, min(Workers or GOMAXPROCS, m): its Oracle sees worker ids
+// 0..WorkerCount(m)−1.
+func (c Config) WorkerCount(m int) int {
+	n := c.Workers
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return min(n, m)
 }
 
 // Schedule returns the step-size and β schedule the configuration selects.

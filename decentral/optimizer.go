@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sync/atomic"
 )
 
@@ -84,11 +83,7 @@ func New(cfg Config, mix *Mixing, s Sampler, o Oracle, x0 []float32) (*Optimizer
 		return nil, fmt.Errorf("%s: initial parameters are not finite", cfg.Algorithm)
 	}
 	m, p := mix.Nodes(), len(x0)
-	procs := cfg.Workers
-	if procs == 0 {
-		procs = runtime.GOMAXPROCS(0)
-	}
-	procs = min(procs, m)
+	procs := cfg.WorkerCount(m)
 	opt := &Optimizer{
 		cfg: cfg, meth: meth, sched: sched, mix: mix, ex: cfg.Exchange,
 		sampler: s, oracle: o, m: m, p: p, procs: procs,

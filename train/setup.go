@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"slices"
 
 	"github.com/gtstorm/gtstorm/data"
@@ -68,21 +67,17 @@ func newSetup(cfg Config) (*setup, error) {
 		return nil, err
 	}
 
-	workers := cfg.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, cfg.Nodes)
-	if s.pool, err = models.NewPool(s.model, workers); err != nil {
-		return nil, err
-	}
 	dc := decentral.Config{
 		Algorithm: cfg.Algo,
 		Eta0:      cfg.Eta0,
 		Rho:       cfg.Rho,
 		CubeRoot:  cfg.CubeRoot,
-		Workers:   workers,
+		Workers:   cfg.Workers,
 		BatchSize: cfg.Batch,
+	}
+	// One model worker per optimizer worker id.
+	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(cfg.Nodes)); err != nil {
+		return nil, err
 	}
 	x0 := s.model.Init(cfg.Seed)
 	if s.opt, err = decentral.New(dc, s.mix, sampler{s.sampler}, oracle{s.pool}, x0); err != nil {
