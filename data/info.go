@@ -79,7 +79,7 @@ func Survey(dir string) ([]Status, error) {
 			} else {
 				st.Note += ", no test set (" + p + ".t absent)"
 			}
-			st.load(func() (*Dataset, *Dataset, error) { return loadLibSVMPair(p) })
+			st.load(func() (*Dataset, *Dataset, error) { return loadLibSVMPair(p, 0) })
 		}
 		out = append(out, st)
 	}

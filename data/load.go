@@ -29,19 +29,34 @@ func DefaultDataDir() (string, error) {
 	return filepath.Join(c, "gtstorm", "data"), nil
 }
 
-// Load loads a dataset's training and test sets by name:
+// LoadOptions tunes LoadWith.
+type LoadOptions struct {
+	// Features fixes the feature count of LibSVM data (an index above it is
+	// an error); 0 takes the larger count of the training and test files.
+	Features int
+	// Normalize standardises CIFAR-10 per channel with the training set's
+	// mean and standard deviation (see NormalizeChannels).
+	Normalize bool
+}
+
+// Load loads a dataset's training and test sets by name, with the default
+// LoadOptions:
 //
 //   - mnist: dir "" is the copy shipped in the GoMNIST module (no download);
 //     otherwise dir holds the four MNIST files (see LoadMNIST).
 //   - cifar10: dir is the data folder (DefaultDataDir if "") holding
-//     cifar-10-batches-bin/, or that folder itself; not normalised (see
-//     NormalizeChannels).
+//     cifar-10-batches-bin/, or that folder itself.
 //   - libsvm: dir is the training FILE; the test set is FILE.t when that file
-//     exists, else test is nil. Both get the larger of the two feature counts.
+//     exists, else test is nil.
 //   - a9a, ijcnn1, rcv1: the files NAME and NAME.t (test, optional as for
 //     libsvm) in the data folder dir (DefaultDataDir if ""), as written by
 //     `gtstorm data fetch NAME`.
 func Load(name, dir string) (train, test *Dataset, err error) {
+	return LoadWith(name, dir, LoadOptions{})
+}
+
+// LoadWith is Load with options.
+func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err error) {
 	switch {
 	case name == "mnist":
 		return LoadMNIST(dir)
@@ -51,12 +66,12 @@ func Load(name, dir string) (train, test *Dataset, err error) {
 				return nil, nil, err
 			}
 		}
-		return LoadCIFAR10(dir, false)
+		return LoadCIFAR10(dir, opt.Normalize)
 	case name == "libsvm":
 		if dir == "" {
 			return nil, nil, errors.New("libsvm: no file given (want --data-dir FILE, a LibSVM training file)")
 		}
-		return loadLibSVMPair(dir)
+		return loadLibSVMPair(dir, opt.Features)
 	case slices.Contains(libsvmSets, name):
 		if dir == "" {
 			if dir, err = DefaultDataDir(); err != nil {
@@ -67,22 +82,22 @@ func Load(name, dir string) (train, test *Dataset, err error) {
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 			return nil, nil, fmt.Errorf("%s: %s does not exist; run: gtstorm data fetch %s --data-dir %s", name, p, name, dir)
 		}
-		return loadLibSVMPair(p)
+		return loadLibSVMPair(p, opt.Features)
 	}
 	return nil, nil, fmt.Errorf("unknown dataset %q (want one of %v)", name, Names())
 }
 
 // loadLibSVMPair loads path and, if it exists, path.t with a common feature
-// count.
-func loadLibSVMPair(path string) (train, test *Dataset, err error) {
-	if train, err = LoadLibSVM(path, 0); err != nil {
+// count: features, or the larger of the two files' if features is 0.
+func loadLibSVMPair(path string, features int) (train, test *Dataset, err error) {
+	if train, err = LoadLibSVM(path, features); err != nil {
 		return nil, nil, err
 	}
 	tp := path + ".t"
 	if _, err := os.Stat(tp); errors.Is(err, os.ErrNotExist) {
 		return train, nil, nil
 	}
-	if test, err = LoadLibSVM(tp, 0); err != nil {
+	if test, err = LoadLibSVM(tp, features); err != nil {
 		return nil, nil, err
 	}
 	d := max(train.Shape[0], test.Shape[0])

@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 
 	"github.com/gtstorm/gtstorm/data"
@@ -86,38 +85,10 @@ func newSetup(cfg Config) (*setup, error) {
 	return s, nil
 }
 
-// loadData loads the training and test sets of cfg.Dataset.
+// loadData loads the training and test sets of cfg.Dataset; data's errors
+// name the file and the fault.
 func loadData(cfg Config) (train, test *data.Dataset, err error) {
-	switch cfg.Dataset {
-	case "cifar10":
-		train, test, err = data.LoadCIFAR10(cfg.DataDir, cfg.Normalize)
-	case "libsvm":
-		train, test, err = loadLibSVM(cfg.DataDir, cfg.Features)
-	default:
-		train, test, err = data.Load(cfg.Dataset, cfg.DataDir)
-	}
-	if err != nil {
-		return nil, nil, err // data's errors name the file and the fault
-	}
-	return train, test, nil
-}
-
-// loadLibSVM loads a LibSVM training file and, if it exists, FILE.t as the
-// test set, both with the larger feature count (or features, if given).
-func loadLibSVM(path string, features int) (train, test *data.Dataset, err error) {
-	if features == 0 {
-		return data.Load("libsvm", path)
-	}
-	if train, err = data.LoadLibSVM(path, features); err != nil {
-		return nil, nil, err
-	}
-	if _, err := os.Stat(path + ".t"); err != nil {
-		return train, nil, nil
-	}
-	if test, err = data.LoadLibSVM(path+".t", features); err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
+	return data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
 }
 
 // newModel returns the model a dataset is trained with: the paper's CNNs for
