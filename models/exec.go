@@ -20,7 +20,7 @@ import (
 // batched cuBLAS/cgo calls, which no op makes), per-instruction logging
 // arguments and binding each result to its node.
 type program struct {
-	g     *G.ExprGraph
+	g     *G.ExprGraph // the graph, for tests that run it on a TapeMachine
 	steps []step
 	vals  []G.Value // value of each node after a run, by slot
 	nodes []*G.Node // node of each slot

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
@@ -319,6 +318,3 @@ func writeJSON(path string, v any) error {
 	}
 	return atomicfile.WriteBytes(path, append(b, '\n'))
 }
-
-// Diverged reports whether err is a run stopped by non-finite values.
-func Diverged(err error) bool { return errors.Is(err, decentral.ErrDiverged) }

@@ -193,7 +193,7 @@ func TestDivergenceStops(t *testing.T) {
 	cfg := lrConfig(decentral.GTSTORM)
 	cfg.Eta0, cfg.CheckpointEvery, cfg.EvalEvery, cfg.Iters = 3e38, 2, 5, 50
 	_, err := Train(context.Background(), cfg, Options{Out: out})
-	if !Diverged(err) {
+	if !errors.Is(err, decentral.ErrDiverged) {
 		t.Fatalf("err = %v, want a divergence", err)
 	}
 	for _, w := range []string{"round ", "node ", "last good checkpoint"} {
