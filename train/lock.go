@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,9 +15,14 @@ import (
 const LockFile = ".lock"
 
 // lockOut creates out if needed and takes its lock, so that two runs never
-// write into one folder at once. A lock left by a process that no longer
-// exists is taken over. Creating the lock also proves, before any work, that
-// out can be written. The returned function releases the lock.
+// write into one folder at once. The lock is a kernel lock (flock) on the
+// lock file: it is held by an open file, so the kernel releases it when the
+// process ends however it ends (a crash, kill -9, an out-of-memory kill),
+// and no pid is ever trusted. The file holds the owner's pid only to name it
+// in the message another run gets; the owner removes it on release. Taking the lock also
+// proves, before any work, that out can be written, and clears temporary
+// files that a killed run left there. The returned function releases the
+// lock, and only this lock.
 func lockOut(out string) (unlock func(), err error) {
 	if out == "" {
 		return nil, &ConfigError{"out", `""`, "an output folder"}
@@ -25,44 +31,101 @@ func lockOut(out string) (unlock func(), err error) {
 		return nil, &ConfigError{"out", out, fmt.Sprintf("a folder that can be created and written (%v)", err)}
 	}
 	path := filepath.Join(out, LockFile)
-	for range 2 {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			_, werr := fmt.Fprintf(f, "%d\n", os.Getpid())
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, &ConfigError{"out", out, fmt.Sprintf("a folder that can be written (%v)", werr)}
-			}
-			return func() { os.Remove(path) }, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
+	for range 100 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
 			return nil, &ConfigError{"out", out, fmt.Sprintf("a folder that can be written (%v)", err)}
 		}
-		if pid, alive := lockOwner(path); alive {
-			return nil, fmt.Errorf("--out %s is in use by process %d (lock file %s); wait for it or choose another folder", out, pid, path)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				owner := "another process"
+				if pid := lockPid(path); pid > 0 {
+					owner = fmt.Sprintf("process %d", pid)
+				}
+				return nil, fmt.Errorf("--out %s is in use by %s (lock %s); wait for it or choose another folder", out, owner, path)
+			}
+			return nil, fmt.Errorf("--out %s: lock %s: %w", out, path, err)
 		}
-		os.Remove(path) // stale: its process is gone
+		// The holder before us may have removed the file between our open
+		// and our flock: then we hold a lock on a file nobody else sees.
+		if !sameFile(f, path) {
+			f.Close()
+			continue
+		}
+		// The lock is ours: record our pid for the message others get.
+		if err := f.Truncate(0); err == nil {
+			f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		}
+		removeTemps(out)
+		return func() {
+			os.Remove(path) // still ours: nobody can lock it while we hold it
+			f.Close()
+		}, nil
 	}
-	return nil, fmt.Errorf("--out %s: could not take the lock %s", out, path)
+	return nil, fmt.Errorf("--out %s: could not take the lock %s (it keeps being replaced)", out, path)
 }
 
-// lockOwner returns the process id written in a lock file and whether that
-// process is still running.
-func lockOwner(path string) (pid int, alive bool) {
+// sameFile reports whether the open file f is still the file at path.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// lockPid returns the process id written in a lock file, or 0.
+func lockPid(path string) int {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, false
+		return 0
 	}
-	pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, false
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
 	}
-	if pid == os.Getpid() {
-		return pid, true
+	return pid
+}
+
+// removeTemps deletes the temporary files (".NAME.tmp…", see atomicfile)
+// that a process killed while writing left in dir. It must only be called
+// by the holder of dir's lock.
+func removeTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
 	}
-	err = syscall.Kill(pid, 0)
-	return pid, err == nil || errors.Is(err, syscall.EPERM)
+	for _, e := range entries {
+		if isTemp(e) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// RemoveTemps deletes the temporary files left in out and in the run
+// folders below it (two levels, as a grid lays them out). The command line
+// calls it when a second signal ends the process at once.
+func RemoveTemps(out string) {
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if rel, _ := filepath.Rel(out, path); strings.Count(rel, string(filepath.Separator)) >= 2 {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isTemp(d) {
+			os.Remove(path)
+		}
+		return nil
+	})
+}
+
+func isTemp(e fs.DirEntry) bool {
+	n := e.Name()
+	return !e.IsDir() && strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp")
 }

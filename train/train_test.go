@@ -215,34 +215,6 @@ func TestDivergenceStops(t *testing.T) {
 	}
 }
 
-func TestLockOut(t *testing.T) {
-	dir := t.TempDir()
-	unlock, err := lockOut(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lockOut(dir); err == nil || !strings.Contains(err.Error(), "in use by process") {
-		t.Errorf("second lock: err = %v, want 'in use by process'", err)
-	}
-	unlock()
-	// A lock whose process is gone is taken over.
-	if err := os.WriteFile(filepath.Join(dir, LockFile), []byte("2147483646\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	unlock, err = lockOut(dir)
-	if err != nil {
-		t.Fatalf("stale lock not taken over: %v", err)
-	}
-	unlock()
-	// An output folder that cannot be created is refused up front.
-	file := filepath.Join(dir, "file")
-	os.WriteFile(file, nil, 0o644)
-	var ce *ConfigError
-	if _, err := lockOut(filepath.Join(file, "sub")); !errors.As(err, &ce) || ce.Flag != "out" {
-		t.Errorf("unwritable --out: err = %v, want a ConfigError for --out", err)
-	}
-}
-
 // TestTrainKeepsPreviousRun: training into a folder that holds a run is
 // refused (nothing lost) unless Overwrite is set.
 func TestTrainKeepsPreviousRun(t *testing.T) {
