@@ -2,8 +2,14 @@ package train
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -12,12 +18,15 @@ import (
 )
 
 // meta is what a resume checkpoint carries besides the optimizer and sampler
-// state: the run's configuration, its metrics rows so far (in metrics.csv's
-// exact-float form) and the wall time spent.
+// state: the run's configuration, the prefix of metrics.csv that holds its
+// rows so far, the wall time spent and the fingerprints of its inputs.
+// Checkpoints of earlier releases hold the rows themselves in Rows.
 type meta struct {
-	Config  Config  `json:"config"`
-	Metrics string  `json:"metrics"`
-	Seconds float64 `json:"seconds"`
+	Config  Config      `json:"config"`
+	Mark    metricsMark `json:"metrics_mark"`
+	Rows    string      `json:"metrics,omitempty"` // earlier releases: the rows in metrics.csv's form
+	Seconds float64     `json:"seconds"`
+	Inputs  []InputFile `json:"inputs,omitempty"`
 }
 
 // checkpoint writes the resume state of the last completed round.
@@ -31,7 +40,11 @@ func (r *runner) checkpoint() error {
 	if err != nil {
 		return err
 	}
-	m, err := json.Marshal(meta{Config: s.cfg, Metrics: string(csvBytes(r.rows)), Seconds: r.seconds()})
+	mark, err := r.metrics.sync()
+	if err != nil {
+		return err
+	}
+	m, err := json.Marshal(meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs})
 	if err != nil {
 		return err
 	}
@@ -41,7 +54,7 @@ func (r *runner) checkpoint() error {
 	if err := weights.Write(filepath.Join(r.out, CheckpointFile), ck); err != nil {
 		return err
 	}
-	r.lastCkp = s.opt.Round()
+	r.lastCkp, r.ckMark = s.opt.Round(), mark
 	return nil
 }
 
@@ -71,7 +84,6 @@ type resumeState struct {
 	ck   *weights.Checkpoint
 	snap *decentral.Snapshot
 	meta meta
-	rows []Row
 }
 
 // readCheckpoint reads a checkpoint written by runner.checkpoint.
@@ -86,9 +98,6 @@ func readCheckpoint(path string) (*resumeState, error) {
 	st := &resumeState{ck: ck, snap: ck.Optimizer}
 	if err := json.Unmarshal(ck.Meta, &st.meta); err != nil {
 		return nil, fmt.Errorf("%s: run metadata: %w", path, err)
-	}
-	if st.rows, err = ReadCSV(strings.NewReader(st.meta.Metrics)); err != nil {
-		return nil, fmt.Errorf("%s: metrics: %w", path, err)
 	}
 	return st, nil
 }
@@ -106,8 +115,80 @@ func (r *runner) restore(st *resumeState) error {
 	if err := s.sampler.UnmarshalBinary(st.ck.Sampler); err != nil {
 		return err
 	}
-	r.rows = st.rows
+	rows, err := st.rows(filepath.Join(r.out, MetricsFile))
+	if err != nil {
+		return err
+	}
+	r.rows = keepRows(rows, r.s.cfg, st.snap.Round)
+	if r.metrics, err = createMetrics(filepath.Join(r.out, MetricsFile), r.rows); err != nil {
+		return err
+	}
 	r.prior = st.meta.Seconds
-	r.lastCkp = st.snap.Round
+	// Rows are dropped only when the round count changed, and then Resume
+	// writes a checkpoint at once.
+	r.lastCkp, r.ckMark = st.snap.Round, r.metrics.mark
 	return nil
+}
+
+// rows returns the metrics rows the checkpoint covers: from the prefix of
+// metricsPath it recorded or, for an earlier release's checkpoint, from
+// the checkpoint itself.
+func (st *resumeState) rows(metricsPath string) ([]Row, error) {
+	if st.meta.Rows != "" {
+		return ReadCSV(strings.NewReader(st.meta.Rows))
+	}
+	return readMetricsPrefix(metricsPath, st.meta.Mark)
+}
+
+// keepRows returns the rows a fresh run of cfg would have written by round
+// done: a finished shorter run's last row, evaluated because it ended
+// there, goes when it lies off the --eval-every grid of cfg.
+func keepRows(rows []Row, cfg Config, done int) []Row {
+	out := rows[:0:0]
+	for _, row := range rows {
+		if row.Round <= done && (row.Round%cfg.EvalEvery == 0 || row.Round == cfg.Iters) {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// checkConfigFile refuses to resume when out's config.json was edited by
+// hand to differ from the checkpoint's settings (resume would silently
+// overwrite it). A differing round count is only reported: it is what an
+// interrupted resume --iters leaves.
+func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error {
+	path := filepath.Join(out, ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var file map[string]any
+	if err := json.Unmarshal(b, &file); err != nil {
+		return fmt.Errorf("%s: %v; it was edited? resume continues the checkpoint's settings: restore the file or delete it", path, err)
+	}
+	cb, _ := json.Marshal(ck)
+	var want map[string]any
+	json.Unmarshal(cb, &want)
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if k == "iters" || reflect.DeepEqual(file[k], want[k]) {
+			continue
+		}
+		return fmt.Errorf("%s says %s = %v but the checkpoint's run has %v: resume continues the checkpoint's settings and would overwrite the edit; restore the file or delete it (to change settings, start a new run)", path, k, jsonText(file[k]), jsonText(want[k]))
+	}
+	if n, ok := file["iters"].(float64); ok && int(n) != ck.Iters && iters == 0 && progress != nil {
+		fmt.Fprintf(progress, "note: %s asks for %d rounds, the checkpoint's run for %d; continuing to %d (resume --iters sets the count)\n", path, int(n), ck.Iters, ck.Iters)
+	}
+	return nil
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

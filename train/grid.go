@@ -3,12 +3,18 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
 // Cell is one setting of a grid of runs: the same configuration under
@@ -109,42 +115,76 @@ func (c *Config) set(param, v string) error {
 	return nil
 }
 
+// GridFile lists the cells of a grid in its output folder, so that a rerun
+// knows the folder holds the same grid.
+const GridFile = "grid.json"
+
 // RunGrid runs every cell's configurations, each in its own folder under
 // out (<label>/seed<k>). A run already finished there with the same
-// configuration is read back instead of repeated, and an interrupted one is
-// resumed, so an interrupted grid continues where it stopped.
+// configuration and the same input files is read back instead of repeated,
+// and an interrupted one is resumed, so an interrupted grid continues where
+// it stopped. A run that diverges is recorded as diverged (its summary says
+// so) and the grid goes on.
+//
+// Like Train, RunGrid refuses an out that holds anything but this grid's
+// own earlier runs (another grid, other files) unless opt.Overwrite is set;
+// then it runs there, still reusing the runs whose settings match.
 func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]CellResult, error) {
-	for _, c := range cells {
-		for _, cfg := range c.Configs {
+	cells = slices.Clone(cells)
+	seen := map[string]string{} // a run's settings → its cell
+	for i, c := range cells {
+		c.Configs = slices.Clone(c.Configs)
+		for k, cfg := range c.Configs {
 			if err := cfg.Validate(); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
+			r, err := cfg.Resolved()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Label, err)
+			}
+			key := runKey(r)
+			if prev, dup := seen[key]; dup {
+				return nil, fmt.Errorf("cells %s and %s have the same settings: the grid would run them twice", prev, c.Label)
+			}
+			seen[key] = c.Label
+			c.Configs[k] = r
 		}
+		cells[i] = c
 	}
 	unlock, err := lockOut(out)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if err := claimGridFolder(out, cells, opt.Overwrite); err != nil {
+		return nil, err
+	}
 	results := make([]CellResult, len(cells))
 	total := 0
 	for _, c := range cells {
 		total += len(c.Configs)
 	}
+	fingerprints := map[string]InputFile{}
 	n := 0
 	for i, c := range cells {
 		results[i].Cell = c
 		for _, cfg := range c.Configs {
 			n++
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%w before %s, seed %d", ErrInterrupted, c.Label, cfg.Seed)
+			}
 			dir := filepath.Join(out, dirName(c.Label), fmt.Sprintf("seed%d", cfg.Seed))
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d → %s\n", n, total, c.Label, cfg.Seed, dir)
 			}
 			o := opt
 			o.Out = dir
-			sum, rows, err := runOrReuse(ctx, cfg, o)
+			sum, rows, err := runOrReuse(ctx, cfg, o, fingerprints)
 			if err != nil {
 				return nil, fmt.Errorf("%s, seed %d: %w", c.Label, cfg.Seed, err)
+			}
+			if sum.Diverged != "" && opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d diverged %s; recorded, going on\n", n, total, c.Label, cfg.Seed, sum.Diverged)
 			}
 			results[i].Summaries = append(results[i].Summaries, sum)
 			results[i].Rows = append(results[i].Rows, rows)
@@ -153,25 +193,151 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 	return results, nil
 }
 
+// runKey identifies the results of a run: its settings, less those that
+// cannot change them.
+func runKey(c Config) string {
+	c.Workers = 0
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// sameResults reports whether runs of a and b give the same results.
+func sameResults(a, b Config) bool { return runKey(a) == runKey(b) }
+
+// gridManifest is grid.json.
+type gridManifest struct {
+	Cells []gridCell `json:"cells"`
+}
+
+type gridCell struct {
+	Label   string   `json:"label"`
+	Configs []Config `json:"configs"`
+}
+
+// claimGridFolder makes out this grid's folder: a folder that holds the
+// same grid (by grid.json, settings that cannot change results aside) or
+// nothing is taken; anything else only with overwrite.
+func claimGridFolder(out string, cells []Cell, overwrite bool) error {
+	path := filepath.Join(out, GridFile)
+	var want gridManifest
+	for _, c := range cells {
+		want.Cells = append(want.Cells, gridCell{c.Label, c.Configs})
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		var have gridManifest
+		if err := json.Unmarshal(b, &have); err != nil {
+			if !overwrite {
+				return fmt.Errorf("--out %s: %s is damaged (%v); choose another folder or pass --force", out, path, err)
+			}
+		} else if d := gridDifference(have, want); d != "" && !overwrite {
+			return fmt.Errorf("--out %s holds another grid (%s); choose another folder, or pass --force to run this grid there (runs whose settings match are kept, the others replaced)", out, d)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, e := range entries {
+			if e.Name() != LockFile {
+				names = append(names, e.Name())
+			}
+		}
+		if len(names) > 0 && !overwrite {
+			if len(names) > 4 {
+				names = append(names[:4], "…")
+			}
+			return fmt.Errorf("--out %s is not empty (it holds %s); choose another folder, or pass --force to run the grid there (files of the same names are replaced)", out, strings.Join(names, ", "))
+		}
+	default:
+		return err
+	}
+	b, err = json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'))
+}
+
+// gridDifference describes how two grids differ, or returns "".
+func gridDifference(have, want gridManifest) string {
+	if len(have.Cells) != len(want.Cells) {
+		return fmt.Sprintf("%d cells, this grid has %d", len(have.Cells), len(want.Cells))
+	}
+	for i, h := range have.Cells {
+		w := want.Cells[i]
+		if h.Label != w.Label {
+			return fmt.Sprintf("cell %d is %q, this grid's is %q", i+1, h.Label, w.Label)
+		}
+		if len(h.Configs) != len(w.Configs) {
+			return fmt.Sprintf("%s has %d seeds, this grid %d", h.Label, len(h.Configs), len(w.Configs))
+		}
+		for k := range h.Configs {
+			if !sameResults(h.Configs[k], w.Configs[k]) {
+				return fmt.Sprintf("%s, seed %d has other settings (%s)", h.Label, w.Configs[k].Seed, configDifference(h.Configs[k], w.Configs[k]))
+			}
+		}
+	}
+	return ""
+}
+
+// configDifference names the first setting in which a and b differ.
+func configDifference(a, b Config) string {
+	var ma, mb map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	json.Unmarshal(ja, &ma)
+	json.Unmarshal(jb, &mb)
+	for _, k := range slices.Sorted(maps.Keys(ma)) {
+		if !reflect.DeepEqual(ma[k], mb[k]) {
+			return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
+		}
+	}
+	return "none"
+}
+
 // runOrReuse returns the finished run of cfg in o.Out, resuming or starting
-// it as needed.
-func runOrReuse(ctx context.Context, cfg Config, o Options) (*Summary, []Row, error) {
-	if prev, err := readConfig(filepath.Join(o.Out, ConfigFile)); err == nil && reflect.DeepEqual(prev, cfg) {
-		if sum, rows, err := readRun(o.Out); err == nil {
+// it as needed. A run is reused only when its summary and its last metrics
+// row are for cfg's round count (or it diverged) and its inputs are those
+// of today.
+func runOrReuse(ctx context.Context, cfg Config, o Options, fingerprints map[string]InputFile) (*Summary, []Row, error) {
+	if prev, err := readConfig(filepath.Join(o.Out, ConfigFile)); err == nil && sameResults(prev, cfg) {
+		inputs, err := inputFiles(cfg, fingerprints)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sum, rows, err := readRun(o.Out); err == nil && finished(sum, rows, cfg) && inputsChanged(sum.Inputs, inputs) == "" {
 			return sum, rows, nil
 		}
 		if _, err := os.Stat(filepath.Join(o.Out, CheckpointFile)); err == nil {
-			if _, err := Resume(ctx, o.Out, 0, o); err != nil {
+			_, err := Resume(ctx, o.Out, cfg.Iters, o)
+			if err == nil || errors.Is(err, decentral.ErrDiverged) {
+				return readRun(o.Out)
+			}
+			if !errors.Is(err, ErrInputsChanged) {
 				return nil, nil, err
 			}
-			return readRun(o.Out)
 		}
 	}
-	o.Overwrite = true // a run of other settings, or a broken one: the grid's own folder
-	if _, err := Train(ctx, cfg, o); err != nil {
+	o.Overwrite = true // a run of other settings or inputs, or a broken one: the grid's own folder
+	if _, err := Train(ctx, cfg, o); err != nil && !errors.Is(err, decentral.ErrDiverged) {
 		return nil, nil, err
 	}
 	return readRun(o.Out)
+}
+
+// finished reports whether a run's summary and rows are those of a run of
+// cfg that ended: all its rounds done, or diverged, with inputs recorded.
+func finished(sum *Summary, rows []Row, cfg Config) bool {
+	if sum.Inputs == nil || len(rows) == 0 {
+		return false
+	}
+	if sum.Diverged != "" {
+		return true
+	}
+	return sum.CommRounds == cfg.Iters && sum.Iters == cfg.Iters && rows[len(rows)-1].Round == cfg.Iters
 }
 
 func readConfig(path string) (Config, error) {

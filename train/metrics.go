@@ -166,6 +166,11 @@ type Summary struct {
 	BytesSentPerNode   int64  `json:"bytes_sent_per_node"`
 	StateFloatsPerNode int    `json:"state_floats_per_node"`
 	Seconds            Num    `json:"seconds"`
+	// Inputs fingerprints the files the run read (data, edge list).
+	Inputs []InputFile `json:"inputs,omitempty"`
+	// Diverged, when not empty, says that the run stopped because its state
+	// became NaN or Inf; the figures are then the last good evaluation's.
+	Diverged string `json:"diverged,omitempty"`
 }
 
 // ReadSummary parses summary.json.

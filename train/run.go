@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
@@ -38,12 +39,26 @@ type Options struct {
 	Overwrite bool
 }
 
+// ErrInputsChanged is wrapped by the error Resume returns when a file the
+// run read (data, edge list) is gone or has other content than when the run
+// started.
+var ErrInputsChanged = errors.New("inputs changed")
+
 // Train runs cfg from the start and writes metrics.csv, summary.json,
 // curve.png, config.json and checkpoints into opt.Out. A cancelled ctx
 // finishes the current round, writes a checkpoint and returns an error
-// wrapping ErrInterrupted.
+// wrapping ErrInterrupted. A run whose state becomes NaN or Inf stops with
+// an error wrapping decentral.ErrDiverged; its summary.json then says so.
+//
+// File settings are made absolute and every input file is fingerprinted, so
+// that resuming does not depend on the current folder and refuses changed
+// inputs.
 func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := cfg.Resolved()
+	if err != nil {
 		return nil, err
 	}
 	unlock, err := lockOut(opt.Out)
@@ -51,17 +66,12 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
-	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
-		path := filepath.Join(opt.Out, f)
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
-		if !opt.Overwrite {
-			return nil, fmt.Errorf("--out %s already holds a run (%s); continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", opt.Out, f, opt.Out)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("--out %s: clear the previous run: %w", opt.Out, err)
-		}
+	if err := clearPrevious(opt); err != nil {
+		return nil, err
+	}
+	inputs, err := inputFiles(cfg, nil)
+	if err != nil {
+		return nil, err
 	}
 	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
 		return nil, err
@@ -70,22 +80,63 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.s.opt.Close()
+	defer r.close()
+	r.inputs = inputs
+	if ctx.Err() != nil {
+		return nil, r.interruptedBeforeStart()
+	}
 	if err := r.s.opt.Init(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, r.interruptedBeforeStart()
+		}
 		return nil, err
 	}
-	if err := r.record(ctx); err != nil {
+	if r.metrics, err = createMetrics(filepath.Join(opt.Out, MetricsFile), nil); err != nil {
+		return nil, err
+	}
+	if err := r.record(context.WithoutCancel(ctx)); err != nil {
+		return nil, r.fail(err)
+	}
+	// Round 0's checkpoint: from here on a killed run can be resumed.
+	if err := r.checkpoint(); err != nil {
 		return nil, err
 	}
 	return r.loop(ctx)
 }
 
+// clearPrevious refuses a folder that holds a run (it has a checkpoint, a
+// model or a summary) unless opt.Overwrite is set, and removes the outputs
+// of a previous run. A folder whose run was stopped before its first
+// checkpoint holds nothing to resume and is taken over.
+func clearPrevious(opt Options) error {
+	if !opt.Overwrite {
+		for _, f := range []string{CheckpointFile, ModelFile, SummaryFile} {
+			if _, err := os.Stat(filepath.Join(opt.Out, f)); err == nil {
+				return fmt.Errorf("--out %s already holds a run (%s); continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", opt.Out, f, opt.Out)
+			}
+		}
+	}
+	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
+		path := filepath.Join(opt.Out, f)
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--out %s: clear the previous run: %w", opt.Out, err)
+		}
+	}
+	return nil
+}
+
 // Resume continues the run in out from its last checkpoint, up to iters
 // rounds (0 keeps the configured count). The finished run's metrics and
-// summary equal those of an uninterrupted run, wall times aside.
+// summary equal those of an uninterrupted run of that many rounds, wall
+// times aside: extending a finished run drops its last metrics row when
+// that row lies off the --eval-every grid of the longer run.
 func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, error) {
 	opt.Out = out
-	if _, err := os.Stat(filepath.Join(out, CheckpointFile)); err != nil {
+	ckPath := filepath.Join(out, CheckpointFile)
+	if _, err := os.Stat(ckPath); err != nil {
+		if _, cerr := os.Stat(filepath.Join(out, ConfigFile)); cerr == nil {
+			return nil, fmt.Errorf("--out %s: the run was stopped before its first checkpoint, so there is nothing to resume; start it again with gtstorm train and the same flags (it takes the folder over)", out)
+		}
 		return nil, fmt.Errorf("--out %s: no checkpoint to resume from (%w)", out, err)
 	}
 	unlock, err := lockOut(out)
@@ -93,11 +144,14 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 		return nil, err
 	}
 	defer unlock()
-	ck, err := readCheckpoint(filepath.Join(out, CheckpointFile))
+	ck, err := readCheckpoint(ckPath)
 	if err != nil {
 		return nil, err
 	}
 	cfg := ck.meta.Config
+	if err := checkConfigFile(out, cfg, iters, opt.Progress); err != nil {
+		return nil, err
+	}
 	if iters != 0 {
 		if iters < ck.snap.Round {
 			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
@@ -105,7 +159,22 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 		cfg.Iters = iters
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(out, CheckpointFile), err)
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	inputs, err := inputFiles(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	if ck.meta.Inputs != nil {
+		if d := inputsChanged(ck.meta.Inputs, inputs); d != "" {
+			return nil, fmt.Errorf("resume %s: %w: %s; the run must continue on the files it started with", out, ErrInputsChanged, d)
+		}
+	}
+	// The summary of a shorter run would pass for this one's until it ends.
+	for _, f := range []string{SummaryFile, CurveFile} {
+		if err := os.Remove(filepath.Join(out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("resume %s: %w", out, err)
+		}
 	}
 	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
 		return nil, err
@@ -114,9 +183,16 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err != nil {
 		return nil, err
 	}
-	defer r.s.opt.Close()
+	defer r.close()
+	r.inputs = inputs
 	if err := r.restore(ck); err != nil {
-		return nil, fmt.Errorf("resume from %s: %w", filepath.Join(out, CheckpointFile), err)
+		return nil, fmt.Errorf("resume from %s: %w", ckPath, err)
+	}
+	if cfg != ck.meta.Config {
+		// The checkpoint must agree with config.json from now on.
+		if err := r.checkpoint(); err != nil {
+			return nil, err
+		}
 	}
 	return r.loop(ctx)
 }
@@ -126,9 +202,12 @@ type runner struct {
 	s       *setup
 	out     string
 	rows    []Row
+	metrics *metricsLog // metrics.csv, open for appending
+	inputs  []InputFile
 	prior   float64 // seconds spent before this process (a resumed run)
 	start   time.Time
-	lastCkp int // round of the last checkpoint written
+	lastCkp int         // round of the last checkpoint written
+	ckMark  metricsMark // the metrics rows the last checkpoint covers
 	xbar    []float32
 	report  *reporter
 }
@@ -146,6 +225,20 @@ func newRunner(cfg Config, opt Options) (*runner, error) {
 		xbar:    make([]float32, s.model.NumParams()),
 		report:  newReporter(opt.Progress, opt.Bar, cfg),
 	}, nil
+}
+
+// close releases the optimizer's workers and metrics.csv.
+func (r *runner) close() {
+	r.s.opt.Close()
+	if r.metrics != nil {
+		r.metrics.close()
+	}
+}
+
+// interruptedBeforeStart is the error of a run interrupted while it loaded
+// its data or initialised, before any checkpoint.
+func (r *runner) interruptedBeforeStart() error {
+	return fmt.Errorf("%w before the first round, with no checkpoint yet; to run it, give the same train command again with --out %s (it takes the folder over)", ErrInterrupted, r.out)
 }
 
 // seconds returns the wall time of the run so far, across resumptions.
@@ -195,9 +288,17 @@ func (r *runner) interrupt() error {
 
 // fail reports a failed run (a diverged node, a failed evaluation) and
 // names the checkpoint that survives it, which is never overwritten by a bad
-// state.
+// state. A diverged run's summary.json records the divergence and the last
+// good evaluation, so that a grid can report it and move on.
 func (r *runner) fail(err error) error {
-	r.writeMetrics() // the rows so far are all good; ignore a second failure
+	if r.metrics != nil {
+		r.metrics.sync() // the rows so far are all good; ignore a second failure
+	}
+	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
+		sum := r.summary()
+		sum.Diverged = fmt.Sprintf("after round %d: %v", r.s.opt.Round(), err)
+		writeJSON(filepath.Join(r.out, SummaryFile), sum)
+	}
 	if r.lastCkp >= 0 {
 		return fmt.Errorf("%w (the last good checkpoint, of round %d, is %s)", err, r.lastCkp, filepath.Join(r.out, CheckpointFile))
 	}
@@ -212,15 +313,14 @@ func (r *runner) lastRow() *Row {
 	return &r.rows[len(r.rows)-1]
 }
 
-// record evaluates the current state, appends a metrics row and rewrites
-// metrics.csv.
+// record evaluates the current state and appends a metrics row.
 func (r *runner) record(ctx context.Context) error {
 	row, err := r.evaluate(ctx)
 	if err != nil {
 		return err
 	}
 	r.rows = append(r.rows, row)
-	return r.writeMetrics()
+	return r.metrics.append(row)
 }
 
 // evaluate measures the current state: x̄ on the test set, the local models
@@ -261,13 +361,15 @@ func (r *runner) evaluate(ctx context.Context) (Row, error) {
 	}, nil
 }
 
-func (r *runner) writeMetrics() error {
-	return atomicfile.WriteBytes(filepath.Join(r.out, MetricsFile), csvBytes(r.rows))
-}
-
-// finish writes the final checkpoint, model, summary and curve.
+// finish evaluates the final round if no row has (a resume to the rounds
+// already done), then writes the final checkpoint, model, summary and curve.
 func (r *runner) finish() (*Summary, error) {
-	if r.lastCkp != r.s.opt.Round() {
+	if last := r.lastRow(); last == nil || last.Round != r.s.opt.Round() {
+		if err := r.record(context.Background()); err != nil {
+			return nil, r.fail(err)
+		}
+	}
+	if r.lastCkp != r.s.opt.Round() || r.ckMark.Rows != len(r.rows) {
 		if err := r.checkpoint(); err != nil {
 			return nil, err
 		}
@@ -306,7 +408,7 @@ func (r *runner) summary() *Summary {
 		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),
 		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
 		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
-		Seconds: Num(last.Seconds),
+		Seconds: Num(last.Seconds), Inputs: r.inputs,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 				}
 			}
 			got.Seconds, want.Seconds = 0, 0
-			if *got != *want {
+			if !reflect.DeepEqual(*got, *want) {
 				t.Errorf("summary:\n got %+v\nwant %+v", *got, *want)
 			}
 		})
@@ -210,8 +211,17 @@ func TestDivergenceStops(t *testing.T) {
 			t.Fatalf("checkpoint of round %d holds a non-finite value", ck.snap.Round)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, SummaryFile)); err == nil {
-		t.Error("a diverged run wrote summary.json")
+	// summary.json records the divergence, with the last good evaluation.
+	sum, rows, err := readRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.Diverged, "after round ") || !strings.Contains(sum.Diverged, "NaN or Inf") {
+		t.Errorf("summary.json diverged = %q, want the round and the cause", sum.Diverged)
+	}
+	if last := rows[len(rows)-1]; float64(sum.FinalTestAcc) != last.TestAcc || sum.CommRounds < last.Round {
+		t.Errorf("summary: accuracy %v after %d rounds; want the last good row's %v (round %d) and the round it diverged in",
+			sum.FinalTestAcc, sum.CommRounds, last.TestAcc, last.Round)
 	}
 }
 

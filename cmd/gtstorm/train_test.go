@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,7 +143,7 @@ func TestTrainEvalResume(t *testing.T) {
 		}
 		got := readSummary(t, cut)
 		got.Seconds, want.Seconds = 0, 0
-		if *got != *want {
+		if !reflect.DeepEqual(*got, *want) {
 			t.Errorf("summary resumed after %v differs:\n got %+v\nwant %+v", sig, *got, *want)
 		}
 	}
