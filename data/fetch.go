@@ -54,9 +54,19 @@ func Fetch(ctx context.Context, name, dir string, opt FetchOptions) error {
 // verifies each (size and MD5 where published, then the unpacked content
 // parsed in full against the published sample and feature counts), and only
 // then renames the results into place, the training file last, so that an
-// interrupted or corrupt download never leaves a dataset that loads. A
-// dataset already present is left alone unless opt.Force.
-func FetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions) (err error) {
+// interrupted or corrupt download never leaves a dataset that loads. A copy
+// already in dir is moved aside first and removed only once every file of
+// the new copy is in place; if any step of the installation fails, the new
+// files are taken out again and the old ones put back, so dir holds the old
+// copy or the new one, never a mix. A dataset already present is left alone
+// unless opt.Force.
+func FetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions) error {
+	return fetchRemote(ctx, r, dir, opt, os.Rename)
+}
+
+// fetchRemote is FetchRemote with the rename it installs files with, which
+// tests replace to make the installation fail part way.
+func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, rename func(oldpath, newpath string) error) (err error) {
 	if dir == "" {
 		if dir, err = DefaultDataDir(); err != nil {
 			return err
@@ -93,7 +103,12 @@ func FetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions) (e
 	if err != nil {
 		return fmt.Errorf("fetch %s: %w", r.Name, err)
 	}
-	defer os.RemoveAll(tmp)
+	keep := false // the temporary folder holds the only old copy: leave it
+	defer func() {
+		if !keep {
+			os.RemoveAll(tmp)
+		}
+	}()
 
 	staged := make([]string, len(r.Files))
 	for i, f := range r.Files {
@@ -117,30 +132,72 @@ func FetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions) (e
 		}
 		os.Remove(dl)
 	}
-	// Everything is verified: move into place, the training file last, so
-	// that whenever the training file exists the whole dataset does.
-	for i := len(r.Files) - 1; i >= 0; i-- {
-		dest := filepath.Join(dir, r.Files[i].Dest)
-		old := ""
-		if _, err := os.Lstat(dest); err == nil {
-			old = filepath.Join(tmp, "old-"+strconv.Itoa(i))
-			if err := os.Rename(dest, old); err != nil {
-				return fmt.Errorf("fetch %s: moving the old %s aside: %w", r.Name, dest, err)
-			}
-		}
-		if err := os.Rename(staged[i], dest); err != nil {
-			if old != "" {
-				os.Rename(old, dest) // put the previous copy back
-			}
-			return fmt.Errorf("fetch %s: %w", r.Name, err)
-		}
+	if ctx.Err() != nil { // interrupted after the last download: install nothing
+		return fmt.Errorf("fetch %s: %w", r.Name, context.Cause(ctx))
+	}
+	dests := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		dests[i] = filepath.Join(dir, f.Dest)
+	}
+	if err := install(tmp, staged, dests, rename); err != nil {
+		var le *lostError
+		keep = errors.As(err, &le)
+		return fmt.Errorf("fetch %s: %w", r.Name, err)
 	}
 	syncDir(dir)
-	var dests []string
-	for _, f := range r.Files {
-		dests = append(dests, filepath.Join(dir, f.Dest))
-	}
 	fmt.Fprintf(logw, "%s: ready: %s\n", r.Name, strings.Join(dests, ", "))
+	return nil
+}
+
+// lostError reports an installation that failed and could not put the old
+// copy back: the old files lie in the temporary folder, which must be kept.
+type lostError struct {
+	err, undo error
+	tmp       string
+}
+
+func (e *lostError) Error() string {
+	return fmt.Sprintf("%v; restoring the previous copy failed too (%v): its files are kept in %s", e.err, e.undo, e.tmp)
+}
+
+func (e *lostError) Unwrap() error { return e.err }
+
+// install moves the verified files staged[i] to dests[i], the last first and
+// the first (the training file) last. A destination that exists is first
+// moved aside into tmp, and its old copy is only dropped (with tmp, by the
+// caller) after every file is in place. If a rename fails, the renames done
+// so far are undone in reverse order, the training file first, so that the
+// destinations hold the old copy again (or nothing, where there was none).
+// If undoing fails too, the error is a *lostError naming tmp, which then
+// holds the old files.
+func install(tmp string, staged, dests []string, rename func(oldpath, newpath string) error) error {
+	type move struct{ from, to string }
+	var done []move
+	undo := func(err error) error {
+		var errs []error
+		for k := len(done) - 1; k >= 0; k-- {
+			if e := rename(done[k].to, done[k].from); e != nil {
+				errs = append(errs, e)
+			}
+		}
+		if len(errs) > 0 {
+			return &lostError{err: err, undo: errors.Join(errs...), tmp: tmp}
+		}
+		return err
+	}
+	for i := len(dests) - 1; i >= 0; i-- {
+		if _, err := os.Lstat(dests[i]); err == nil {
+			old := filepath.Join(tmp, "old-"+strconv.Itoa(i))
+			if err := rename(dests[i], old); err != nil {
+				return undo(fmt.Errorf("moving the old %s aside: %w", dests[i], err))
+			}
+			done = append(done, move{dests[i], old})
+		}
+		if err := rename(staged[i], dests[i]); err != nil {
+			return undo(fmt.Errorf("moving the new %s into place: %w", dests[i], err))
+		}
+		done = append(done, move{staged[i], dests[i]})
+	}
 	return nil
 }
 
@@ -278,6 +335,13 @@ func unpackLibSVM(dl, out string, f RemoteFile) error {
 	}
 	d, err := LoadLibSVM(out, f.Features)
 	if err != nil {
+		// Drop the "load TEMPORARY-FILE: " prefix; the caller names the URL.
+		var fc *FeatureCountError
+		if errors.As(err, &fc) {
+			bare := *fc
+			bare.File = ""
+			return fmt.Errorf("not a valid LibSVM file: %w", &bare)
+		}
 		return fmt.Errorf("not a valid LibSVM file: %w", errors.Unwrap(err))
 	}
 	if f.Rows > 0 && d.Len() != f.Rows {

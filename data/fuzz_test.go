@@ -73,6 +73,9 @@ func FuzzLibSVM(f *testing.F) {
 		if features > 0 && d.Shape[0] != int(features) {
 			t.Fatalf("shape %v, want [%d]", d.Shape, features)
 		}
+		if features == 0 && d.Shape[0] > MaxInferredFeatures {
+			t.Fatalf("inferred shape %v, above the bound %d", d.Shape, MaxInferredFeatures)
+		}
 		for i := range d.Len() {
 			if d.Labels[i] > 1 {
 				t.Fatalf("label %d", d.Labels[i])

@@ -14,10 +14,35 @@ import (
 // maxLibSVMLine bounds one LibSVM line (16 MiB); longer lines are an error.
 const maxLibSVMLine = 1 << 24
 
+// MaxInferredFeatures bounds the feature count LoadLibSVM infers from the
+// largest index in a file: a stray index such as 2147483647 would otherwise
+// make a model with 2³¹ parameters. A larger count must be given explicitly.
+const MaxInferredFeatures = 10_000_000
+
+// FeatureCountError reports a LibSVM file whose feature count, inferred from
+// its largest index, exceeds Bound (MaxInferredFeatures). Passing the count
+// explicitly lifts the bound; callers may add how their users do that.
+type FeatureCountError struct {
+	File     string // the file, "" if the data came from a reader
+	Line     int    // the line holding the index
+	Features int    // the count the index implies (the index itself)
+	Bound    int    // the largest count inferred
+}
+
+func (e *FeatureCountError) Error() string {
+	msg := fmt.Sprintf("line %d: feature index %d would make %d features, above %d, the most inferred from the data; "+
+		"give the feature count explicitly if the data really has that many", e.Line, e.Features, e.Features, e.Bound)
+	if e.File != "" {
+		msg = "load " + e.File + ": " + msg
+	}
+	return msg
+}
+
 // LoadLibSVM reads a LibSVM text file (`label idx:val idx:val ...`, indices
 // 1-based and increasing, labels ±1 or 0/1 mapped to {0, 1}) into a sparse
 // Dataset with Shape [features] and Classes 2. With features == 0 the count
-// is the largest index in the file; otherwise an index above it is an error.
+// is the largest index in the file, and an index above MaxInferredFeatures
+// is a *FeatureCountError; otherwise an index above features is an error.
 // Blank lines and `#` comments are skipped; gzip or bzip2 files are
 // decompressed transparently.
 func LoadLibSVM(path string, features int) (*Dataset, error) {
@@ -28,6 +53,11 @@ func LoadLibSVM(path string, features int) (*Dataset, error) {
 	defer s.Close()
 	d, err := parseLibSVM(s, features)
 	if err != nil {
+		var fc *FeatureCountError
+		if errors.As(err, &fc) {
+			fc.File = path
+			return nil, fc
+		}
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	d.Name = filepath.Base(path)
@@ -80,6 +110,9 @@ func parseLibSVM(r io.Reader, features int) (*Dataset, error) {
 			}
 			if features > 0 && idx > features {
 				return nil, fmt.Errorf("line %d: feature %q: index %d beyond the %d features", line, tok, idx, features)
+			}
+			if features == 0 && idx > MaxInferredFeatures {
+				return nil, &FeatureCountError{Line: line, Features: idx, Bound: MaxInferredFeatures}
 			}
 			v, err := strconv.ParseFloat(string(tok[colon+1:]), 32)
 			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {

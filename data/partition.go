@@ -145,8 +145,10 @@ func PartitionLabel(d *Dataset, m int) (*Partition, error) {
 // PartitionDirichlet draws, for every class, the proportions of its samples
 // going to each of the m nodes from a symmetric Dirichlet(α) distribution and
 // deals the class's shuffled samples accordingly. Small α gives few classes
-// per node; large α approaches an IID split. A draw that leaves a node empty
-// is redrawn, up to 100 times, after which it is an error.
+// per node; large α approaches an IID split, and a huge α (beyond about
+// 10³², where the draws become equal) is the IID-by-class split: every class
+// cut into m shares whose sizes differ by at most one. A draw that leaves a
+// node empty is redrawn, up to 100 times, after which it is an error.
 func PartitionDirichlet(d *Dataset, m int, alpha float64, seed uint64) (*Partition, error) {
 	what := "dirichlet:" + strconv.FormatFloat(alpha, 'g', -1, 64)
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
@@ -173,29 +175,74 @@ func PartitionDirichlet(d *Dataset, m int, alpha float64, seed uint64) (*Partiti
 				prop[j] = gamma.Rand()
 				sum += prop[j]
 			}
-			if !(sum > 0) || math.IsInf(sum, 0) { // all draws underflowed
+			if math.IsInf(sum, 1) {
+				// Each draw is about α: for α near the largest float64 their
+				// sum overflows. Only the ratios matter, so scale them to at
+				// most 1.
+				sum = rescale(prop)
+			}
+			if !(sum > 0) { // all draws underflowed
 				k := rng.IntN(m)
 				clear(prop)
 				prop[k], sum = 1, 1
 			}
-			cum, at := 0.0, 0
-			for j := range prop {
-				cum += prop[j]
-				end := int(math.Round(cum / sum * float64(len(idx))))
-				if j == m-1 {
-					end = len(idx)
-				}
-				end = min(max(end, at), len(idx))
-				nodes[j] = append(nodes[j], idx[at:end]...)
-				at = end
-			}
+			deal(nodes, idx, prop, sum)
 		}
 		if !slices.ContainsFunc(nodes, func(s []int) bool { return len(s) == 0 }) {
 			return newPartition(d, nodes, what)
 		}
 	}
-	return nil, fmt.Errorf("partition %s of %s over %d nodes: some node got no samples in each of %d draws; use a larger α or fewer nodes",
-		what, d.Name, m, dirichletTries)
+	// A larger α only brings the draws closer to equal shares; if equal
+	// shares too leave a node empty, the classes are too small for m nodes.
+	even := make([]float64, m)
+	for j := range even {
+		even[j] = 1
+	}
+	nodes := make([][]int, m)
+	for _, idx := range classes {
+		deal(nodes, idx, even, float64(m))
+	}
+	advice := "use a larger α or fewer nodes"
+	if slices.ContainsFunc(nodes, func(s []int) bool { return len(s) == 0 }) {
+		advice = "even equal shares of every class (the limit of a large α) leave a node empty: use fewer nodes or the iid partition"
+	}
+	return nil, fmt.Errorf("partition %s of %s over %d nodes: some node got no samples in each of %d draws; %s",
+		what, d.Name, m, dirichletTries, advice)
+}
+
+// rescale divides the non-negative prop by their largest value (an infinite
+// one counts 1, the finite ones 0) and returns their new sum.
+func rescale(prop []float64) float64 {
+	top := slices.Max(prop)
+	sum := 0.0
+	for j, p := range prop {
+		switch {
+		case math.IsInf(top, 1) && math.IsInf(p, 1):
+			prop[j] = 1
+		case math.IsInf(top, 1):
+			prop[j] = 0
+		default:
+			prop[j] = p / top
+		}
+		sum += prop[j]
+	}
+	return sum
+}
+
+// deal appends consecutive runs of idx to the nodes, node j's run in
+// proportion to prop[j] (sum is their total), the last node taking the rest.
+func deal(nodes [][]int, idx []int, prop []float64, sum float64) {
+	cum, at := 0.0, 0
+	for j := range prop {
+		cum += prop[j]
+		end := int(math.Round(cum / sum * float64(len(idx))))
+		if j == len(prop)-1 {
+			end = len(idx)
+		}
+		end = min(max(end, at), len(idx))
+		nodes[j] = append(nodes[j], idx[at:end]...)
+		at = end
+	}
 }
 
 // PartitionShards sorts the samples by label (ties by index), cuts them into

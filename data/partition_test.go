@@ -3,6 +3,7 @@ package data
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -200,6 +201,58 @@ func TestPartitionDirichlet(t *testing.T) {
 	b, _ := PartitionDirichlet(d, m, 0.5, 9)
 	if !slices.EqualFunc(a.Nodes, b.Nodes, slices.Equal) {
 		t.Fatal("the same seed gave different partitions")
+	}
+}
+
+// TestPartitionDirichletHugeAlpha: α up to the largest float64 gives the
+// IID-by-class split (every class cut into equal shares, within one sample)
+// instead of overflowing into whole classes on single nodes; and when the
+// classes are too small for the nodes, the error does not ask for a larger α.
+func TestPartitionDirichletHugeAlpha(t *testing.T) {
+	d := skewed(10, 40, 7)
+	counts := d.ClassCounts()
+	for _, alpha := range []float64{1e33, 1e300, 1e307, 1e308, math.MaxFloat64} {
+		for _, m := range []int{7, 10, 13} {
+			for _, seed := range []uint64{1, 2} {
+				p, err := PartitionDirichlet(d, m, alpha, seed)
+				if err != nil {
+					t.Fatalf("α %g, %d nodes, seed %d: %v", alpha, m, seed, err)
+				}
+				checkPartition(t, d, p, m)
+				for i, h := range p.Hist {
+					for c, n := range h {
+						if share := float64(counts[c]) / float64(m); math.Abs(float64(n)-share) >= 1 {
+							t.Fatalf("α %g, %d nodes, seed %d: node %d has %d of class %d's %d samples, want %.2f ± 1",
+								alpha, m, seed, i, n, c, counts[c], share)
+						}
+					}
+				}
+			}
+		}
+	}
+
+	for _, c := range []struct {
+		name    string
+		d       *Dataset
+		m       int
+		alpha   float64
+		advice  string
+		notSaid string
+	}{
+		{"huge α, classes smaller than the nodes", balanced(10, 1), 5, 1e308, "use fewer nodes or the iid partition", "larger α"},
+		{"moderate α, classes smaller than the nodes", balanced(10, 1), 5, 2, "use fewer nodes or the iid partition", "larger α"},
+		{"tiny α, equal shares would do", balanced(10, 10), 10, 1e-4, "use a larger α or fewer nodes", "iid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := PartitionDirichlet(c.d, c.m, c.alpha, 1)
+			if p != nil {
+				t.Fatal("got a partition along with the error")
+			}
+			wantErr(t, err, "no samples in each of 100 draws", c.advice)
+			if strings.Contains(err.Error(), c.notSaid) {
+				t.Fatalf("error %q advises %q", err, c.notSaid)
+			}
+		})
 	}
 }
 

@@ -37,8 +37,17 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	if dir != "" {
 		cfg.DataDir = dir
 	}
+	fixed := false // the feature count comes from the model
+	if n, ok := logRegFeatures(ck, cfg.Dataset); ok {
+		// The data must have the model's feature count, not the largest
+		// index the evaluated files happen to hold.
+		cfg.Features, fixed = n, true
+	}
 	trainSet, test, err := loadData(cfg)
 	if err != nil {
+		if fixed {
+			return nil, fmt.Errorf("%s holds %s over %d features: %w", path, ck.Model, cfg.Features, err)
+		}
 		return nil, err
 	}
 	if test == nil {
@@ -61,4 +70,15 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 		return nil, err
 	}
 	return &EvalResult{Model: ck.Model, Params: len(ck.Params), Dataset: test.Name, Samples: test.Len(), Acc: acc, Loss: loss}, nil
+}
+
+// logRegFeatures returns the feature count of a checkpoint's logistic
+// regression and true, when ck holds one and dataset is LibSVM data (not
+// mnist or cifar10). models.NewLogReg has one weight per feature and no
+// bias, so the count is the number of parameters.
+func logRegFeatures(ck *weights.Checkpoint, dataset string) (int, bool) {
+	if ck.Model != models.NewLogReg(1, models.DefaultAlpha).Name() || dataset == "mnist" || dataset == "cifar10" {
+		return 0, false
+	}
+	return len(ck.Params), len(ck.Params) > 0
 }

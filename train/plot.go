@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -72,8 +73,20 @@ func meanStd(xs []float64) (mean, std float64) {
 
 // PlotCurves draws test accuracy and S(x) (log scale) against rounds side by
 // side, one line per curve with a shaded ±1 std band where there is one, and
-// writes the PNG atomically to path.
+// writes the PNG atomically to path. It is PlotCurvesReport without the
+// report of what was left out.
 func PlotCurves(path, title string, curves []Curve) error {
+	_, err := PlotCurvesReport(path, title, curves)
+	return err
+}
+
+// PlotCurvesReport is PlotCurves that also returns, one line each, what it
+// could not draw and why: a curve without rounds, a curve's panel with no
+// value to draw, values left out (not finite, or not positive on the log
+// scale), the S(x) panel drawn on a linear scale because no curve has a
+// positive value. Whatever the values, even none, it writes a PNG and does
+// not panic; err reports only a failure to write it.
+func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err error) {
 	acc := plot.New()
 	acc.Title.Text = title + ": test accuracy of the averaged model"
 	acc.X.Label.Text = "round"
@@ -84,15 +97,79 @@ func PlotCurves(path, title string, curves []Curve) error {
 	st.X.Label.Text = "round"
 	st.Y.Label.Text = "squared global gradient norm + consensus error"
 	st.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
-	st.Y.Scale = plot.LogScale{}
-	st.Y.Tick.Marker = relabel{plot.LogTicks{}, "%.0e"}
-	for i, c := range curves {
-		col := plotutil.Color(i)
-		if err := addLine(acc, c.Label, c.Rounds, c.Acc, c.AccStd, col, false); err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+
+	if len(curves) == 0 {
+		skipped = append(skipped, "no curves to plot: both panels are empty")
+	}
+	logY := false
+	for _, c := range curves {
+		if line, _, _, _ := points(c.Rounds, c.S, c.SStd, true); len(line) > 0 {
+			logY = true
+			break
 		}
-		if err := addLine(st, c.Label, c.Rounds, c.S, c.SStd, col, true); err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if logY {
+		st.Y.Scale = plot.LogScale{}
+		st.Y.Tick.Marker = relabel{plot.LogTicks{}, "%.0e"}
+	} else {
+		st.Y.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
+		if len(curves) > 0 {
+			st.Title.Text += " (no positive values: linear scale)"
+			skipped = append(skipped, "S(x) panel: no curve has a positive value to draw on a log scale; drawn on a linear scale")
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1) // range of the S(x) panel's points
+	for i, c := range curves {
+		name := fmt.Sprintf("curve %q", c.Label)
+		if len(c.Rounds) == 0 {
+			skipped = append(skipped, name+": no rounds, nothing to draw")
+			continue
+		}
+		col := plotutil.Color(i)
+		for _, panel := range []struct {
+			p       *plot.Plot
+			what    string
+			ys, std []float64
+			logY    bool
+		}{
+			{acc, "test accuracy", c.Acc, c.AccStd, false},
+			{st, "S(x)", c.S, c.SStd, logY},
+		} {
+			want := "finite"
+			if panel.logY {
+				want = "positive and finite"
+			}
+			line, lower, upper, dropped := points(c.Rounds, panel.ys, panel.std, panel.logY)
+			switch {
+			case len(line) == 0:
+				skipped = append(skipped, fmt.Sprintf("%s: %s: none of its %d values is %s, not drawn",
+					name, panel.what, len(c.Rounds), want))
+				continue
+			case dropped > 0:
+				skipped = append(skipped, fmt.Sprintf("%s: %s: %d of its %d values not %s, left out",
+					name, panel.what, dropped, len(c.Rounds), want))
+			}
+			if err := addLine(panel.p, c.Label, line, lower, upper, col); err != nil {
+				return skipped, fmt.Errorf("plot %s: %s: %w", path, name, err)
+			}
+			if panel.p == st {
+				for _, xy := range slices.Concat(line, lower, upper) {
+					lo, hi = min(lo, xy.Y), max(hi, xy.Y)
+				}
+			}
+		}
+	}
+	if logY {
+		// A single positive value would be widened by ±1, possibly to ≤ 0,
+		// which the log scale cannot show: widen it by a factor instead.
+		st.Y.Min, st.Y.Max = lo, hi
+		if lo == hi {
+			if l := lo / 2; l > 0 {
+				st.Y.Min = l
+			}
+			if h := hi * 2; !math.IsInf(h, 0) {
+				st.Y.Max = h
+			}
 		}
 	}
 	acc.Legend.Top = false // bottom right, below rising curves
@@ -104,39 +181,59 @@ func PlotCurves(path, title string, curves []Curve) error {
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	acc.Draw(tiles.At(dc, 0, 0))
 	st.Draw(tiles.At(dc, 1, 0))
-	return atomicfile.Write(path, func(w io.Writer) error {
+	err = atomicfile.Write(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
 	})
+	return skipped, err
 }
 
-// addLine adds one curve (and its std band) to p. On a log scale only
-// positive values are drawn.
-func addLine(p *plot.Plot, label string, xs, ys, std []float64, col color.Color, logY bool) error {
-	var line, lo, hi plotter.XYs
-	for k := range xs {
-		y := ys[k]
-		if math.IsNaN(y) || math.IsInf(y, 0) || (logY && y <= 0) {
+// points returns a curve's drawable points: its line, and the lower and upper
+// edges of its ±1 std band where every point of the line has a positive
+// std. A point is left out (and counted in dropped) where its round or value
+// is not finite, or on a log scale (logY) where its value is not positive;
+// values missing at the end of ys count as not finite. On a log scale, band
+// edges stay positive.
+func points(xs, ys, std []float64, logY bool) (line, lower, upper plotter.XYs, dropped int) {
+	for k, x := range xs {
+		if k >= len(ys) || !finite(x) || !finite(ys[k]) || (logY && ys[k] <= 0) {
+			dropped++
 			continue
 		}
-		line = append(line, plotter.XY{X: xs[k], Y: y})
-		if std != nil && std[k] > 0 {
+		y := ys[k]
+		line = append(line, plotter.XY{X: x, Y: y})
+		if k < len(std) && std[k] > 0 && finite(std[k]) {
 			l, u := y-std[k], y+std[k]
 			if logY && l <= 0 {
-				l = y / 10
+				l = y / 10 // or 0 if y is tiny: then no lower edge below y
 			}
-			lo = append(lo, plotter.XY{X: xs[k], Y: l})
-			hi = append(hi, plotter.XY{X: xs[k], Y: u})
+			if !finite(l) || (logY && l <= 0) {
+				l = y
+			}
+			if !finite(u) {
+				u = y
+			}
+			lower = append(lower, plotter.XY{X: x, Y: l})
+			upper = append(upper, plotter.XY{X: x, Y: u})
 		}
 	}
-	if len(line) == 0 {
-		return nil
+	if len(lower) != len(line) || len(lower) < 2 {
+		lower, upper = nil, nil
 	}
-	if len(lo) == len(line) && len(lo) > 1 {
-		band := make(plotter.XYs, 0, 2*len(lo))
-		band = append(band, lo...)
-		for k := len(hi) - 1; k >= 0; k-- {
-			band = append(band, hi[k])
+	return line, lower, upper, dropped
+}
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// addLine adds one curve's line (a dot if it has one point), and its std
+// band between lower and upper when those are given, to p.
+func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col color.Color) error {
+	if len(lower) > 0 {
+		band := make(plotter.XYs, 0, 2*len(lower))
+		band = append(band, lower...)
+		for k := len(upper) - 1; k >= 0; k-- {
+			band = append(band, upper[k])
 		}
 		poly, err := plotter.NewPolygon(band)
 		if err != nil {
@@ -155,6 +252,16 @@ func addLine(p *plot.Plot, label string, xs, ys, std []float64, col color.Color,
 	l.Width = vg.Points(1.5)
 	p.Add(l)
 	p.Legend.Add(label, l)
+	if len(line) == 1 { // a line of one point draws nothing: mark the point
+		dot, err := plotter.NewScatter(line)
+		if err != nil {
+			return err
+		}
+		dot.Color = col
+		dot.Shape = draw.CircleGlyph{}
+		dot.Radius = vg.Points(3)
+		p.Add(dot)
+	}
 	return nil
 }
 

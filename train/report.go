@@ -35,10 +35,34 @@ func (s stat) fmt(format string) string {
 	return fmt.Sprintf(format+" ± "+format, s.mean, s.std)
 }
 
+// completed returns the summaries of the runs that did not diverge.
+func completed(sums []*Summary) []*Summary {
+	var out []*Summary
+	for _, s := range sums {
+		if s.Diverged == "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// cellLabel is a cell's label, marked when some of its runs diverged.
+func cellLabel(r CellResult) string {
+	n := len(r.Summaries) - len(completed(r.Summaries))
+	switch {
+	case n == 0:
+		return r.Label
+	case n == len(r.Summaries):
+		return r.Label + " (diverged)"
+	}
+	return fmt.Sprintf("%s (%d of %d seeds diverged)", r.Label, n, len(r.Summaries))
+}
+
 // Report returns the Markdown tables of a grid: one row per cell with the
 // final figures as mean ± std over its seeds and, when pivot is set (a
 // compare grid), the paper's table of test accuracy, algorithms by
-// partitions.
+// partitions. Runs that diverged are left out of the means and counted in
+// the cell's label; a cell whose every run diverged says so.
 func Report(title string, res []CellResult, pivot bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", title)
@@ -51,14 +75,19 @@ func Report(title string, res []CellResult, pivot bool) string {
 	b.WriteString("| setting | test acc. of x̄ | test loss | mean local acc. | S(x) | consensus error | samples | bytes sent per node | seconds |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range res {
-		s := r.Summaries
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d | %d | %s |\n", r.Label,
+		s := completed(r.Summaries)
+		if len(s) == 0 {
+			fmt.Fprintf(&b, "| %s |%s\n", cellLabel(r), strings.Repeat(" diverged |", 8))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cellLabel(r),
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.Stationarity) }).fmt("%.3g"),
 			statOf(s, func(s *Summary) float64 { return float64(s.ConsensusError) }).fmt("%.3g"),
-			s[0].Samples, s[0].BytesSentPerNode,
+			statOf(s, func(s *Summary) float64 { return float64(s.Samples) }).fmt("%.0f"),
+			statOf(s, func(s *Summary) float64 { return float64(s.BytesSentPerNode) }).fmt("%.0f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"))
 	}
 	return b.String()
@@ -110,7 +139,14 @@ func writePivot(b *strings.Builder, res []CellResult) {
 		if !slices.Contains(parts, c.Partition) {
 			parts = append(parts, c.Partition)
 		}
-		acc[[2]string{c.Algo, c.Partition}] = statOf(r.Summaries, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
+		cell := "diverged"
+		if s := completed(r.Summaries); len(s) > 0 {
+			cell = statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
+			if len(s) < len(r.Summaries) {
+				cell += fmt.Sprintf(" (%d of %d diverged)", len(r.Summaries)-len(s), len(r.Summaries))
+			}
+		}
+		acc[[2]string{c.Algo, c.Partition}] = cell
 	}
 	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
 	for _, p := range parts {
@@ -129,31 +165,51 @@ func writePivot(b *strings.Builder, res []CellResult) {
 
 // WriteReport writes a grid's table.md, results.csv (one line per run) and
 // curves.png (one curve per cell, ±1 std band over seeds) into out, and
-// returns the Markdown.
-func WriteReport(out, title string, res []CellResult, pivot bool) (string, error) {
-	md := Report(title, res, pivot)
+// returns the Markdown and what the plot had to leave out.
+func WriteReport(out, title string, res []CellResult, pivot bool) (md string, skipped []string, err error) {
+	md = Report(title, res, pivot)
 	if err := atomicfile.WriteBytes(filepath.Join(out, TableFile), []byte(md)); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var csv strings.Builder
-	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds\n")
+	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds,status\n")
 	for _, r := range res {
 		for k, s := range r.Summaries {
-			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f\n", r.Label, s.Algo, s.Partition,
+			status := "finished"
+			if s.Diverged != "" {
+				status = "diverged " + s.Diverged
+			}
+			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%q\n", r.Label, s.Algo, s.Partition,
 				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
 				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
-				s.Samples, s.BytesSentPerNode, float64(s.Seconds))
+				s.Samples, s.BytesSentPerNode, float64(s.Seconds), status)
 		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	curves := make([]Curve, len(res))
 	for i, r := range res {
-		curves[i] = CurveOf(r.Label, r.Rows)
+		// The curve averages the runs that finished, or shows the diverged
+		// ones up to where they stopped when none did.
+		var runs [][]Row
+		for k, s := range r.Summaries {
+			if s.Diverged == "" {
+				runs = append(runs, r.Rows[k])
+			}
+		}
+		if len(runs) == 0 {
+			runs = r.Rows
+		}
+		curves[i] = CurveOf(cellLabel(r), runs)
 	}
-	if err := PlotCurves(filepath.Join(out, CurvesFile), title, curves); err != nil {
-		return "", err
+	path := filepath.Join(out, CurvesFile)
+	skipped, err = PlotCurvesReport(path, title, curves)
+	if err != nil {
+		return "", nil, err
 	}
-	return md, nil
+	for i, s := range skipped {
+		skipped[i] = path + ": " + s
+	}
+	return md, skipped, nil
 }

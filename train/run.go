@@ -208,8 +208,9 @@ type runner struct {
 	start   time.Time
 	lastCkp int         // round of the last checkpoint written
 	ckMark  metricsMark // the metrics rows the last checkpoint covers
-	xbar    []float32
-	report  *reporter
+	xbar     []float32
+	report   *reporter
+	progress io.Writer // notes for the user; nil for none
 }
 
 func newRunner(cfg Config, opt Options) (*runner, error) {
@@ -223,7 +224,8 @@ func newRunner(cfg Config, opt Options) (*runner, error) {
 		start:   time.Now(),
 		lastCkp: -1,
 		xbar:    make([]float32, s.model.NumParams()),
-		report:  newReporter(opt.Progress, opt.Bar, cfg),
+		report:   newReporter(opt.Progress, opt.Bar, cfg),
+		progress: opt.Progress,
 	}, nil
 }
 
@@ -383,8 +385,15 @@ func (r *runner) finish() (*Summary, error) {
 	}
 	cfg := r.s.cfg
 	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.DataName(), cfg.Partition, cfg.Nodes)
-	if err := PlotCurves(filepath.Join(r.out, CurveFile), title, []Curve{CurveOf(cfg.Algo, [][]Row{r.rows})}); err != nil {
+	path := filepath.Join(r.out, CurveFile)
+	skipped, err := PlotCurvesReport(path, title, []Curve{CurveOf(cfg.Algo, [][]Row{r.rows})})
+	if err != nil {
 		return nil, err
+	}
+	for _, s := range skipped {
+		if r.progress != nil {
+			fmt.Fprintf(r.progress, "note: %s: %s\n", path, s)
+		}
 	}
 	return sum, nil
 }

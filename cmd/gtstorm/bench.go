@@ -18,7 +18,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, stop := signalContext(stderr)
+	ctx, stop := signalContext(stderr, "")
 	defer stop()
 	res, err := train.Bench(ctx, cfg, *warmup)
 	if err != nil {

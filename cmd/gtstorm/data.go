@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/gtstorm/gtstorm/data"
 )
@@ -81,7 +82,9 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 			return usagef("unknown dataset %q (want %s)", s, strings.Join(names, ", "))
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM as well as SIGINT cancels the download, so that FetchRemote
+	// removes its temporary folder and leaves the data folder as it was.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt := data.FetchOptions{BaseURL: *base, Progress: stderr, Bar: isTerminal(stderr), Force: *force}
 	for _, s := range sets {

@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestDataInfoCommand(t *testing.T) {
@@ -89,5 +92,42 @@ func TestDataCommandErrors(t *testing.T) {
 		if code := run(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "Usage: gtstorm data") {
 			t.Errorf("%v: exit %d, output %q", args, code, out.String())
 		}
+	}
+}
+
+// TestDataFetchSIGTERM: SIGTERM during a download cancels it like SIGINT,
+// so that the fetch removes its temporary folder instead of being killed
+// with it on disk.
+func TestDataFetchSIGTERM(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A safety net: were SIGTERM not caught by the command, it would end
+	// the test binary instead of failing the test.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, syscall.SIGTERM)
+	t.Cleanup(func() { signal.Stop(guard) })
+	sent := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The command asks for the file only once it listens for signals.
+		sent <- self.Signal(syscall.SIGTERM)
+		select {
+		case <-r.Context().Done(): // the fetch gave up the download
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"data", "fetch", "a9a", "--data-dir", dir, "--base-url", srv.URL}, &out, &errb)
+	if err := <-sent; err != nil {
+		t.Skipf("cannot send SIGTERM to the test process here: %v", err)
+	}
+	if code != 1 || !strings.Contains(errb.String(), "terminated signal received") {
+		t.Errorf("exit %d, stderr %q; want exit 1 with the download cancelled", code, errb.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a fetch stopped by SIGTERM left %v", entries)
 	}
 }

@@ -2,14 +2,40 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train"
 )
+
+// gridFlags are the flags compare and sweep share beside the run settings.
+type gridFlags struct {
+	seeds int
+	out   string
+	force bool
+}
+
+func (g *gridFlags) register(fs *flag.FlagSet, name string) {
+	fs.IntVar(&g.seeds, "seeds", 1, "seeds per setting (--seed, --seed+1, …)")
+	fs.StringVar(&g.out, "out", "", "output folder (default runs/<timestamp>-"+name+")")
+	fs.BoolVar(&g.force, "force", false, "run into an --out that holds other files or another grid (runs whose settings match are kept)")
+}
+
+// check validates the flags against the base settings.
+func (g *gridFlags) check(cfg train.Config) error {
+	if g.seeds < 1 {
+		return usagef("--seeds %d: want at least 1", g.seeds)
+	}
+	if cfg.Seed > math.MaxUint64-uint64(g.seeds-1) {
+		return usagef("--seed %d with --seeds %d: the seeds would pass %d and wrap around; want a smaller --seed", cfg.Seed, g.seeds, uint64(math.MaxUint64))
+	}
+	return nil
+}
 
 // runCompare runs algorithms × partitions × seeds and prints the paper's
 // accuracy table.
@@ -19,20 +45,35 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	configFlags(fs, &cfg)
 	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated")
 	parts := fs.String("partitions", "iid,label", "partitions to compare, comma-separated")
-	seeds := fs.Int("seeds", 1, "seeds per setting (--seed, --seed+1, …)")
-	out := fs.String("out", "", "output folder (default runs/<timestamp>-compare-<dataset>)")
+	var g gridFlags
+	g.register(fs, "compare-<dataset>")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *seeds < 1 {
-		return usagef("--seeds %d: want at least 1", *seeds)
+	// compare sets these per cell: a value given for them would be ignored.
+	for plural, single := range map[string]string{"algos": "algo", "partitions": "partition"} {
+		if isSet(fs, single) {
+			return usagef("--%s: compare runs every value of --%s; give --%s %s", single, plural, plural, fs.Lookup(single).Value)
+		}
 	}
-	if *out == "" {
-		*out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
+	if err := g.check(cfg); err != nil {
+		return err
 	}
-	cells := train.CompareCells(cfg, splitList(*algos), splitList(*parts), *seeds)
+	al, err := uniqueList("algos", *algos)
+	if err != nil {
+		return err
+	}
+	pl, err := uniqueList("partitions", *parts)
+	if err != nil {
+		return err
+	}
+	defaulted := g.out == ""
+	if defaulted {
+		g.out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
+	}
+	cells := train.CompareCells(cfg, al, pl, g.seeds)
 	title := fmt.Sprintf("%s: algorithms × partitions", cfg.DataName())
-	return runGrid(cells, *out, title, true, stdout, stderr)
+	return runGrid(cells, g, rerunCommand("compare", args, g.out, defaulted), title, true, stdout, stderr)
 }
 
 // runSweep varies one setting and tabulates the results.
@@ -41,8 +82,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	cfg := train.Default()
 	configFlags(fs, &cfg)
 	vary := fs.String("vary", "", "the setting to vary and its values, e.g. rho=0.1,1,10,100 (one of "+train.Sweepable+")")
-	seeds := fs.Int("seeds", 1, "seeds per value (--seed, --seed+1, …)")
-	out := fs.String("out", "", "output folder (default runs/<timestamp>-sweep-<name>)")
+	var g gridFlags
+	g.register(fs, "sweep-<name>")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,41 +91,100 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if !ok || name == "" || values == "" {
 		return usagef("--vary %q: want NAME=V1,V2,… with NAME one of %s", *vary, train.Sweepable)
 	}
-	if *seeds < 1 {
-		return usagef("--seeds %d: want at least 1", *seeds)
+	if fs.Lookup(name) != nil && isSet(fs, name) {
+		return usagef("--%s: the sweep varies %s (--vary %s); give its values there only", name, name, *vary)
 	}
-	cells, err := train.SweepCells(cfg, name, splitList(values), *seeds)
-	if err != nil {
-		return runError(err)
+	if err := g.check(cfg); err != nil {
+		return err
 	}
-	if *out == "" {
-		*out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), name)
-	}
-	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), name)
-	return runGrid(cells, *out, title, false, stdout, stderr)
-}
-
-// runGrid runs the cells, writes the report and prints the Markdown.
-func runGrid(cells []train.Cell, out, title string, pivot bool, stdout, stderr io.Writer) error {
-	if len(cells) == 0 {
-		return usagef("nothing to run: the lists of settings are empty")
-	}
-	ctx, stop := signalContext(stderr)
-	defer stop()
-	res, err := train.RunGrid(ctx, cells, out, progressOptions(out, stderr))
-	if errors.Is(err, train.ErrInterrupted) {
-		return fmt.Errorf("interrupted; run the same command again to continue: finished runs in %s are kept and the interrupted one resumes", out)
-	}
-	if err != nil {
-		return runError(err)
-	}
-	md, err := train.WriteReport(out, title, res, pivot)
+	vl, err := uniqueList("vary "+name, values)
 	if err != nil {
 		return err
 	}
+	cells, err := train.SweepCells(cfg, name, vl, g.seeds)
+	if err != nil {
+		return runError(err)
+	}
+	defaulted := g.out == ""
+	if defaulted {
+		g.out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), name)
+	}
+	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), name)
+	return runGrid(cells, g, rerunCommand("sweep", args, g.out, defaulted), title, false, stdout, stderr)
+}
+
+// runGrid runs the cells, writes the report and prints the Markdown. again
+// is the command that continues the grid after an interruption.
+func runGrid(cells []train.Cell, g gridFlags, again, title string, pivot bool, stdout, stderr io.Writer) error {
+	if len(cells) == 0 {
+		return usagef("nothing to run: the lists of settings are empty")
+	}
+	ctx, stop := signalContext(stderr, g.out)
+	defer stop()
+	opt := progressOptions(g.out, stderr)
+	opt.Overwrite = g.force
+	res, err := train.RunGrid(ctx, cells, g.out, opt)
+	if errors.Is(err, train.ErrInterrupted) {
+		return fmt.Errorf("interrupted; finished runs in %s are kept and the interrupted one resumes when you run: %s", g.out, again)
+	}
+	if err != nil {
+		return runError(err)
+	}
+	md, skipped, err := train.WriteReport(g.out, title, res, pivot)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "note: %s\n", s)
+	}
 	fmt.Fprint(stdout, md)
-	fmt.Fprintf(stdout, "\ntables, per-run results and curves in %s\n", out)
+	fmt.Fprintf(stdout, "\ntables, per-run results and curves in %s\n", g.out)
 	return nil
+}
+
+// rerunCommand returns the command line that repeats a grid command into
+// the same folder: args as given, plus --out when it was defaulted (the
+// default carries a timestamp).
+func rerunCommand(name string, args []string, out string, defaulted bool) string {
+	words := []string{"gtstorm", name}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	if defaulted {
+		words = append(words, "--out", shellQuote(out))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,:/+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// uniqueList splits a comma-separated flag value, dropping blanks, and
+// refuses a value listed twice (it would run the same cell twice).
+func uniqueList(flagName, s string) ([]string, error) {
+	list := splitList(s)
+	seen := map[string]bool{}
+	for _, v := range list {
+		if seen[v] {
+			return nil, usagef("--%s %s: %s is listed twice", flagName, s, v)
+		}
+		seen[v] = true
+	}
+	return list, nil
 }
 
 // splitList splits a comma-separated flag value, dropping blanks.

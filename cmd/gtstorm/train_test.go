@@ -87,6 +87,12 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sweep", "--vary", "momentum=1,2"}, "--vary momentum"},
 		{[]string{"sweep", "--vary", "rho=a,b"}, "--vary rho=a"},
 		{[]string{"bench", "--warmup", "-1"}, "--warmup -1"},
+		{[]string{"compare", "--algo", "dsgd"}, "--algos dsgd"},
+		{[]string{"compare", "--partition", "iid"}, "--partitions iid"},
+		{[]string{"compare", "--algos", "dsgd,gnsd,dsgd"}, "dsgd is listed twice"},
+		{[]string{"sweep", "--vary", "rho=1,10,1"}, "1 is listed twice"},
+		{[]string{"sweep", "--vary", "rho=1,10", "--rho", "5"}, "--rho"},
+		{[]string{"compare", "--seed", "18446744073709551615", "--seeds", "2"}, "wrap"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, tc := range cases {

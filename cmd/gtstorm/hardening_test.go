@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestBadFilesExit1: a bad input file (data, edge list) is an error of the
+// run, not of the command line: one line naming the file, exit status 1, as
+// the README says.
+func TestBadFilesExit1(t *testing.T) {
+	dir := t.TempDir()
+	edges := filepath.Join(dir, "junk.edges")
+	os.WriteFile(edges, []byte("0 1\n1 x\n"), 0o644)
+	svm := filepath.Join(dir, "bad.svm")
+	os.WriteFile(svm, []byte("1 1:0.5\nfoo 2:1\n"), 0o644)
+	for _, args := range [][]string{
+		{"train", "--topology", edges, "--out", filepath.Join(dir, "a")},
+		{"train", "--dataset", "libsvm", "--data-dir", svm, "--batch", "1", "--out", filepath.Join(dir, "b")},
+	} {
+		cmd := gtstorm(args...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		cmd.Run()
+		msg := errb.String()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, dir) {
+			t.Errorf("gtstorm %s: exit %d, stderr %q; want exit 1 and one line naming the file", strings.Join(args, " "), code, msg)
+		}
+	}
+}
+
+// TestGridInterruptNamesFolder: an interrupted grid whose --out was
+// defaulted (it carries a timestamp) prints the exact command, with that
+// folder, that continues it.
+func TestGridInterruptNamesFolder(t *testing.T) {
+	needA8A(t)
+	dir := t.TempDir()
+	a8aAbs, _ := filepath.Abs(a8a)
+	cmd := gtstorm("compare", "--dataset", "libsvm", "--data-dir", a8aAbs, "--algos", "dsgd", "--partitions", "iid",
+		"--batch", "1", "--eta0", "0.1", "--iters", "200000", "--eval-every", "1000", "--local-eval", "100", "--grad-samples", "10")
+	cmd.Dir = dir
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "round 1000/") {
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	cmd.Wait()
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*-compare-libsvm"))
+	if len(runs) != 1 {
+		t.Fatalf("want one default output folder, have %v\n%s", runs, log.String())
+	}
+	want := "--out runs/" + filepath.Base(runs[0])
+	if !strings.Contains(log.String(), "gtstorm compare ") || !strings.Contains(log.String(), want) {
+		t.Errorf("the interrupted grid does not print the command that continues it (with %q):\n%s", want, log.String())
+	}
+}
+
+// TestSecondSignalStopsAtOnce: a second signal ends the process at once
+// (exit 130) and leaves no temporary file behind.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run of several seconds")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := gtstorm("train", "--dataset", "mnist", "--iters", "100000", "--eval-every", "1", "--checkpoint-every", "1",
+		"--local-eval", "10000", "--out", out)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	sent := 0
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		switch {
+		case sent == 0 && strings.HasPrefix(sc.Text(), "round 2/"):
+			cmd.Process.Signal(syscall.SIGINT)
+			sent++
+		case sent == 1 && strings.Contains(sc.Text(), "stopping after the current round"):
+			// The round in progress takes a second (an evaluation on 10000
+			// samples per node): the second signal lands inside it.
+			cmd.Process.Signal(syscall.SIGINT)
+			sent++
+		}
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(log.String(), "stopped at once") {
+		t.Errorf("exit %d after two signals, want 130\n%s", code, log.String())
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package train
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// tableColumns are the long table's columns that results.csv holds per
+// run, with the format the table gives their mean ± std in (seconds, a wall
+// time rounded in results.csv, is left out).
+var tableColumns = []struct {
+	col    int // column in the table's row, 0 being the setting
+	field  string
+	format string
+}{
+	{1, "final_test_acc", "%.4f"}, {2, "final_test_loss", "%.4f"}, {3, "local_test_acc", "%.4f"},
+	{4, "stationarity", "%.3g"}, {5, "consensus_error", "%.3g"}, {6, "samples", "%.0f"},
+	{7, "bytes_sent_per_node", "%.0f"},
+}
+
+// checkTableAgainstResults recomputes every cell of a grid's long table
+// from its results.csv and compares.
+func checkTableAgainstResults(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	runs := map[string][][]string{}
+	for _, r := range recs[1:] {
+		if s, ok := col["status"]; ok && r[s] != "finished" {
+			continue
+		}
+		runs[r[0]] = append(runs[r[0]], r)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, TableFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, line := range strings.Split(string(md), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 9 {
+			continue
+		}
+		label, _, _ := strings.Cut(cells[0], " (")
+		rs, ok := runs[label]
+		if !ok {
+			continue
+		}
+		for _, c := range tableColumns {
+			sums := make([]*Summary, len(rs))
+			for i, r := range rs {
+				x, err := strconv.ParseFloat(r[col[c.field]], 64)
+				if err != nil {
+					t.Fatalf("%s: %s %q: %v", dir, c.field, r[col[c.field]], err)
+				}
+				sums[i] = &Summary{Seconds: Num(x)}
+			}
+			want := statOf(sums, func(s *Summary) float64 { return float64(s.Seconds) }).fmt(c.format)
+			if cells[c.col] != want {
+				t.Errorf("%s, %s: %s is %q in the table, %q from results.csv", dir, label, c.field, cells[c.col], want)
+			}
+		}
+		checked++
+	}
+	if checked != len(runs) {
+		t.Errorf("%s: checked %d table rows, results.csv has %d settings", dir, checked, len(runs))
+	}
+}
+
+// TestReportMatchesResults: on a grid whose seeds send different byte
+// counts (each seed draws its own graph), every column of the table is the
+// mean ± std over the seeds of results.csv.
+func TestReportMatchesResults(t *testing.T) {
+	needA8A(t)
+	base := lrConfig(decentral.GTSTORM)
+	base.Iters, base.CheckpointEvery = 20, 0
+	cells, err := SweepCells(base, "pc", []string{"0.3", "0.6"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := RunGrid(context.Background(), cells, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Summaries[0].BytesSentPerNode == res[0].Summaries[1].BytesSentPerNode &&
+		res[0].Summaries[1].BytesSentPerNode == res[0].Summaries[2].BytesSentPerNode {
+		t.Fatal("the seeds send the same bytes; the test needs them to differ")
+	}
+	if _, _, err := WriteReport(out, "a8a", res, false); err != nil {
+		t.Fatal(err)
+	}
+	checkTableAgainstResults(t, out)
+}
+
+// TestShippedTablesMatchResults checks the tables in internal/results (the
+// README's) against their results.csv, and that the README quotes them.
+func TestShippedTablesMatchResults(t *testing.T) {
+	dirs, _ := filepath.Glob("../internal/results/*")
+	if len(dirs) == 0 {
+		t.Skip("no shipped results")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		checkTableAgainstResults(t, dir)
+		md, _ := os.ReadFile(filepath.Join(dir, TableFile))
+		for _, line := range strings.Split(string(md), "\n") {
+			if strings.HasPrefix(line, "| ") && strings.Count(line, " | ") == 8 && !strings.Contains(string(readme), line) {
+				if strings.Contains(string(readme), strings.SplitN(line, " | ", 2)[0]+" | ") {
+					t.Errorf("README quotes %s's row %q differently", dir, strings.SplitN(line, " | ", 2)[0])
+				}
+			}
+		}
+	}
+}
