@@ -199,15 +199,15 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 
 // runner drives one run: the round loop, evaluations, outputs, checkpoints.
 type runner struct {
-	s       *setup
-	out     string
-	rows    []Row
-	metrics *metricsLog // metrics.csv, open for appending
-	inputs  []InputFile
-	prior   float64 // seconds spent before this process (a resumed run)
-	start   time.Time
-	lastCkp int         // round of the last checkpoint written
-	ckMark  metricsMark // the metrics rows the last checkpoint covers
+	s        *setup
+	out      string
+	rows     []Row
+	metrics  *metricsLog // metrics.csv, open for appending
+	inputs   []InputFile
+	prior    float64 // seconds spent before this process (a resumed run)
+	start    time.Time
+	lastCkp  int         // round of the last checkpoint written
+	ckMark   metricsMark // the metrics rows the last checkpoint covers
 	xbar     []float32
 	report   *reporter
 	progress io.Writer // notes for the user; nil for none
@@ -219,11 +219,11 @@ func newRunner(cfg Config, opt Options) (*runner, error) {
 		return nil, err
 	}
 	return &runner{
-		s:       s,
-		out:     opt.Out,
-		start:   time.Now(),
-		lastCkp: -1,
-		xbar:    make([]float32, s.model.NumParams()),
+		s:        s,
+		out:      opt.Out,
+		start:    time.Now(),
+		lastCkp:  -1,
+		xbar:     make([]float32, s.model.NumParams()),
 		report:   newReporter(opt.Progress, opt.Bar, cfg),
 		progress: opt.Progress,
 	}, nil
