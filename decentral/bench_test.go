@@ -105,3 +105,42 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMixingLambda times NewMixing — the weights and λ — on m = 10,000
+// nodes: the ring and the torus in closed form, Erdős–Rényi graphs of
+// expected degree 10, 20 and 50 by sparse Lanczos. The graphs are built once,
+// outside the timing. Run with
+//
+//	go test ./decentral/ -run '^$' -bench MixingLambda -benchtime 3x
+func BenchmarkMixingLambda(b *testing.B) {
+	const m = 10_000
+	graphs := []struct {
+		name string
+		make func() (*Graph, error)
+	}{
+		{"ring", func() (*Graph, error) { return Ring(m) }},
+		{"torus", func() (*Graph, error) { return Torus(m) }},
+		{"er-deg10", func() (*Graph, error) { return ErdosRenyi(m, 10.0/(m-1), 1) }},
+		{"er-deg20", func() (*Graph, error) { return ErdosRenyi(m, 20.0/(m-1), 1) }},
+		{"er-deg50", func() (*Graph, error) { return ErdosRenyi(m, 50.0/(m-1), 1) }},
+	}
+	for _, gc := range graphs {
+		g, err := gc.make()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, kind := range []string{MixLaplacian, MixMetropolis} {
+			b.Run(fmt.Sprintf("%s/%s/m=%d", gc.name, kind, m), func(b *testing.B) {
+				var lam float64
+				for range b.N {
+					mx, err := NewMixing(kind, g)
+					if err != nil {
+						b.Fatal(err)
+					}
+					lam = mx.Lambda()
+				}
+				b.ReportMetric(lam, "lambda")
+			})
+		}
+	}
+}

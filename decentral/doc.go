@@ -13,7 +13,9 @@
 //   - Graph and its generators (Erdős–Rényi, ring, path, complete, star,
 //     torus, edge-list file), NewTopology to pick one by name;
 //   - Mixing: W = I − 2/(3 λ_max(L)) L or Metropolis–Hastings, with
-//     λ = max(|λ_2|, |λ_m|) from a symmetric eigensolver;
+//     λ = max(|λ_2|, |λ_m|) in closed form for the generators' graphs, else
+//     from a dense eigensolver for small m and sparse Lanczos iteration for
+//     large m (spectrum.go);
 //   - Exchange: how a node's vectors reach its neighbours each round
 //     (MemExchange in memory; a network transport can replace it);
 //   - Schedule: the step sizes η_t and GT-STORM's β_t;

@@ -12,6 +12,15 @@ import (
 // on finding a connected one.
 const ErdosRenyiTries = 1000
 
+// MaxErdosRenyiEdges bounds the expected edge count p_c·m(m−1)/2 that
+// ErdosRenyi accepts: each edge costs about 100 bytes across the edge list,
+// the neighbour lists and a mixing matrix, so 10⁸ edges already take ~10 GB.
+const MaxErdosRenyiEdges = 100_000_000
+
+// erPreallocMax caps the edges ErdosRenyi allocates room for before drawing
+// (16 MiB of edges); larger graphs grow by append.
+const erPreallocMax = 1 << 20
+
 // erStream separates the Erdős–Rényi random stream from any other stream a
 // caller derives from the same seed.
 const erStream = 0x65726473_72656e79 // "erdsreny"
@@ -67,7 +76,8 @@ func NewTopology(name string, m int, pc float64, seed uint64) (*Graph, error) {
 
 // ErdosRenyi draws G(m, pc): every pair of nodes is an edge independently
 // with probability pc. It draws again, from the same stream seeded by seed,
-// until the graph is connected, and fails after ErdosRenyiTries draws.
+// until the graph is connected, and fails after ErdosRenyiTries draws. It
+// refuses m and p_c whose expected edge count exceeds MaxErdosRenyiEdges.
 func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("erdos-renyi: %d nodes, want at least 1", m)
@@ -75,8 +85,15 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	if !(pc >= 0 && pc <= 1) {
 		return nil, fmt.Errorf("erdos-renyi: edge probability p_c = %v, want a value in [0, 1]", pc)
 	}
+	expect := pc * float64(m) * float64(m-1) / 2
+	if expect > MaxErdosRenyiEdges {
+		return nil, fmt.Errorf("erdos-renyi: G(m=%d, p_c=%g) expects %.3g edges, above the limit of %.0e "+
+			"(memory and the O(m²) draw): lower m or p_c", m, pc, expect, float64(MaxErdosRenyiEdges))
+	}
 	rng := rand.New(rand.NewPCG(seed, erStream))
-	edges := make([][2]int, 0, int(pc*float64(m*(m-1)/2))+m)
+	// Room for the expected edges plus a margin, but no more than
+	// erPreallocMax up front: append grows the rest.
+	edges := make([][2]int, 0, min(int(expect+4*math.Sqrt(expect))+1, erPreallocMax))
 	for try := 0; try < ErdosRenyiTries; try++ {
 		edges = edges[:0]
 		for i := 0; i < m; i++ {
@@ -86,7 +103,7 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 				}
 			}
 		}
-		g, err := NewGraph(m, edges)
+		g, err := generated("er", m, edges)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +129,7 @@ func Ring(m int) (*Graph, error) {
 	if m > 2 {
 		edges = append(edges, [2]int{0, m - 1})
 	}
-	return NewGraph(m, edges)
+	return generated("ring", m, edges)
 }
 
 // Path returns the line 0-1-…-(m-1).
@@ -124,7 +141,7 @@ func Path(m int) (*Graph, error) {
 	for i := 0; i+1 < m; i++ {
 		edges = append(edges, [2]int{i, i + 1})
 	}
-	return NewGraph(m, edges)
+	return generated("path", m, edges)
 }
 
 // Complete returns the graph with an edge between every pair of nodes.
@@ -138,7 +155,7 @@ func Complete(m int) (*Graph, error) {
 			edges = append(edges, [2]int{i, j})
 		}
 	}
-	return NewGraph(m, edges)
+	return generated("complete", m, edges)
 }
 
 // Star returns the star with centre 0 and leaves 1..m-1.
@@ -150,7 +167,7 @@ func Star(m int) (*Graph, error) {
 	for i := 1; i < m; i++ {
 		edges = append(edges, [2]int{0, i})
 	}
-	return NewGraph(m, edges)
+	return generated("star", m, edges)
 }
 
 // Torus returns the 2-D torus (wrap-around grid) on rows × cols = m nodes,
@@ -181,7 +198,7 @@ func Torus(m int) (*Graph, error) {
 			add(i, ((r+1)%rows)*cols+c)
 		}
 	}
-	return NewGraph(m, edges)
+	return generated("torus", m, edges)
 }
 
 // TorusShape returns the rows × cols factorisation Torus uses for m nodes:

@@ -12,7 +12,8 @@ type Graph struct {
 	N     int
 	Edges [][2]int
 
-	adj [][]int // sorted neighbour lists, built by NewGraph
+	adj  [][]int // sorted neighbour lists, built by NewGraph
+	kind string  // the generator that built the graph, "" for NewGraph
 }
 
 // NewGraph returns the graph on n nodes with the given edges, in either
@@ -62,6 +63,21 @@ func NewGraph(n int, edges [][2]int) (*Graph, error) {
 	for i := range g.adj {
 		slices.Sort(g.adj[i])
 	}
+	return g, nil
+}
+
+// Generator returns the name of the generator that built g — "er", "ring",
+// "path", "complete", "star" or "torus" — or "" for a graph built by
+// NewGraph or read from an edge list.
+func (g *Graph) Generator() string { return g.kind }
+
+// generated returns NewGraph(n, edges) labelled as built by generator kind.
+func generated(kind string, n int, edges [][2]int) (*Graph, error) {
+	g, err := NewGraph(n, edges)
+	if err != nil {
+		return nil, err
+	}
+	g.kind = kind
 	return g, nil
 }
 

@@ -2,8 +2,10 @@ package decentral
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -270,6 +272,126 @@ func TestNewTopology(t *testing.T) {
 	} {
 		if _, err := NewTopology(tc.name, tc.m, 0.5, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A UTF-8 byte-order mark at the start of a file is skipped; anywhere else
+// it is still a malformed node.
+func TestParseEdgeListBOM(t *testing.T) {
+	for _, text := range []string{"\ufeff0 1\n1 2\n", "\ufeff# nodes: 3\n0 1\n", "\ufeff\n0 1\n1 2\r\n"} {
+		g, err := ParseEdgeList(strings.NewReader(text), "bom.txt")
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if g.N != 3 || !g.HasEdge(0, 1) {
+			t.Errorf("%q: %d nodes, edges %v", text, g.N, g.Edges)
+		}
+	}
+	if _, err := ParseEdgeList(strings.NewReader("0 1\n\ufeff1 2\n"), "bom.txt"); err == nil ||
+		!strings.Contains(err.Error(), "bom.txt:2: node") {
+		t.Errorf("a BOM on line 2: error %v", err)
+	}
+}
+
+// "# nodes: N" declares the node count: a lone node and isolated nodes
+// survive a round trip; a declaration the edges contradict is an error.
+func TestParseEdgeListNodeCount(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		n, edges   int
+	}{
+		{"one node", "# nodes: 1\n", 1, 0},
+		{"isolated nodes", "# nodes: 5\n0 1\n", 5, 1},
+		{"no spaces, after the edges", "0 1\n1 2\n#nodes:3\n", 3, 2},
+		{"exact", "# nodes: 2\n1 0\n", 2, 1},
+		{"not a count: a comment", "# nodes: many\n0 1\n", 2, 1},
+		{"inline: a comment", "0 1 # nodes: 7\n", 2, 1},
+		{"old header", "# 3 nodes, 2 edges\n0 1\n1 2\n", 3, 2},
+	} {
+		g, err := ParseEdgeList(strings.NewReader(tc.text), "n.txt")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if g.N != tc.n || len(g.Edges) != tc.edges {
+			t.Errorf("%s: %d nodes, %d edges; want %d, %d", tc.name, g.N, len(g.Edges), tc.n, tc.edges)
+		}
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"index outside", "# nodes: 2\n0 1\n1 2\n", "n.txt:3: node 2: outside the 2 nodes declared on line 1"},
+		{"zero", "# nodes: 0\n", "n.txt:1: node count \"0\": want 1..262144"},
+		{"negative", "0 1\n# nodes: -4\n", "n.txt:2: node count \"-4\""},
+		{"above the cap", "# nodes: 262145\n", "want 1..262144"},
+		{"overflow", "# nodes: 99999999999999999999\n", "want 1..262144"},
+		{"twice", "# nodes: 3\n0 1\n# nodes: 3\n", "n.txt:3: node count declared again (first on line 1)"},
+	} {
+		_, err := ParseEdgeList(strings.NewReader(tc.text), "n.txt")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Every generator's graph, one node and two included, survives WriteEdgeList
+// and ParseEdgeList.
+func TestWriteEdgeListRoundTrip(t *testing.T) {
+	for _, name := range Topologies() {
+		for _, m := range []int{1, 2, 3, 6, 12} {
+			g, err := NewTopology(name, m, 0.9, 5)
+			if err != nil {
+				t.Fatalf("%s %d: %v", name, m, err)
+			}
+			var buf bytes.Buffer
+			if err := WriteEdgeList(&buf, g); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ParseEdgeList(&buf, "rt.txt")
+			if err != nil {
+				t.Fatalf("%s %d: %v", name, m, err)
+			}
+			if !sameEdges(g, back) {
+				t.Errorf("%s %d: wrote %d nodes %v, read %d nodes %v", name, m, g.N, g.Edges, back.N, back.Edges)
+			}
+		}
+	}
+}
+
+// The edge-list node cap is the size the sparse eigensolver handles with its
+// full basis, and the error for an index beyond it states the bound.
+func TestEdgeListNodeCap(t *testing.T) {
+	if MaxEdgeListNodes*8*lanczosMaxBasis > lanczosBasisBytes {
+		t.Errorf("MaxEdgeListNodes = %d: a full Lanczos basis takes %d bytes, over the budget of %d",
+			MaxEdgeListNodes, MaxEdgeListNodes*8*lanczosMaxBasis, lanczosBasisBytes)
+	}
+	_, err := ParseEdgeList(strings.NewReader("0 1\n1 262144\n"), "cap.txt")
+	want := "cap.txt:2: node 262144: beyond the limit of 262144 nodes (indices 0..262143)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+	g, err := ParseEdgeList(strings.NewReader("# nodes: 262144\n0 262143\n"), "cap.txt")
+	if err != nil || g.N != 262144 {
+		t.Errorf("largest graph: %v", err)
+	}
+}
+
+// A huge m·p_c is refused with an error naming both, before anything is
+// allocated for it.
+func TestErdosRenyiTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		m  int
+		pc float64
+	}{{1_000_000, 0.5}, {20_000, 0.6}, {1 << 40, 1e-6}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := ErdosRenyi(tc.m, tc.pc, 1)
+		runtime.ReadMemStats(&after)
+		want := fmt.Sprintf("G(m=%d, p_c=%g) expects", tc.m, tc.pc)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "above the limit of 1e+08") {
+			t.Errorf("ErdosRenyi(%d, %v): error %v, want one containing %q", tc.m, tc.pc, err, want)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+			t.Errorf("ErdosRenyi(%d, %v): allocated %d bytes", tc.m, tc.pc, grew)
 		}
 	}
 }

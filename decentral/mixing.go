@@ -1,12 +1,6 @@
 package decentral
 
-import (
-	"fmt"
-	"math"
-	"slices"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "fmt"
 
 // Mixing names accepted by NewMixing.
 const (
@@ -41,27 +35,22 @@ func NewMixing(kind string, g *Graph) (*Mixing, error) {
 
 // LaplacianMixing returns the paper's W = I − 2/(3 λ_max(L)) L, L = D − A the
 // graph Laplacian and λ_max(L) its largest eigenvalue. A graph without edges
-// gets W = I.
+// gets W = I. λ_max(L) and λ come in closed form for the ring, path,
+// complete, star and torus generators, and otherwise from a dense or, for
+// large graphs, a sparse eigensolver (see denseSpectrumMax).
 func LaplacianMixing(g *Graph) (*Mixing, error) {
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("laplacian mixing: %w", err)
 	}
-	m := g.N
-	lap := mat.NewSymDense(m, nil)
-	for i := 0; i < m; i++ {
-		lap.SetSym(i, i, float64(g.Degree(i)))
-	}
-	for _, e := range g.Edges {
-		lap.SetSym(e[0], e[1], -1)
-	}
 	var c float64
 	if len(g.Edges) > 0 {
-		ev, err := eigenvalues(lap)
+		top, err := laplacianMax(g)
 		if err != nil {
 			return nil, fmt.Errorf("laplacian mixing: %w", err)
 		}
-		c = 2 / (3 * ev[m-1])
+		c = 2 / (3 * top)
 	}
+	m := g.N
 	mx := newMixing(MixLaplacian, g)
 	for i := 0; i < m; i++ {
 		mx.self[i] = 1 - c*float64(g.Degree(i))
@@ -74,6 +63,8 @@ func LaplacianMixing(g *Graph) (*Mixing, error) {
 
 // MetropolisHastings returns Metropolis–Hastings weights:
 // W_ij = 1/(1 + max(d_i, d_j)) on every edge and W_ii = 1 − Σ_{j≠i} W_ij.
+// On a d-regular generator graph (ring, complete, torus) W = I − L/(1+d) and
+// λ comes in closed form; otherwise as for LaplacianMixing.
 func MetropolisHastings(g *Graph) (*Mixing, error) {
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("metropolis mixing: %w", err)
@@ -115,35 +106,12 @@ func (mx *Mixing) finish() (*Mixing, error) {
 			mx.w32[i][k] = float32(w)
 		}
 	}
-	m := mx.graph.N
-	if m == 1 {
-		return mx, nil
-	}
-	ev, err := eigenvalues(mat.NewSymDense(m, flatten(mx.Dense())))
+	lam, err := mx.computeLambda()
 	if err != nil {
 		return nil, fmt.Errorf("%s mixing: %w", mx.name, err)
 	}
-	mx.lambda = max(math.Abs(ev[m-2]), math.Abs(ev[0]))
+	mx.lambda = lam
 	return mx, nil
-}
-
-// eigenvalues returns the eigenvalues of a in increasing order.
-func eigenvalues(a *mat.SymDense) ([]float64, error) {
-	var es mat.EigenSym
-	if !es.Factorize(a, false) {
-		return nil, fmt.Errorf("eigendecomposition of a %d×%d matrix did not converge", a.SymmetricDim(), a.SymmetricDim())
-	}
-	ev := es.Values(nil)
-	slices.Sort(ev)
-	return ev, nil
-}
-
-func flatten(rows [][]float64) []float64 {
-	var out []float64
-	for _, r := range rows {
-		out = append(out, r...)
-	}
-	return out
 }
 
 // Name returns "laplacian" or "metropolis".
@@ -161,7 +129,7 @@ func (mx *Mixing) Row(i int) (self float64, neighbors []float64) {
 	return mx.self[i], mx.w[i]
 }
 
-// Dense returns W as an m × m matrix.
+// Dense returns W as an m × m matrix: m² floats, for small m only.
 func (mx *Mixing) Dense() [][]float64 {
 	m := mx.graph.N
 	out := make([][]float64, m)

@@ -23,7 +23,8 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 		"topology [--topology er|ring|path|complete|star|torus|FILE] [--nodes M] [--pc P] [--seed S] [--mixing laplacian|metropolis]",
 		stdout)
 	topo := fs.String("topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
-		", or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments)")
+		", or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
+		"an optional \"# nodes: N\" line giving the node count)")
 	nodes := fs.Int("nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
 	pc := fs.Float64("pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
 	seed := fs.Uint64("seed", 1, "random seed of the Erdős–Rényi graph (er)")
@@ -73,7 +74,8 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	return w.Flush()
 }
 
-// printTopology writes the graph as an edge list with W and λ in comments.
+// printTopology writes the graph as an edge list, its node count declared,
+// with W and λ in comments.
 func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *decentral.Mixing) {
 	g := mx.Graph()
 	fmt.Fprintf(w, "# gtstorm topology %s: %d nodes", name, g.N)
@@ -81,6 +83,9 @@ func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *decent
 		fmt.Fprintf(w, ", p_c %g, seed %d", pc, seed)
 	}
 	fmt.Fprintln(w)
+	// The node count, as decentral.ReadEdgeList reads it back: without it a
+	// graph whose last nodes are on no edge (one node, none) would not parse.
+	fmt.Fprintf(w, "# nodes: %d\n", g.N)
 	lo, sum := g.N, 0
 	for i := 0; i < g.N; i++ {
 		lo = min(lo, g.Degree(i))

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral"
 )
 
 func TestTopologyCommand(t *testing.T) {
@@ -77,6 +82,43 @@ func TestTopologyCommandErrors(t *testing.T) {
 		code := run(append([]string{"topology"}, tc.args...), &out, &errb)
 		if code != tc.code || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// Every generator's printed edge list, on one node and two included, parses
+// back to the same graph, and `gtstorm topology` reads its own output.
+func TestTopologyOutputParses(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range decentral.Topologies() {
+		for _, m := range []int{1, 2, 3, 5, 12, 40} {
+			args := []string{"topology", "--topology", name, "--nodes", strconv.Itoa(m), "--pc", "0.9", "--seed", "3"}
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+			}
+			want, err := decentral.NewTopology(name, m, 0.9, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decentral.ParseEdgeList(bytes.NewReader(out.Bytes()), "out")
+			if err != nil {
+				t.Fatalf("%s %d: output does not parse: %v\n%s", name, m, err, out.String())
+			}
+			if got.N != want.N || !slices.Equal(got.Edges, want.Edges) {
+				t.Errorf("%s %d: read back %d nodes %v, want %d nodes %v", name, m, got.N, got.Edges, want.N, want.Edges)
+			}
+			file := filepath.Join(dir, fmt.Sprintf("%s%d.txt", name, m))
+			if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var again bytes.Buffer
+			if code := run([]string{"topology", "--topology", file}, &again, &errb); code != 0 {
+				t.Fatalf("%s: exit %d: %s", file, code, errb.String())
+			}
+			if !strings.Contains(again.String(), fmt.Sprintf("# nodes: %d\n", m)) {
+				t.Errorf("%s: reading it back lost the node count:\n%s", file, again.String())
+			}
 		}
 	}
 }
