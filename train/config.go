@@ -41,6 +41,9 @@ type Config struct {
 
 	Seed    uint64 `json:"seed"`
 	Workers int    `json:"workers"` // goroutines for node work; 0 = GOMAXPROCS (results do not depend on it)
+	// MaxMemory is the memory the run may use, in bytes; 0 detects it (see
+	// CheckMemory). Results do not depend on it.
+	MaxMemory int64 `json:"max_memory"`
 }
 
 // Default returns the paper's MNIST setting (§4.2): GT-STORM on 10 nodes of

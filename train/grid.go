@@ -196,7 +196,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 // runKey identifies the results of a run: its settings, less those that
 // cannot change them.
 func runKey(c Config) string {
-	c.Workers = 0
+	c.Workers, c.MaxMemory = 0, 0
 	b, _ := json.Marshal(c)
 	return string(b)
 }

@@ -84,7 +84,7 @@ func TestGridOwnsItsFolder(t *testing.T) {
 	}
 	time.Sleep(10 * time.Millisecond)
 	workers := []Cell{{Label: "a", Configs: Seeds(base, 1)}}
-	workers[0].Configs[0].Workers = 3
+	workers[0].Configs[0].Workers, workers[0].Configs[0].MaxMemory = 3, 1<<40
 	if _, err := RunGrid(context.Background(), workers, out, Options{}); err != nil {
 		t.Fatalf("same grid with another --workers: %v", err)
 	}

@@ -61,6 +61,10 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run that cannot fit is refused before it creates its folder.
+	if err := cfg.CheckMemory(); err != nil {
+		return nil, err
+	}
 	unlock, err := lockOut(opt.Out)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -32,6 +33,9 @@ const evalChunk = 250
 // newSetup loads the data and builds the model, topology and optimizer of
 // cfg, which must be valid. The optimizer is neither initialised nor restored.
 func newSetup(cfg Config) (*setup, error) {
+	if err := cfg.CheckMemory(); err != nil {
+		return nil, err // a *MemoryError, before anything large is allocated
+	}
 	s := &setup{cfg: cfg}
 	var err error
 	if s.train, s.test, err = loadData(cfg); err != nil {
@@ -88,7 +92,12 @@ func newSetup(cfg Config) (*setup, error) {
 // loadData loads the training and test sets of cfg.Dataset; data's errors
 // name the file and the fault.
 func loadData(cfg Config) (train, test *data.Dataset, err error) {
-	return data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
+	train, test, err = data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
+	var fc *data.FeatureCountError
+	if errors.As(err, &fc) {
+		err = fmt.Errorf("%w (if it does, set --features %d or more)", err, fc.Features)
+	}
+	return train, test, err
 }
 
 // newModel returns the model a dataset is trained with: the paper's CNNs for

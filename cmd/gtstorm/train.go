@@ -42,6 +42,7 @@ func configFlags(fs *flag.FlagSet, cfg *train.Config) {
 	fs.IntVar(&cfg.CheckpointEvery, "checkpoint-every", cfg.CheckpointEvery, "rounds between resume checkpoints (0: only at the end and on a signal)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed: graph, partition, initialisation and minibatches")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for the nodes' work (0: one per core); results do not depend on it")
+	fs.Var(sizeFlag(&cfg.MaxMemory), "max-memory", "memory the run may use, e.g. 8GiB, 512MiB, 2GB or bytes (0: the cgroup limit or the available memory); a run estimated not to fit is refused")
 }
 
 // runTrain runs one training run.
@@ -57,7 +58,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = cfg.DefaultOut(time.Now())
 	}
-	ctx, stop := signalContext(stderr)
+	ctx, stop := signalContext(stderr, *out)
 	defer stop()
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
@@ -83,7 +84,7 @@ func runResume(args []string, stdout, stderr io.Writer) error {
 	if *iters < 0 {
 		return usagef("--iters %d: want 0 (the run's own count) or a round count", *iters)
 	}
-	ctx, stop := signalContext(stderr)
+	ctx, stop := signalContext(stderr, *out)
 	defer stop()
 	sum, err := train.Resume(ctx, *out, *iters, progressOptions(*out, stderr))
 	if err != nil {
@@ -115,21 +116,34 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // signalContext returns a context cancelled by SIGINT or SIGTERM, after
-// saying that the run will stop after its current round.
-func signalContext(stderr io.Writer) (context.Context, func()) {
+// saying that the run will stop after its current round. A second signal
+// stops the process at once (exit status 130) after removing the temporary
+// files of a write in progress under out; the run then continues from its
+// last checkpoint.
+func signalContext(stderr io.Writer, out string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
+	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-ch:
-			fmt.Fprintf(stderr, "\n%v: stopping after the current round and writing a checkpoint\n", s)
+			fmt.Fprintf(stderr, "\n%v: stopping after the current round and writing a checkpoint (a second signal stops at once)\n", s)
 			cancel()
-			signal.Stop(ch) // a second signal kills the process
-		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		select {
+		case s := <-ch:
+			if out != "" {
+				train.RemoveTemps(out)
+			}
+			fmt.Fprintf(stderr, "%v again: stopped at once; the run continues from its last checkpoint\n", s)
+			os.Exit(130)
+		case <-done:
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return ctx, func() { signal.Stop(ch); close(done); cancel() }
 }
 
 // progressOptions reports progress on stderr: a bar on a terminal, plain
