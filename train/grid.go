@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -56,63 +55,17 @@ func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
 }
 
 // SweepCells returns the cells of `gtstorm sweep`: base with the setting
-// named by param (rho, pc, nodes, eta0, batch, partition, algo or
-// topology) set to each of values in turn.
+// named by param (any of Sweepable) set to each of values in turn.
 func SweepCells(base Config, param string, values []string, seeds int) ([]Cell, error) {
 	var cells []Cell
 	for _, v := range values {
 		c := base
-		if err := c.set(param, v); err != nil {
+		if err := c.Set(param, v); err != nil {
 			return nil, err
 		}
 		cells = append(cells, Cell{Label: param + "=" + v, Configs: Seeds(c, seeds)})
 	}
 	return cells, nil
-}
-
-// Sweepable lists the settings SweepCells can vary.
-const Sweepable = "rho, pc, nodes, eta0, batch, partition, algo, topology"
-
-// set sets the setting named param from its flag form.
-func (c *Config) set(param, v string) error {
-	bad := func(want string) error { return &ConfigError{"vary", param + "=" + v, want} }
-	num := func(dst *float64) error {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return bad("a number")
-		}
-		*dst = x
-		return nil
-	}
-	integer := func(dst *int) error {
-		x, err := strconv.Atoi(v)
-		if err != nil {
-			return bad("an integer")
-		}
-		*dst = x
-		return nil
-	}
-	switch param {
-	case "rho":
-		return num(&c.Rho)
-	case "pc":
-		return num(&c.PC)
-	case "eta0":
-		return num(&c.Eta0)
-	case "nodes":
-		return integer(&c.Nodes)
-	case "batch":
-		return integer(&c.Batch)
-	case "partition":
-		c.Partition = v
-	case "algo":
-		c.Algo = v
-	case "topology":
-		c.Topology = v
-	default:
-		return &ConfigError{"vary", param, "one of " + Sweepable}
-	}
-	return nil
 }
 
 // GridFile lists the cells of a grid in its output folder, so that a rerun

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/memlimit"
@@ -265,21 +266,36 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 			"optimizer state", "optimizer buffers", "model workers"} {
 			kept += partOf(e, name).Bytes
 		}
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		s, err := newSetup(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.opt.Init(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-		if r := float64(kept) / float64(live); r < 0.75 || r > 1.33 {
-			t.Errorf("%s: estimated %s held, measured %s (×%.2f)", algo, memlimit.Format(kept), memlimit.Format(live), r)
+		// The heap is shared with what the test binary still frees (the
+		// workers of the setup before, exiting): measure up to three times.
+		var (
+			s    *setup
+			live int64
+		)
+		for try := range 3 {
+			if s != nil {
+				s.opt.Close()
+				s = nil
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var err error
+			if s, err = newSetup(cfg); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.opt.Init(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			live = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			if r := float64(kept) / float64(live); r >= 0.75 && r <= 1.33 {
+				break
+			} else if try == 2 {
+				t.Errorf("%s: estimated %s held, measured %s (×%.2f)", algo, memlimit.Format(kept), memlimit.Format(live), r)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		snap, err := s.opt.State()
 		if err != nil {
@@ -315,29 +331,42 @@ func TestGraphEstimates(t *testing.T) {
 		m        int
 		pc       float64
 	}{{"er", 800, 0.5}, {"er", 300, 0.3}, {"torus", 5000, 0}} {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		g, err := decentral.NewTopology(c.topology, c.m, c.pc, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mx, err := decentral.NewMixing(decentral.MixLaplacian, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 		e := decentral.ExpectedEdges(c.topology, c.m, c.pc)
 		gk, _ := decentral.GraphBytes(c.topology, c.m, e)
 		mk, _ := decentral.MixingBytes(c.topology, decentral.MixLaplacian, c.m, e)
+		// The heap is shared with whatever else the test binary still runs
+		// (an earlier test's workers finishing): measure up to three times.
+		var live int64
+		for range 3 {
+			live = graphHeap(t, c.topology, c.m, c.pc)
+			if r := float64(gk+mk) / float64(live); r >= 0.75 && r <= 1.33 {
+				break
+			}
+		}
 		if r := float64(gk+mk) / float64(live); r < 0.75 || r > 1.33 {
 			t.Errorf("%s m=%d: estimated %s for graph and mixing, measured %s (×%.2f)", c.topology, c.m,
 				memlimit.Format(gk+mk), memlimit.Format(live), r)
 		}
 		t.Logf("%s m=%d: estimated %s for graph and mixing, measured %s", c.topology, c.m,
 			memlimit.Format(gk+mk), memlimit.Format(live))
-		runtime.KeepAlive(mx)
 	}
+}
+
+// graphHeap returns the heap that building a graph and its mixing holds.
+func graphHeap(t *testing.T, topology string, m int, pc float64) int64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, err := decentral.NewTopology(topology, m, pc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx, err := decentral.NewMixing(decentral.MixLaplacian, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(mx)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }

@@ -100,21 +100,6 @@ func loadData(cfg Config) (train, test *data.Dataset, err error) {
 	return train, test, err
 }
 
-// newModel returns the model a dataset is trained with: the paper's CNNs for
-// the images, the non-convex logistic regression for LibSVM data.
-func newModel(cfg Config, train *data.Dataset) (models.Model, error) {
-	switch cfg.Dataset {
-	case "mnist":
-		return models.NewMNISTCNN(), nil
-	case "cifar10":
-		return models.NewCIFARCNN(), nil
-	}
-	if train.Classes != 2 {
-		return nil, fmt.Errorf("%s: logistic regression needs 2 classes, the data has %d", train.Name, train.Classes)
-	}
-	return models.NewLogReg(train.Dim(), cfg.Alpha), nil
-}
-
 // fixedSubsets returns, for each node, the batch on which the global
 // gradient at x̄ is measured: n samples of the node's share drawn without
 // replacement from a stream seeded by seed (the whole share if n is 0 or

@@ -13,7 +13,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", "bench [--iters T] [--warmup W] [run flags]", stdout)
 	cfg := train.Default()
 	cfg.Iters = 20
-	configFlags(fs, &cfg)
+	cfg.Flags(fs)
 	warmup := fs.Int("warmup", 3, "rounds run before the clock starts")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -42,7 +42,7 @@ func (g *gridFlags) check(cfg train.Config) error {
 func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "compare [--algos A,B] [--partitions P,Q] [--seeds N] [run flags]", stdout)
 	cfg := train.Default()
-	configFlags(fs, &cfg)
+	cfg.Flags(fs)
 	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated")
 	parts := fs.String("partitions", "iid,label", "partitions to compare, comma-separated")
 	var g gridFlags
@@ -80,8 +80,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep", "sweep --vary NAME=V1,V2,… [--seeds N] [run flags]", stdout)
 	cfg := train.Default()
-	configFlags(fs, &cfg)
-	vary := fs.String("vary", "", "the setting to vary and its values, e.g. rho=0.1,1,10,100 (one of "+train.Sweepable+")")
+	cfg.Flags(fs)
+	vary := fs.String("vary", "", "the setting to vary and its values, e.g. rho=0.1,1,10,100 (one of "+strings.Join(train.Sweepable(), ", ")+")")
 	var g gridFlags
 	g.register(fs, "sweep-<name>")
 	if err := parseFlags(fs, args); err != nil {
@@ -89,7 +89,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	name, values, ok := strings.Cut(*vary, "=")
 	if !ok || name == "" || values == "" {
-		return usagef("--vary %q: want NAME=V1,V2,… with NAME one of %s", *vary, train.Sweepable)
+		return usagef("--vary %q: want NAME=V1,V2,… with NAME one of %s", *vary, strings.Join(train.Sweepable(), ", "))
 	}
 	if fs.Lookup(name) != nil && isSet(fs, name) {
 		return usagef("--%s: the sweep varies %s (--vary %s); give its values there only", name, name, *vary)

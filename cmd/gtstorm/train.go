@@ -3,53 +3,21 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/gtstorm/gtstorm/data"
-	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train"
 )
-
-// configFlags binds the flags of one run's settings to cfg, whose values are
-// the defaults.
-func configFlags(fs *flag.FlagSet, cfg *train.Config) {
-	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset: "+strings.Join(train.Datasets(), "|"))
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "MNIST-format folder, CIFAR-10 folder, LibSVM FILE (libsvm) or data folder (a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module)")
-	fs.BoolVar(&cfg.Normalize, "normalize", cfg.Normalize, "CIFAR-10: standardise each channel with the training set's mean and std")
-	fs.IntVar(&cfg.Features, "features", cfg.Features, "LibSVM feature count (0: the largest index in the files)")
-	fs.StringVar(&cfg.Algo, "algo", cfg.Algo, "algorithm: "+strings.Join(decentral.Algorithms(), "|"))
-	fs.IntVar(&cfg.Nodes, "nodes", cfg.Nodes, "number of nodes m")
-	fs.StringVar(&cfg.Topology, "topology", cfg.Topology, "graph: "+strings.Join(decentral.Topologies(), "|")+" or an edge-list FILE")
-	fs.Float64Var(&cfg.PC, "pc", cfg.PC, "edge probability p_c of the Erdős–Rényi graph")
-	fs.StringVar(&cfg.Mixing, "mixing", cfg.Mixing, "mixing matrix: laplacian (the paper's) or metropolis")
-	fs.StringVar(&cfg.Partition, "partition", cfg.Partition, "data split over nodes: "+data.PartitionKinds)
-	fs.IntVar(&cfg.Iters, "iters", cfg.Iters, "communication rounds T")
-	fs.IntVar(&cfg.Batch, "batch", cfg.Batch, "minibatch size per node")
-	fs.Float64Var(&cfg.Eta0, "eta0", cfg.Eta0, "initial step size η_0")
-	fs.Float64Var(&cfg.Rho, "rho", cfg.Rho, "GT-STORM's ρ in β = 1 − ρη² (0: 1/η_0², so β_1 = 0)")
-	fs.BoolVar(&cfg.CubeRoot, "cube-root", cfg.CubeRoot, "put all algorithms on the cube-root step-size schedule (paper appendix A.1)")
-	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "logistic regression: weight α of the non-convex regulariser Σ x²/(1+x²)")
-	fs.IntVar(&cfg.EvalEvery, "eval-every", cfg.EvalEvery, "rounds between evaluations (rows of metrics.csv)")
-	fs.IntVar(&cfg.LocalEvalSamples, "local-eval", cfg.LocalEvalSamples, "test samples on which each local model's accuracy is measured (0: all)")
-	fs.IntVar(&cfg.GradSamples, "grad-samples", cfg.GradSamples, "training samples per node for the global gradient norm at x̄ (0: the node's whole share)")
-	fs.IntVar(&cfg.CheckpointEvery, "checkpoint-every", cfg.CheckpointEvery, "rounds between resume checkpoints (0: only at the end and on a signal)")
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed: graph, partition, initialisation and minibatches")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines for the nodes' work (0: one per core); results do not depend on it")
-	fs.Var(sizeFlag(&cfg.MaxMemory), "max-memory", "memory the run may use, e.g. 8GiB, 512MiB, 2GB or bytes (0: the cgroup limit or the available memory); a run estimated not to fit is refused")
-}
 
 // runTrain runs one training run.
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", "train [flags]", stdout)
 	cfg := train.Default()
-	configFlags(fs, &cfg)
+	cfg.Flags(fs)
 	out := fs.String("out", "", "output folder (default runs/<timestamp>-<algo>-<dataset>)")
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	if err := parseFlags(fs, args); err != nil {

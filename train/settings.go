@@ -1,0 +1,275 @@
+package train
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/memlimit"
+)
+
+// Setting is one run setting of Config: its command-line flag, help text,
+// whether a sweep may vary it, where it lives in a Config and what values it
+// accepts. Adding a setting is one entry in settings plus its Config field
+// and its use; the flag, its validation and `sweep --vary` follow.
+type Setting struct {
+	Name      string // the flag, without dashes
+	Usage     string
+	Sweepable bool // can `sweep --vary` it (it changes results)
+
+	field func(c *Config) flag.Value // c's field, as a flag value
+	// want returns what the setting accepts when c's value is not allowed,
+	// else "". It may look at other settings (--data-dir at --dataset).
+	want func(c Config) string
+}
+
+// atLeast returns a want function for an int setting of at least min.
+func atLeast(get func(Config) int, min int, want string) func(Config) string {
+	return func(c Config) string {
+		if get(c) < min {
+			return want
+		}
+		return ""
+	}
+}
+
+// settings returns the table of every run setting, in the order Validate
+// checks them.
+func settings() []Setting {
+	return []Setting{
+		{Name: "dataset", Usage: "dataset: " + strings.Join(Datasets(), "|"), Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Dataset) },
+			want: func(c Config) string {
+				if _, ok := datasetKindOf(c.Dataset); !ok {
+					return strings.Join(Datasets(), "|")
+				}
+				return ""
+			}},
+		{Name: "data-dir", Usage: "MNIST-format folder, CIFAR-10 folder, LibSVM FILE (libsvm) or data folder (a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.DataDir) },
+			want: func(c Config) string {
+				if c.Dataset == "libsvm" && c.DataDir == "" {
+					return "the LibSVM training FILE with --dataset libsvm"
+				}
+				return ""
+			}},
+		{Name: "normalize", Usage: "CIFAR-10: standardise each channel with the training set's mean and std", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.Normalize) }},
+		{Name: "features", Usage: "LibSVM feature count (0: the largest index in the files)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Features) },
+			want:  atLeast(func(c Config) int { return c.Features }, 0, "0 (from the data) or a positive feature count")},
+		{Name: "algo", Usage: "algorithm: " + strings.Join(decentral.Algorithms(), "|"), Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Algo) },
+			want: func(c Config) string {
+				if !slices.Contains(decentral.Algorithms(), c.Algo) {
+					return strings.Join(decentral.Algorithms(), "|")
+				}
+				return ""
+			}},
+		{Name: "nodes", Usage: "number of nodes m", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Nodes) },
+			want:  atLeast(func(c Config) int { return c.Nodes }, 1, "at least 1")},
+		{Name: "mixing", Usage: "mixing matrix: laplacian (the paper's) or metropolis", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Mixing) },
+			want: func(c Config) string {
+				if c.Mixing != decentral.MixLaplacian && c.Mixing != decentral.MixMetropolis {
+					return decentral.MixLaplacian + "|" + decentral.MixMetropolis
+				}
+				return ""
+			}},
+		{Name: "iters", Usage: "communication rounds T", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Iters) },
+			want:  atLeast(func(c Config) int { return c.Iters }, 1, "at least 1 round")},
+		{Name: "batch", Usage: "minibatch size per node", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Batch) },
+			want:  atLeast(func(c Config) int { return c.Batch }, 1, "at least 1 sample")},
+		{Name: "eta0", Usage: "initial step size η_0", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.Eta0) },
+			want: func(c Config) string {
+				if !(c.Eta0 > 0) || !finite(c.Eta0) {
+					return "a finite step size > 0"
+				}
+				return ""
+			}},
+		{Name: "rho", Usage: "GT-STORM's ρ in β = 1 − ρη² (0: 1/η_0², so β_1 = 0)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.Rho) },
+			want: func(c Config) string {
+				if !(c.Rho >= 0) || !finite(c.Rho) {
+					return "a finite ρ ≥ 0 (0 means 1/η_0²)"
+				}
+				return ""
+			}},
+		{Name: "cube-root", Usage: "put all algorithms on the cube-root step-size schedule (paper appendix A.1)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.CubeRoot) }},
+		{Name: "alpha", Usage: "logistic regression: weight α of the non-convex regulariser Σ x²/(1+x²)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.Alpha) },
+			want: func(c Config) string {
+				if !(c.Alpha >= 0) || !finite(c.Alpha) {
+					return "a finite regulariser weight ≥ 0"
+				}
+				return ""
+			}},
+		{Name: "eval-every", Usage: "rounds between evaluations (rows of metrics.csv)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.EvalEvery) },
+			want:  atLeast(func(c Config) int { return c.EvalEvery }, 1, "at least 1 round")},
+		{Name: "local-eval", Usage: "test samples on which each local model's accuracy is measured (0: all)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.LocalEvalSamples) },
+			want:  atLeast(func(c Config) int { return c.LocalEvalSamples }, 0, "0 (the whole test set) or a positive sample count")},
+		{Name: "grad-samples", Usage: "training samples per node for the global gradient norm at x̄ (0: the node's whole share)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.GradSamples) },
+			want:  atLeast(func(c Config) int { return c.GradSamples }, 0, "0 (each node's whole share) or a positive sample count")},
+		{Name: "checkpoint-every", Usage: "rounds between resume checkpoints (0: only at the end and on a signal)",
+			field: func(c *Config) flag.Value { return (*intValue)(&c.CheckpointEvery) },
+			want:  atLeast(func(c Config) int { return c.CheckpointEvery }, 0, "0 (only at the end) or a positive round count")},
+		{Name: "seed", Usage: "random seed: graph, partition, initialisation and minibatches",
+			field: func(c *Config) flag.Value { return (*uintValue)(&c.Seed) }},
+		{Name: "workers", Usage: "goroutines for the nodes' work (0: one per core); results do not depend on it",
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Workers) },
+			want:  atLeast(func(c Config) int { return c.Workers }, 0, "0 (one per core) or a positive goroutine count")},
+		{Name: "max-memory", Usage: "memory the run may use, e.g. 8GiB, 512MiB, 2GB or bytes (0: the cgroup limit or the available memory); a run estimated not to fit is refused",
+			field: func(c *Config) flag.Value { return memlimit.NewFlag(&c.MaxMemory) },
+			want: func(c Config) string {
+				if c.MaxMemory < 0 {
+					return "0 (detect) or a positive size"
+				}
+				return ""
+			}},
+		{Name: "partition", Usage: "data split over nodes: " + data.PartitionKinds, Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Partition) },
+			want: func(c Config) string {
+				if _, err := data.ParsePartition(c.Partition); err != nil {
+					return data.PartitionKinds
+				}
+				return ""
+			}},
+		{Name: "pc", Usage: "edge probability p_c of the Erdős–Rényi graph", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.PC) },
+			want: func(c Config) string {
+				if c.Topology == "er" && !(c.PC > 0 && c.PC <= 1) {
+					return "an edge probability in (0, 1]"
+				}
+				return ""
+			}},
+		{Name: "topology", Usage: "graph: " + strings.Join(decentral.Topologies(), "|") + " or an edge-list FILE", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Topology) },
+			want: func(c Config) string {
+				if slices.Contains(decentral.Topologies(), c.Topology) {
+					return ""
+				}
+				if st, err := os.Stat(c.Topology); err != nil || st.IsDir() {
+					return strings.Join(decentral.Topologies(), "|") + " or an edge-list file"
+				}
+				return ""
+			}},
+	}
+}
+
+// Settings returns the run settings, as `gtstorm train` registers them.
+func Settings() []Setting { return settings() }
+
+// Flags registers a flag for every run setting on fs, bound to c's fields,
+// with c's values as the defaults.
+func (c *Config) Flags(fs *flag.FlagSet) {
+	for _, s := range settings() {
+		fs.Var(s.field(c), s.Name, s.Usage)
+	}
+}
+
+// Validate checks every setting without touching any file but an edge-list
+// topology's; it returns a *ConfigError for the first bad one.
+func (c Config) Validate() error {
+	for _, s := range settings() {
+		if s.want == nil {
+			continue
+		}
+		if w := s.want(c); w != "" {
+			return &ConfigError{s.Name, s.field(&c).String(), w}
+		}
+	}
+	return nil
+}
+
+// Sweepable returns the names of the settings `sweep --vary` accepts.
+func Sweepable() []string {
+	var names []string
+	for _, s := range settings() {
+		if s.Sweepable {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// Set sets the setting named name from its flag form, as `sweep --vary`
+// does; only sweepable settings can be set.
+func (c *Config) Set(name, value string) error {
+	for _, s := range settings() {
+		if s.Name != name || !s.Sweepable {
+			continue
+		}
+		if err := s.field(c).Set(value); err != nil {
+			return &ConfigError{"vary", name + "=" + value, err.Error()}
+		}
+		return nil
+	}
+	return &ConfigError{"vary", name, "one of " + strings.Join(Sweepable(), ", ")}
+}
+
+// Flag values over Config's fields. Their Set errors say what is wanted.
+type (
+	stringValue string
+	intValue    int
+	uintValue   uint64
+	floatValue  float64
+	boolValue   bool
+)
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string     { return string(*v) }
+
+func (v *intValue) Set(s string) error {
+	x, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("an integer")
+	}
+	*v = intValue(x)
+	return nil
+}
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *uintValue) Set(s string) error {
+	x, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("an integer from 0 to %d", uint64(math.MaxUint64))
+	}
+	*v = uintValue(x)
+	return nil
+}
+func (v *uintValue) String() string { return strconv.FormatUint(uint64(*v), 10) }
+
+func (v *floatValue) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("a number")
+	}
+	*v = floatValue(x)
+	return nil
+}
+func (v *floatValue) String() string { return strconv.FormatFloat(float64(*v), 'g', -1, 64) }
+
+func (v *boolValue) Set(s string) error {
+	x, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("true or false")
+	}
+	*v = boolValue(x)
+	return nil
+}
+func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) IsBoolFlag() bool { return true }
