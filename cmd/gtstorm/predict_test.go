@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// writeTestPNGs writes the first n MNIST test images as 28×28 grey PNGs
+// into dir and returns their paths and labels.
+func writeTestPNGs(t *testing.T, dir string, n int) ([]string, []int) {
+	t.Helper()
+	_, test, err := data.LoadMNIST("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	var labels []int
+	for i := range n {
+		g := image.NewGray(image.Rect(0, 0, 28, 28))
+		copy(g.Pix, test.Bytes[i*784:(i+1)*784])
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, g); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("test-%03d.png", i))
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths, labels = append(paths, p), append(labels, int(test.Labels[i]))
+	}
+	return paths, labels
+}
+
+// jsonLine is one line of predict --json, decoded strictly.
+type jsonLine struct {
+	Image string `json:"image"`
+	Top   []struct {
+		Class *int     `json:"class"`
+		Name  *string  `json:"name"`
+		Prob  *float64 `json:"prob"`
+	} `json:"top"`
+}
+
+// TestPredictCommand trains a small MNIST model and predicts test images
+// written as PNGs through the binary, in text and as JSON lines.
+func TestPredictCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model for a few seconds")
+	}
+	cfg := train.Default()
+	cfg.Algo, cfg.Nodes, cfg.Topology, cfg.Partition = "dsgd", 2, "complete", "iid"
+	cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 300, 300, 0
+	cfg.Eta0, cfg.LocalEvalSamples, cfg.GradSamples = 0.05, 100, 10
+	out := t.TempDir()
+	if _, err := train.Train(context.Background(), cfg, train.Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(out, train.ModelFile)
+	const n = 40
+	images, labels := writeTestPNGs(t, t.TempDir(), n)
+	want, err := train.Predict(model, images, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// JSON lines, flags after the images.
+	cmd := gtstorm(append(append([]string{"predict"}, images...), "--model", model, "--json")...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("predict --json: %v: %s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("predict --json printed %d lines for %d images:\n%s", len(lines), n, stdout.String())
+	}
+	correct := 0
+	for i, line := range lines {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &keys); err != nil || len(keys) != 2 || keys["image"] == nil || keys["top"] == nil {
+			t.Fatalf("line %d is not an object of image and top: %q (%v)", i, line, err)
+		}
+		var got jsonLine
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("line %d: %v: %q", i, err, line)
+		}
+		if got.Image != images[i] || len(got.Top) != 3 {
+			t.Fatalf("line %d: %q", i, line)
+		}
+		for r, c := range got.Top {
+			if c.Class == nil || c.Name == nil || c.Prob == nil {
+				t.Fatalf("line %d: entry %d lacks class, name or prob: %q", i, r, line)
+			}
+			w := want[i].Top[r]
+			if *c.Class != w.Class || *c.Name != strconv.Itoa(w.Class) || *c.Prob != w.Prob {
+				t.Fatalf("line %d: entry %d is %d %q %v, train.Predict gives %+v", i, r, *c.Class, *c.Name, *c.Prob, w)
+			}
+		}
+		if *got.Top[0].Class == labels[i] {
+			correct++
+		}
+	}
+	if correct < n*8/10 {
+		t.Errorf("%d of %d test images predicted right, want 80%%", correct, n)
+	}
+
+	// Text, --top 2, flags first.
+	cmd = gtstorm(append([]string{"predict", "--model", model, "--top", "2"}, images[:3]...)...)
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("predict: %v: %s", err, stderr.String())
+	}
+	text := stdout.String()
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for i := 0; i < 3; i++ {
+		if !sc.Scan() {
+			t.Fatalf("predict printed fewer than 3 lines")
+		}
+		w := want[i].Top
+		line := fmt.Sprintf("%s: %d %.4f, %d %.4f", images[i], w[0].Class, w[0].Prob, w[1].Class, w[1].Prob)
+		if sc.Text() != line {
+			t.Errorf("line %d: %q, want %q", i, sc.Text(), line)
+		}
+	}
+	if sc.Scan() {
+		t.Errorf("extra output %q", sc.Text())
+	}
+	t.Logf("predict output:\n%s", text)
+}
+
+// writeUntrainedModel writes an MNIST model file with fresh parameters, in
+// the form of releases that did not store the input description.
+func writeUntrainedModel(t *testing.T, path string) {
+	t.Helper()
+	m := models.NewMNISTCNN()
+	cfgJSON, err := json.Marshal(map[string]any{"config": train.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := &weights.Checkpoint{Model: m.Name(), Params: m.Init(1), Meta: cfgJSON}
+	for _, p := range m.Params() {
+		ck.Tensors = append(ck.Tensors, weights.Tensor{Name: p.Name, Shape: p.Shape})
+	}
+	if err := weights.Write(path, ck); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// zeroPNG returns a PNG whose header says 0×0 pixels.
+func zeroPNG() []byte {
+	chunk := func(typ string, body []byte) []byte {
+		var b bytes.Buffer
+		binary.Write(&b, binary.BigEndian, uint32(len(body)))
+		b.WriteString(typ)
+		b.Write(body)
+		binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), body...)))
+		return b.Bytes()
+	}
+	ihdr := make([]byte, 13)
+	ihdr[8] = 8
+	out := []byte("\x89PNG\r\n\x1a\n")
+	out = append(out, chunk("IHDR", ihdr)...)
+	return append(out, chunk("IEND", nil)...)
+}
+
+// TestPredictBadInput: bad images and a bad model exit with status 1 and
+// one line naming the file, printing no prediction; bad flags exit 2 (and
+// print the usage on stdout, as every command does).
+func TestPredictBadInput(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.gtck")
+	writeUntrainedModel(t, model)
+	var full bytes.Buffer
+	g := image.NewGray(image.Rect(0, 0, 28, 28))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(i)
+	}
+	png.Encode(&full, g)
+	good := []string{filepath.Join(dir, "good.png")}
+	os.WriteFile(good[0], full.Bytes(), 0o644)
+	files := map[string][]byte{
+		"notes.txt": []byte("not an image\n"),
+		"zero.png":  zeroPNG(),
+		"trunc.png": full.Bytes()[:full.Len()-20],
+	}
+	wantMsg := map[string]string{
+		"notes.txt": "not a PNG or JPEG image",
+		"zero.png":  "0×0",
+		"trunc.png": "truncated PNG",
+	}
+	for name, b := range files {
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"predict", "--model", model, good[0], filepath.Join(dir, "notes.txt")}, 1, filepath.Join(dir, "notes.txt") + ": " + wantMsg["notes.txt"]},
+		{[]string{"predict", "--model", model, filepath.Join(dir, "zero.png"), good[0]}, 1, filepath.Join(dir, "zero.png") + ": PNG of " + wantMsg["zero.png"]},
+		{[]string{"predict", "--model", model, "--json", filepath.Join(dir, "trunc.png")}, 1, filepath.Join(dir, "trunc.png") + ": " + wantMsg["trunc.png"]},
+		{[]string{"predict", "--model", model, filepath.Join(dir, "absent.png")}, 1, filepath.Join(dir, "absent.png")},
+		{[]string{"predict", "--model", filepath.Join(dir, "notes.txt"), good[0]}, 1, filepath.Join(dir, "notes.txt")},
+		{[]string{"predict", good[0]}, 2, "--model"},
+		{[]string{"predict", "--model", model}, 2, "no IMAGE"},
+		{[]string{"predict", "--model", model, "--top", "0", good[0]}, 2, "--top 0"},
+		{[]string{"predict", "--model", model, "--colour", good[0]}, 2, "colour"},
+	}
+	for _, c := range cases {
+		cmd := gtstorm(c.args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		code, msg := cmd.ProcessState.ExitCode(), stderr.String()
+		if code != c.code || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, c.want) || c.code == 1 && stdout.Len() != 0 || strings.Contains(msg, "panic") {
+			t.Errorf("gtstorm %s: exit %d, stdout %q, stderr %q; want exit %d and one line with %q",
+				strings.Join(c.args, " "), code, stdout.String(), msg, c.code, c.want)
+		}
+	}
+
+	// A file named like a flag after "--" is an image.
+	dash := filepath.Join(dir, "-x.png")
+	os.WriteFile(dash, full.Bytes(), 0o644)
+	cmd := gtstorm("predict", "--model", model, "--top", "1", "--", "-x.png")
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || !strings.HasPrefix(stdout.String(), "-x.png: ") || strings.Count(stdout.String(), ",") != 0 {
+		t.Errorf("predict -- -x.png: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	// The untrained model's file, without input description, predicts.
+	preds, err := train.Predict(model, good, 10)
+	if err != nil || len(preds) != 1 || len(preds[0].Top) != 10 {
+		t.Fatalf("train.Predict: %v, %+v", err, preds)
+	}
+}

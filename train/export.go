@@ -1,0 +1,195 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/internal/onnx"
+	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// ExportResult describes an ONNX file written by ExportONNX.
+type ExportResult struct {
+	Model  string // e.g. "mnist-cnn"
+	Params int
+	Path   string // the ONNX file
+	Bytes  int    // its size
+	Input  []int  // input shape [N, C, H, W]; N (-1) is dynamic
+	Output []int  // output shape [N, classes]
+	Opset  int
+	Doc    string // the model's doc string: input scaling and layers
+}
+
+// exportMeta is what the export reads of a checkpoint's run metadata: the
+// run's configuration and, where the file records it, the input
+// description of image models (the "input" entry of model.gtck).
+type exportMeta struct {
+	Config *Config `json:"config"`
+	Input  *struct {
+		Mean    []float32 `json:"mean"`
+		Std     []float32 `json:"std"`
+		Classes []string  `json:"classes"`
+	} `json:"input"`
+}
+
+// ExportONNX reads the averaged CNN of the checkpoint at path (model.gtck,
+// or checkpoint.gtck, of an MNIST or CIFAR-10 run) and atomically writes it
+// to out as an ONNX model (opset models.ONNXOpset): input float32 NCHW
+// [N,C,H,W] with a dynamic batch size N, scaled as gtstorm feeds the
+// network, output the logits [N,10]. The model's doc string says how the
+// run scaled its inputs; its metadata_props record the run's dataset,
+// normalisation and, when the checkpoint holds them, the per-channel mean
+// and standard deviation and the class names.
+func ExportONNX(path, out string) (*ExportResult, error) {
+	if out == "" {
+		return nil, fmt.Errorf("no ONNX output file given")
+	}
+	if same(path, out) {
+		return nil, fmt.Errorf("%s: the ONNX output would overwrite the checkpoint it reads", out)
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("write %s: is a directory, want a file name", out)
+	}
+	ck, err := weights.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	var m models.Model
+	switch ck.Model {
+	case models.NewMNISTCNN().Name():
+		m = models.NewMNISTCNN()
+	case models.NewCIFARCNN().Name():
+		m = models.NewCIFARCNN()
+	default:
+		return nil, fmt.Errorf("%s holds %s; only the CNNs (mnist-cnn, cifar-cnn) export to ONNX", path, describeModel(ck.Model))
+	}
+	if err := checkLayout(ck, m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	om, err := models.ONNX(m, ck.Params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var em exportMeta
+	if len(ck.Meta) > 0 {
+		// Metadata that does not decode is left out of the description;
+		// the weights alone make the export.
+		if json.Unmarshal(ck.Meta, &em) != nil {
+			em = exportMeta{}
+		}
+	}
+	om.DocString, om.Metadata = exportDoc(ck.Model, path, &em)
+	b, err := om.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := atomicfile.WriteBytes(out, b); err != nil {
+		return nil, err
+	}
+	in := om.Graph.Inputs[0].Shape
+	res := &ExportResult{Model: ck.Model, Params: len(ck.Params), Path: out, Bytes: len(b),
+		Opset: models.ONNXOpset, Doc: om.DocString + "\n" + om.Graph.DocString, Output: []int{-1, 10}}
+	for _, d := range in {
+		if d.Param != "" {
+			res.Input = append(res.Input, -1)
+		} else {
+			res.Input = append(res.Input, int(d.Value))
+		}
+	}
+	return res, nil
+}
+
+// describeModel names a checkpoint's model for an error message.
+func describeModel(name string) string {
+	if name == models.NewLogReg(1, models.DefaultAlpha).Name() {
+		return "a logistic regression (" + name + ")"
+	}
+	return "model " + name
+}
+
+// checkLayout reports whether ck's parameter tensors are m's.
+func checkLayout(ck *weights.Checkpoint, m models.Model) error {
+	ps := m.Params()
+	if len(ck.Params) != m.NumParams() || len(ck.Tensors) != len(ps) {
+		return fmt.Errorf("%s with %d parameters in %d tensors; gtstorm's %s has %d in %d",
+			ck.Model, len(ck.Params), len(ck.Tensors), m.Name(), m.NumParams(), len(ps))
+	}
+	for i, p := range ps {
+		if t := ck.Tensors[i]; t.Name != p.Name || !slices.Equal(t.Shape, p.Shape) {
+			return fmt.Errorf("tensor %d is %s %v; gtstorm's %s has %s %v", i, t.Name, t.Shape, m.Name(), p.Name, p.Shape)
+		}
+	}
+	return nil
+}
+
+// exportDoc returns the model doc string and metadata of an export: where
+// it comes from and how its input is scaled.
+func exportDoc(model, path string, em *exportMeta) (string, []onnx.Property) {
+	props := []onnx.Property{{Key: "gtstorm.model", Value: model}, {Key: "gtstorm.source", Value: filepath.Base(path)}}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, "gtstorm %s exported from %s. ", model, filepath.Base(path))
+	dataset := map[string]string{"mnist-cnn": "mnist", "cifar-cnn": "cifar10"}[model]
+	normalize := false
+	if cfg := em.Config; cfg != nil {
+		dataset, normalize = cfg.Dataset, cfg.Normalize && cfg.Dataset == "cifar10"
+		props = append(props,
+			onnx.Property{Key: "gtstorm.dataset", Value: cfg.Dataset},
+			onnx.Property{Key: "gtstorm.algo", Value: cfg.Algo})
+		if cfg.Dataset == "cifar10" {
+			props = append(props, onnx.Property{Key: "gtstorm.normalize", Value: fmt.Sprint(cfg.Normalize)})
+		}
+	}
+	fmt.Fprintf(&doc, "Input: float32 NCHW [N,C,H,W], N the batch size (dynamic); ")
+	switch {
+	case dataset == "mnist":
+		doc.WriteString("MNIST pixels as bytes divided by 255, in [0,1]. ")
+	case em.Input != nil && len(em.Input.Mean) > 0:
+		fmt.Fprintf(&doc, "pixels as bytes divided by 255, then standardised per channel c as (x - mean[c]) / std[c] with the training set's mean %v and std %v. ",
+			em.Input.Mean, em.Input.Std)
+	case normalize:
+		doc.WriteString("pixels as bytes divided by 255, then standardised per channel with the mean and standard deviation of the CIFAR-10 training set (data.NormalizeChannels). ")
+	case em.Config != nil:
+		doc.WriteString("pixels as bytes divided by 255, in [0,1] (the run did not normalise). ")
+	default:
+		doc.WriteString("scaled as the run fed the network (pixels divided by 255, standardised per channel when the run normalised). ")
+	}
+	if in := em.Input; in != nil {
+		if len(in.Mean) > 0 {
+			props = append(props,
+				onnx.Property{Key: "gtstorm.input.mean", Value: floats(in.Mean)},
+				onnx.Property{Key: "gtstorm.input.std", Value: floats(in.Std)})
+		}
+		if len(in.Classes) > 0 {
+			props = append(props, onnx.Property{Key: "gtstorm.classes", Value: strings.Join(in.Classes, ",")})
+		}
+	}
+	doc.WriteString("Output: float32 [N,10] class logits (softmax gives the probabilities).")
+	return doc.String(), props
+}
+
+func floats(v []float32) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// same reports whether a and b name the same file (or the same path, when
+// neither exists).
+func same(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}

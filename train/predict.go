@@ -1,0 +1,206 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// InputSpec describes what an image model was trained on, so that images
+// can be turned into the samples it saw: model.gtck stores it in its run
+// metadata under "input".
+type InputSpec struct {
+	Shape []int `json:"shape"` // one sample: [1 28 28] for MNIST, [3 32 32] for CIFAR-10
+	// Mean and Std are the per-channel standardisation of the training
+	// data (CIFAR-10 with Config.Normalize); absent for plain [0,1] scaling.
+	Mean    []float32 `json:"mean,omitempty"`
+	Std     []float32 `json:"std,omitempty"`
+	Classes []string  `json:"classes"` // class names by label
+}
+
+// modelMeta is the run metadata of model.gtck: a checkpoint's, plus the
+// input description of image models. Files written before it was added
+// lack "input".
+type modelMeta struct {
+	meta
+	Input *InputSpec `json:"input,omitempty"`
+}
+
+// cifarClasses are the CIFAR-10 class names by label.
+var cifarClasses = []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
+
+// classNames returns the class names of an image dataset's labels.
+func classNames(dataset string, classes int) []string {
+	if dataset == "cifar10" && classes == len(cifarClasses) {
+		return slices.Clone(cifarClasses)
+	}
+	names := make([]string, classes)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names
+}
+
+// inputSpec returns the input description of a run's model, trained on
+// train: nil for models that are not image classifiers.
+func inputSpec(cfg Config, train *data.Dataset, m models.Model) *InputSpec {
+	shape, classes, ok := models.Classifier(m)
+	if !ok {
+		return nil
+	}
+	spec := &InputSpec{Shape: shape, Classes: classNames(cfg.Dataset, classes)}
+	if train != nil && train.Mean != nil {
+		spec.Mean, spec.Std = slices.Clone(train.Mean), slices.Clone(train.Std)
+	}
+	return spec
+}
+
+// ClassProb is one class of a prediction and its probability.
+type ClassProb struct {
+	Class int     `json:"class"`
+	Name  string  `json:"name"`
+	Prob  float64 `json:"prob"`
+}
+
+// Prediction is a model's most probable classes for one image, most
+// probable first.
+type Prediction struct {
+	Image string      `json:"image"`
+	Top   []ClassProb `json:"top"`
+}
+
+// Predict classifies image files (PNG or JPEG, any size, colour or grey)
+// with the image model of a model file (model.gtck of an MNIST or CIFAR-10
+// run) and returns, for each image in order, its k most probable classes (all
+// of them when k exceeds the class count). Each image is converted and
+// resized to the model's input and standardised as the training data was
+// (see data.LoadImages). Errors name the model file or the image at fault;
+// LibSVM models are refused.
+func Predict(modelPath string, images []string, k int) ([]Prediction, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("top %d classes: want at least 1", k)
+	}
+	p, err := openPredictor(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	d, err := data.LoadImages(images, p.input())
+	if err != nil {
+		return nil, err
+	}
+	probs, err := p.pool.Probabilities(p.params, d)
+	if err != nil {
+		return nil, err
+	}
+	return topClasses(images, probs, p.spec.Classes, k), nil
+}
+
+// predictor is a model file's image classifier, ready to run.
+type predictor struct {
+	path   string
+	model  models.Model
+	params []float32
+	spec   InputSpec
+	pool   *models.Pool
+}
+
+// input returns the data description images are loaded with.
+func (p *predictor) input() data.ImageInput {
+	return data.ImageInput{Shape: p.spec.Shape, Classes: len(p.spec.Classes), Mean: p.spec.Mean, Std: p.spec.Std}
+}
+
+// openPredictor reads a model file and builds its classifier and input
+// description: the stored one, or for files written before it was stored,
+// the one the run's configuration implies.
+func openPredictor(path string) (*predictor, error) {
+	ck, err := weights.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	var m modelMeta
+	if err := json.Unmarshal(ck.Meta, &m); err != nil {
+		return nil, fmt.Errorf("%s: run metadata: %w", path, err)
+	}
+	cfg := m.Config
+	if cfg.Dataset != "mnist" && cfg.Dataset != "cifar10" {
+		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for the image models of mnist and cifar10 runs", path, ck.Model, cfg.DataName())
+	}
+	model, err := newModel(cfg, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
+		return nil, fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
+			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())
+	}
+	shape, classes, _ := models.Classifier(model)
+	var spec InputSpec
+	if m.Input != nil {
+		spec = *m.Input
+		if err := checkSpec(spec, shape, classes); err != nil {
+			return nil, fmt.Errorf("%s: input description: %w", path, err)
+		}
+	} else if spec, err = legacySpec(path, cfg, model); err != nil {
+		return nil, err
+	}
+	pool, err := models.NewPool(model, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &predictor{path: path, model: model, params: ck.Params, spec: spec, pool: pool}, nil
+}
+
+// checkSpec requires a stored input description to fit the model.
+func checkSpec(spec InputSpec, shape []int, classes int) error {
+	if !slices.Equal(spec.Shape, shape) {
+		return fmt.Errorf("samples of shape %v, the model takes %v", spec.Shape, shape)
+	}
+	if len(spec.Classes) != classes {
+		return fmt.Errorf("%d class names, the model has %d classes", len(spec.Classes), classes)
+	}
+	return data.ImageInput{Shape: spec.Shape, Classes: classes, Mean: spec.Mean, Std: spec.Std}.Check()
+}
+
+// legacySpec returns the input description of a model file written before
+// model files stored it: MNIST is plain [0,1] scaling; a CIFAR-10 run that
+// standardised its data needs its training set's statistics, read from the
+// run's data when it is still there.
+func legacySpec(path string, cfg Config, model models.Model) (InputSpec, error) {
+	spec := inputSpec(cfg, nil, model)
+	if cfg.Dataset != "cifar10" || !cfg.Normalize {
+		return *spec, nil
+	}
+	train, _, err := loadData(cfg)
+	if err != nil {
+		return InputSpec{}, fmt.Errorf("%s was written before model files stored the input normalisation, and its run standardised CIFAR-10 with the training set's channel means and deviations; reading them from the run's data failed: %w", path, err)
+	}
+	spec.Mean, spec.Std = train.Mean, train.Std
+	return *spec, nil
+}
+
+// topClasses returns each image's k most probable classes, most probable
+// first; equal probabilities keep the lower class first, as the argmax of
+// evaluation does.
+func topClasses(images []string, probs [][]float64, names []string, k int) []Prediction {
+	out := make([]Prediction, len(images))
+	for i, p := range probs {
+		order := make([]int, len(p))
+		for j := range order {
+			order[j] = j
+		}
+		sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
+		top := make([]ClassProb, min(k, len(p)))
+		for r := range top {
+			c := order[r]
+			top[r] = ClassProb{Class: c, Name: names[c], Prob: p[c]}
+		}
+		out[i] = Prediction{Image: images[i], Top: top}
+	}
+	return out
+}
