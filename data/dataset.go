@@ -97,7 +97,8 @@ type Batch struct {
 	Index []int
 }
 
-// Len returns the number of samples in the batch.
+// Len returns the number of samples in the batch. It makes *Batch a
+// decentral.Batch, the optimizer's view of a minibatch.
 func (b Batch) Len() int { return len(b.Index) }
 
 // String describes the batch briefly, for error messages.

@@ -93,7 +93,7 @@ func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, re
 		return fmt.Errorf("fetch %s: data folder: %w", r.Name, err)
 	}
 	if !opt.Force && present(dir, r) {
-		fmt.Fprintf(logw, "%s: already present in %s (use --force to download it again)\n", r.Name, dir)
+		fmt.Fprintf(logw, "%s: already present in %s; not downloaded again\n", r.Name, dir)
 		return nil
 	}
 	if r.Note != "" {

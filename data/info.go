@@ -12,26 +12,31 @@ type Status struct {
 	Name    string // the name Load takes
 	Path    string // where the files are (or would be)
 	Present bool
-	Note    string // where it comes from, or how to get it
-	Err     error  // present but not loadable
-	Train   *Summary
-	Test    *Summary // nil if the dataset has no test set
+	Note    string // where it comes from
+	DataDir string // the data folder surveyed
+	// Fetchable says that `data fetch` downloads it into DataDir.
+	Fetchable bool
+	Err       error // present but not loadable
+	Train     *SetInfo
+	Test      *SetInfo // nil if the dataset has no test set
 }
 
-// Summary is the size and class balance of one set.
-type Summary struct {
+// SetInfo is the size and class balance of one set (a training or a test
+// set), as [Dataset.Info] reports it.
+type SetInfo struct {
 	Samples int
 	Shape   []int
 	Classes int
 	Hist    []int // samples per class
 }
 
-// Summarize returns d's summary.
-func Summarize(d *Dataset) *Summary {
+// Info returns d's size, sample shape and class counts; nil for a nil d (a
+// dataset without a test set, say).
+func (d *Dataset) Info() *SetInfo {
 	if d == nil {
 		return nil
 	}
-	return &Summary{Samples: d.Len(), Shape: d.Shape, Classes: d.Classes, Hist: d.ClassCounts()}
+	return &SetInfo{Samples: d.Len(), Shape: d.Shape, Classes: d.Classes, Hist: d.ClassCounts()}
 }
 
 // Survey reports every dataset Load knows: MNIST from the GoMNIST module,
@@ -56,13 +61,13 @@ func Survey(dir string) ([]Status, error) {
 	out = append(out, st)
 
 	if hasMNIST(dir) {
-		st := Status{Name: "mnist", Path: dir, Present: true, Note: "MNIST-format folder (use --dataset mnist --data-dir " + dir + ")"}
+		st := Status{Name: "mnist", Path: dir, DataDir: dir, Present: true, Note: "MNIST-format folder"}
 		st.load(func() (*Dataset, *Dataset, error) { return LoadMNIST(dir) })
 		out = append(out, st)
 	}
 
 	cifar := filepath.Join(dir, CIFARDir)
-	st = Status{Name: "cifar10", Path: cifar, Note: "run: gtstorm data fetch cifar10 --data-dir " + dir}
+	st = Status{Name: "cifar10", Path: cifar, DataDir: dir, Fetchable: true, Note: "not downloaded"}
 	if exists(filepath.Join(cifar, cifarTrainFiles[0])) {
 		st.Present, st.Note = true, "CIFAR-10 binary version"
 		st.load(func() (*Dataset, *Dataset, error) { return LoadCIFAR10(cifar, false) })
@@ -71,7 +76,7 @@ func Survey(dir string) ([]Status, error) {
 
 	for _, name := range libsvmSets {
 		p := filepath.Join(dir, name)
-		st := Status{Name: name, Path: p, Note: "run: gtstorm data fetch " + name + " --data-dir " + dir}
+		st := Status{Name: name, Path: p, DataDir: dir, Fetchable: true, Note: "not downloaded"}
 		if exists(p) {
 			st.Present, st.Note = true, "LibSVM"
 			if exists(p + ".t") {
@@ -86,14 +91,14 @@ func Survey(dir string) ([]Status, error) {
 	return out, nil
 }
 
-// load fills the summaries from the loader's result, or Err.
+// load fills Train and Test from the loader's result, or Err.
 func (s *Status) load(f func() (*Dataset, *Dataset, error)) {
 	train, test, err := f()
 	if err != nil {
 		s.Err = err
 		return
 	}
-	s.Train, s.Test = Summarize(train), Summarize(test)
+	s.Train, s.Test = train.Info(), test.Info()
 }
 
 // exists reports whether path exists.
@@ -102,9 +107,9 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// String describes a summary in one line: "60000 samples of 1x28x28, 10
+// String describes the set in one line: "60000 samples of 1x28x28, 10
 // classes [5923 6742 ...]".
-func (s *Summary) String() string {
+func (s *SetInfo) String() string {
 	shape := ""
 	for i, v := range s.Shape {
 		if i > 0 {

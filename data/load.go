@@ -24,7 +24,7 @@ func Names() []string {
 func DefaultDataDir() (string, error) {
 	c, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no default data folder (%v); give one with --data-dir", err)
+		return "", fmt.Errorf("no default data folder (%v); name a data folder instead", err)
 	}
 	return filepath.Join(c, "gtstorm", "data"), nil
 }
@@ -69,7 +69,7 @@ func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err erro
 		return LoadCIFAR10(dir, opt.Normalize)
 	case name == "libsvm":
 		if dir == "" {
-			return nil, nil, errors.New("libsvm: no file given (want --data-dir FILE, a LibSVM training file)")
+			return nil, nil, errors.New("libsvm: no file given (want a LibSVM training file)")
 		}
 		return loadLibSVMPair(dir, opt.Features)
 	case slices.Contains(libsvmSets, name):
@@ -80,11 +80,23 @@ func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err erro
 		}
 		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%s: %s does not exist; run: gtstorm data fetch %s --data-dir %s", name, p, name, dir)
+			return nil, nil, &NotPresentError{Name: name, Dir: dir, Path: p}
 		}
 		return loadLibSVMPair(p, opt.Features)
 	}
 	return nil, nil, fmt.Errorf("unknown dataset %q (want one of %v)", name, Names())
+}
+
+// NotPresentError is a dataset that `gtstorm data fetch` would download
+// but that is not in its data folder.
+type NotPresentError struct {
+	Name string // the dataset
+	Dir  string // the data folder looked in
+	Path string // the file that is missing
+}
+
+func (e *NotPresentError) Error() string {
+	return fmt.Sprintf("%s: %s does not exist", e.Name, e.Path)
 }
 
 // loadLibSVMPair loads path and, if it exists, path.t with a common feature

@@ -35,9 +35,9 @@ func TestLoadByName(t *testing.T) {
 		errors    []string
 	}{
 		{"imagenet", dir, []string{`unknown dataset "imagenet"`, "mnist"}},
-		{"libsvm", "", []string{"want --data-dir FILE"}},
+		{"libsvm", "", []string{"no file given"}},
 		{"libsvm", filepath.Join(dir, "none"), []string{filepath.Join(dir, "none"), "no such file"}},
-		{"a9a", dir, []string{filepath.Join(dir, "a9a"), "run: gtstorm data fetch a9a --data-dir " + dir}},
+		{"a9a", dir, []string{filepath.Join(dir, "a9a"), "does not exist"}},
 		{"cifar10", dir, []string{"data_batch_1.bin", "no such file"}},
 		{"mnist", dir, []string{MNISTTrainImages, "no such file"}},
 	}
@@ -97,8 +97,8 @@ func TestSurvey(t *testing.T) {
 	if h := byName["mnist"][0].Train.Hist; !slices.Equal(h, mnistTrainCounts) {
 		t.Fatalf("mnist histogram %v", h)
 	}
-	if s := byName["ijcnn1"][0]; !strings.Contains(s.Note, "gtstorm data fetch ijcnn1") {
-		t.Fatalf("missing ijcnn1 note %q does not say how to fetch it", s.Note)
+	if s := byName["ijcnn1"][0]; s.Present || !s.Fetchable || s.DataDir != dir {
+		t.Fatalf("missing ijcnn1: %+v, want absent, fetchable into %s", s, dir)
 	}
 	if got := byName["mnist"][0].Train.String(); !strings.HasPrefix(got, "60000 samples of 1x28x28, 10 classes [5923 ") {
 		t.Fatalf("summary %q", got)

@@ -71,8 +71,8 @@ func (s *Sampler) Sample(node int) Batch {
 
 // SampleRef is Sample returning a pointer to the node's batch, which the
 // sampler owns and refills on the node's next draw. Stored in an interface
-// (such as decentral.Batch) a pointer costs no allocation, where a Batch
-// value would.
+// (such as decentral.Batch, which *Batch satisfies through Len) a pointer
+// costs no allocation, where a Batch value would.
 func (s *Sampler) SampleRef(node int) *Batch {
 	n := &s.nodes[node]
 	share := s.part.Nodes[node]

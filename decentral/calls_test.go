@@ -208,7 +208,7 @@ func TestGTStormBetaExtremes(t *testing.T) {
 }
 
 // lsRunWith builds and initialises an optimizer with the given sampler.
-func lsRunWith(t *testing.T, cfg Config, mx *Mixing, pr *lsProblem, s Sampler) (*Optimizer, error) {
+func lsRunWith(t *testing.T, cfg Config, mx *Mixing, pr *lsProblem, s BatchSource) (*Optimizer, error) {
 	t.Helper()
 	o, err := New(cfg, mx, s, lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {

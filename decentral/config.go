@@ -34,8 +34,6 @@ type Config struct {
 	// Workers bounds the goroutines doing node work and the worker ids passed
 	// to the Oracle (never more than the nodes); 0 means runtime.GOMAXPROCS(0).
 	Workers int
-	// BatchSize is the sample count of a batch that has no Len method.
-	BatchSize int
 	// Exchange carries the vectors between neighbours; nil means a
 	// MemExchange on the mixing matrix's graph.
 	Exchange Exchange

@@ -2,6 +2,7 @@ package decentral
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -17,7 +18,7 @@ type Optimizer struct {
 	sched   Schedule
 	mix     *Mixing
 	ex      Exchange
-	sampler Sampler
+	sampler BatchSource
 	oracle  Oracle
 	m, p    int
 	procs   int // goroutines and worker ids used: min(Config.Workers, m)
@@ -57,9 +58,9 @@ type Optimizer struct {
 }
 
 // New returns an optimizer for the nodes of mix, which start at x0 (copied)
-// once Init is called. The sampler and oracle give each node's minibatches
-// and gradients.
-func New(cfg Config, mix *Mixing, s Sampler, o Oracle, x0 []float32) (*Optimizer, error) {
+// once [Optimizer.Init] is called. The batch source and the oracle give each
+// node's minibatches and gradients.
+func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optimizer, error) {
 	meth, err := newMethod(cfg.Algorithm)
 	if err != nil {
 		return nil, err
@@ -72,13 +73,11 @@ func New(cfg Config, mix *Mixing, s Sampler, o Oracle, x0 []float32) (*Optimizer
 	case mix == nil:
 		return nil, fmt.Errorf("%s: no mixing matrix", cfg.Algorithm)
 	case s == nil || o == nil:
-		return nil, fmt.Errorf("%s: sampler and oracle are required", cfg.Algorithm)
+		return nil, fmt.Errorf("%s: batch source and oracle are required", cfg.Algorithm)
 	case len(x0) == 0:
 		return nil, fmt.Errorf("%s: initial parameters are empty", cfg.Algorithm)
 	case cfg.Workers < 0:
 		return nil, fmt.Errorf("%s: %d workers, want ≥ 0", cfg.Algorithm, cfg.Workers)
-	case cfg.BatchSize < 0:
-		return nil, fmt.Errorf("%s: batch size %d, want ≥ 0", cfg.Algorithm, cfg.BatchSize)
 	case !finite(x0):
 		return nil, fmt.Errorf("%s: initial parameters are not finite", cfg.Algorithm)
 	}
@@ -199,10 +198,10 @@ func (o *Optimizer) row(slab []float32, i int) []float32 {
 // grad evaluates node i's stochastic gradient at x on b into dst and counts
 // the samples and the evaluation.
 func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32, error) {
-	n, err := o.batchLen(b)
-	if err != nil {
-		return 0, err
+	if b == nil {
+		return 0, errNoBatch
 	}
+	n := b.Len()
 	loss, err := o.oracle.Grad(w, x, b, dst)
 	if err != nil {
 		return 0, err
@@ -213,9 +212,9 @@ func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32
 }
 
 // gradPair evaluates node i's gradients at xNew and xOld on the same batch,
-// through PairOracle when the oracle has it, and counts both evaluations.
+// through PairGrader when the oracle has it, and counts both evaluations.
 func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
-	po, ok := o.oracle.(PairOracle)
+	po, ok := o.oracle.(PairGrader)
 	if !ok {
 		loss, err := o.grad(w, i, xNew, b, gNew)
 		if err != nil {
@@ -224,10 +223,10 @@ func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld
 		_, err = o.grad(w, i, xOld, b, gOld)
 		return loss, err
 	}
-	n, err := o.batchLen(b)
-	if err != nil {
-		return 0, err
+	if b == nil {
+		return 0, errNoBatch
 	}
+	n := b.Len()
 	loss, err := po.GradPair(w, xNew, xOld, b, gNew, gOld)
 	if err != nil {
 		return 0, err
@@ -237,17 +236,8 @@ func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld
 	return loss, nil
 }
 
-// batchLen returns the number of samples in b: its Len, else the
-// configured batch size.
-func (o *Optimizer) batchLen(b Batch) (int, error) {
-	if s, ok := b.(interface{ Len() int }); ok {
-		return s.Len(), nil
-	}
-	if o.cfg.BatchSize == 0 {
-		return 0, fmt.Errorf("batch of type %T has no Len method and Config.BatchSize is 0", b)
-	}
-	return o.cfg.BatchSize, nil
-}
+// errNoBatch is the error of a gradient evaluation on a nil Batch.
+var errNoBatch = errors.New("the batch source gave no batch (nil Batch)")
 
 // mixRow sets dst = Σ_j W_ij vec_j for node i, where vec_j is the k-th vector
 // neighbour j sent this round and own is node i's.

@@ -82,38 +82,50 @@ func TestCounters(t *testing.T) {
 	}
 }
 
-// plainBatch has no Len method.
-type plainBatch struct{ lb *lsBatch }
-
-type plainSampler struct{ *lsSampler }
-
-func (s plainSampler) Sample(node int) Batch { return plainBatch{s.lsSampler.Sample(node).(*lsBatch)} }
-
-type plainOracle struct{ lsOracle }
-
-func (o plainOracle) Grad(w int, x []float32, b Batch, g []float32) (float32, error) {
-	return o.lsOracle.Grad(w, x, b.(plainBatch).lb, g)
+// nilSampler hands node nil a nil Batch from its draw number after on, and
+// lsSampler's batches before.
+type nilSampler struct {
+	*lsSampler
+	node, after int
 }
 
-func TestBatchSizeFallback(t *testing.T) {
+func (s nilSampler) Sample(node int) Batch {
+	if node == s.node && s.calls[node] >= s.after {
+		return nil
+	}
+	return s.lsSampler.Sample(node)
+}
+
+// TestNilBatch: a batch source that returns a nil Batch fails Init or the
+// round with an error naming the node — through Grad and through GradPair —
+// instead of panicking.
+func TestNilBatch(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 2)
 	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
-	o, err := New(Config{Algorithm: GNSD, Eta0: 0.05, BatchSize: 5}, mx, plainSampler{newLSSampler(pr, 5, 1)}, plainOracle{lsOracle{pr}}, make([]float32, pr.d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	if err := o.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	o.Step(ctx)
-	if got := o.Counters().Samples; got != 3*5*2 {
-		t.Errorf("%d samples, want m·B·(1+T) = 30", got)
-	}
-	o2, _ := New(Config{Algorithm: GNSD, Eta0: 0.05}, mx, plainSampler{newLSSampler(pr, 5, 1)}, plainOracle{lsOracle{pr}}, make([]float32, pr.d))
-	defer o2.Close()
-	if err := o2.Init(ctx); err == nil || !strings.Contains(err.Error(), "no Len method") {
-		t.Errorf("batch without Len and no BatchSize: error %v", err)
+	for _, tc := range []struct {
+		algo  string
+		or    Oracle
+		after int // draws before the nil batch: 0 fails GNSD's and GT-STORM's Init
+	}{
+		{GNSD, lsOracle{pr}, 0},
+		{GTSTORM, lsOracle{pr}, 0},
+		{DSGD, lsOracle{pr}, 1},
+		{GNSD, lsOracle{pr}, 1},
+		{GTSTORM, lsOracle{pr}, 1},
+		{GTSTORM, pairGrader{lsOracle{pr}, new(atomic.Int64)}, 1},
+	} {
+		o, err := New(Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 2}, mx, nilSampler{newLSSampler(pr, 5, 1), 1, tc.after}, tc.or, make([]float32, pr.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		err = o.Init(ctx)
+		for r := 0; r < 2 && err == nil; r++ {
+			err = o.Step(ctx)
+		}
+		if err == nil || !strings.Contains(err.Error(), "node 1: ") || !strings.Contains(err.Error(), "nil Batch") || strings.Contains(err.Error(), "panic") {
+			t.Errorf("%s (%T, nil from draw %d): error %v, want one naming node 1 and the nil Batch", tc.algo, tc.or, tc.after, err)
+		}
 	}
 }
 
@@ -344,7 +356,7 @@ func TestNewErrors(t *testing.T) {
 		name string
 		cfg  Config
 		mx   *Mixing
-		s    Sampler
+		s    BatchSource
 		o    Oracle
 		x0   []float32
 		want string
@@ -353,7 +365,7 @@ func TestNewErrors(t *testing.T) {
 		{"eta0", Config{Algorithm: DSGD, Eta0: -1}, mx, s, or, x0, "eta0 = -1"},
 		{"rho", Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: -2}, mx, s, or, x0, "rho = -2"},
 		{"mixing", Config{Algorithm: DSGD, Eta0: 0.1}, nil, s, or, x0, "no mixing"},
-		{"sampler", Config{Algorithm: DSGD, Eta0: 0.1}, mx, nil, or, x0, "sampler and oracle"},
+		{"batch source", Config{Algorithm: DSGD, Eta0: 0.1}, mx, nil, or, x0, "batch source and oracle"},
 		{"x0", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, nil, "empty"},
 		{"x0 NaN", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, []float32{float32(math.NaN())}, "not finite"},
 		{"workers", Config{Algorithm: DSGD, Eta0: 0.1, Workers: -1}, mx, s, or, x0, "-1 workers"},
@@ -509,13 +521,13 @@ func TestCloseStopsWorkers(t *testing.T) {
 	}
 }
 
-// pairOracle is lsOracle with GradPair, counting its calls.
-type pairOracle struct {
+// pairGrader is lsOracle with GradPair, counting its calls.
+type pairGrader struct {
 	lsOracle
 	calls *atomic.Int64
 }
 
-func (o pairOracle) GradPair(w int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
+func (o pairGrader) GradPair(w int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
 	o.calls.Add(1)
 	loss, err := o.Grad(w, xNew, b, gNew)
 	if err != nil {
@@ -525,9 +537,9 @@ func (o pairOracle) GradPair(w int, xNew, xOld []float32, b Batch, gNew, gOld []
 	return loss, err
 }
 
-// TestPairOracle: GT-STORM uses GradPair once per node and round when the
+// TestPairGrader: GT-STORM uses GradPair once per node and round when the
 // oracle has it, with the same trajectory and counters as two Grad calls.
-func TestPairOracle(t *testing.T) {
+func TestPairGrader(t *testing.T) {
 	const m, rounds = 5, 12
 	pr := newLS(m, 6, 20, 1, 3)
 	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(m)))
@@ -550,7 +562,7 @@ func TestPairOracle(t *testing.T) {
 		return o
 	}
 	var calls atomic.Int64
-	plain, paired := run(lsOracle{pr}), run(pairOracle{lsOracle{pr}, &calls})
+	plain, paired := run(lsOracle{pr}), run(pairGrader{lsOracle{pr}, &calls})
 	if calls.Load() != m*rounds {
 		t.Errorf("GradPair called %d times, want %d (once per node and round)", calls.Load(), m*rounds)
 	}

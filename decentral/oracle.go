@@ -1,19 +1,22 @@
 package decentral
 
-// Batch is one node's minibatch for one round. The optimizer never looks
-// inside it: a Sampler makes it and an Oracle consumes it, possibly twice
-// (GT-STORM evaluates x_t and x_{t-1} on the same batch). If it has a
-// method Len() int, the optimizer counts that many samples per gradient
-// evaluation; otherwise Config.BatchSize. Batch is an alias, so a []any is a
-// []Batch.
-type Batch = any
+// Batch is one node's minibatch for one round. The optimizer looks inside it
+// only through Len, the number of samples it counts per gradient evaluation:
+// a [BatchSource] makes it and an [Oracle] consumes it, possibly twice
+// (GT-STORM evaluates x_t and x_{t−1} on the same batch). Return a pointer
+// (such as a *data.Batch) from BatchSource.Sample: a pointer stored in an
+// interface costs no allocation per round.
+type Batch interface {
+	Len() int
+}
 
-// Sampler draws minibatches. Sample is called for a node only from the
-// goroutine doing that node's work in a round, in round order, so a per-node
-// random stream gives the same batches whatever the scheduling; calls for
-// distinct nodes may run concurrently. The returned Batch must stay valid
-// until the next Sample call for the same node.
-type Sampler interface {
+// BatchSource draws the nodes' minibatches: Sample returns node's next one.
+// Sample is called for a node only from the goroutine doing that node's work
+// in a round, in round order, so a per-node random stream gives the same
+// batches whatever the scheduling; calls for distinct nodes may run
+// concurrently. The returned Batch must be non-nil and stay valid until the
+// next Sample call for the same node.
+type BatchSource interface {
 	Sample(node int) Batch
 }
 
@@ -24,12 +27,13 @@ type Oracle interface {
 	Grad(worker int, x []float32, b Batch, grad []float32) (loss float32, err error)
 }
 
-// PairOracle is an Oracle that evaluates the gradients at two points on one
-// batch for less than two Grad calls cost, as GT-STORM's round needs (the
+// PairGrader is an [Oracle] that evaluates the gradients at two points on
+// one batch for less than two Grad calls cost, as GT-STORM's round needs (the
 // batch's input-side work is shared). Its results must be those of
 // Grad(xNew, b, gNew) followed by Grad(xOld, b, gOld); the optimizer uses it
-// whenever the Oracle implements it.
-type PairOracle interface {
+// whenever the Oracle implements it. It is the optimizer's side of
+// models.PairGrader.
+type PairGrader interface {
 	Oracle
 	GradPair(worker int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (lossNew float32, err error)
 }

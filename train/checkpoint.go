@@ -180,7 +180,7 @@ func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error
 		return fmt.Errorf("%s says %s = %v but the checkpoint's run has %v: resume continues the checkpoint's settings and would overwrite the edit; restore the file or delete it (to change settings, start a new run)", path, k, jsonText(file[k]), jsonText(want[k]))
 	}
 	if n, ok := file["iters"].(float64); ok && int(n) != ck.Iters && iters == 0 && progress != nil {
-		fmt.Fprintf(progress, "note: %s asks for %d rounds, the checkpoint's run for %d; continuing to %d (resume --iters sets the count)\n", path, int(n), ck.Iters, ck.Iters)
+		fmt.Fprintf(progress, "note: %s asks for %d rounds, the checkpoint's run for %d; continuing to %d (give the round count to resume to change it)\n", path, int(n), ck.Iters, ck.Iters)
 	}
 	return nil
 }

@@ -124,7 +124,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 		for _, cfg := range c.Configs {
 			n++
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%w before %s, seed %d", ErrInterrupted, c.Label, cfg.Seed)
+				return nil, &InterruptedError{Dir: out}
 			}
 			dir := filepath.Join(out, dirName(c.Label), fmt.Sprintf("seed%d", cfg.Seed))
 			if opt.Progress != nil {
@@ -182,10 +182,10 @@ func claimGridFolder(out string, cells []Cell, overwrite bool) error {
 		var have gridManifest
 		if err := json.Unmarshal(b, &have); err != nil {
 			if !overwrite {
-				return fmt.Errorf("--out %s: %s is damaged (%v); choose another folder or pass --force", out, path, err)
+				return &GridFolderError{Dir: out, Reason: fmt.Sprintf("holds a damaged %s (%v)", GridFile, err)}
 			}
 		} else if d := gridDifference(have, want); d != "" && !overwrite {
-			return fmt.Errorf("--out %s holds another grid (%s); choose another folder, or pass --force to run this grid there (runs whose settings match are kept, the others replaced)", out, d)
+			return &GridFolderError{Dir: out, Reason: fmt.Sprintf("holds another grid (%s)", d)}
 		}
 	case errors.Is(err, os.ErrNotExist):
 		entries, err := os.ReadDir(out)
@@ -202,7 +202,7 @@ func claimGridFolder(out string, cells []Cell, overwrite bool) error {
 			if len(names) > 4 {
 				names = append(names[:4], "…")
 			}
-			return fmt.Errorf("--out %s is not empty (it holds %s); choose another folder, or pass --force to run the grid there (files of the same names are replaced)", out, strings.Join(names, ", "))
+			return &GridFolderError{Dir: out, Reason: fmt.Sprintf("is not empty (it holds %s)", strings.Join(names, ", "))}
 		}
 	default:
 		return err

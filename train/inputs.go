@@ -29,14 +29,14 @@ func (c Config) Resolved() (Config, error) {
 	if c.DataDir != "" {
 		abs, err := filepath.Abs(c.DataDir)
 		if err != nil {
-			return c, fmt.Errorf("--data-dir %s: %w", c.DataDir, err)
+			return c, &ConfigError{"data-dir", c.DataDir, fmt.Sprintf("a path that can be made absolute (%v)", err)}
 		}
 		c.DataDir = abs
 	}
 	if !slices.Contains(decentral.Topologies(), c.Topology) {
 		abs, err := filepath.Abs(c.Topology)
 		if err != nil {
-			return c, fmt.Errorf("--topology %s: %w", c.Topology, err)
+			return c, &ConfigError{"topology", c.Topology, fmt.Sprintf("a path that can be made absolute (%v)", err)}
 		}
 		c.Topology = abs
 	}

@@ -39,13 +39,9 @@ func lockOut(out string) (unlock func(), err error) {
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				owner := "another process"
-				if pid := lockPid(path); pid > 0 {
-					owner = fmt.Sprintf("process %d", pid)
-				}
-				return nil, fmt.Errorf("--out %s is in use by %s (lock %s); wait for it or choose another folder", out, owner, path)
+				return nil, &FolderInUseError{Dir: out, PID: lockPid(path), Lock: path}
 			}
-			return nil, fmt.Errorf("--out %s: lock %s: %w", out, path, err)
+			return nil, fmt.Errorf("%s: lock %s: %w", out, path, err)
 		}
 		// The holder before us may have removed the file between our open
 		// and our flock: then we hold a lock on a file nobody else sees.
@@ -63,7 +59,7 @@ func lockOut(out string) (unlock func(), err error) {
 			f.Close()
 		}, nil
 	}
-	return nil, fmt.Errorf("--out %s: could not take the lock %s (it keeps being replaced)", out, path)
+	return nil, fmt.Errorf("%s: could not take the lock %s (it keeps being replaced)", out, path)
 }
 
 // sameFile reports whether the open file f is still the file at path.

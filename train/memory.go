@@ -466,15 +466,17 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	advice := "lower --nodes, --batch or --workers (or the graph's --pc), or set --max-memory to override the detected limit"
 	avail := fmt.Sprintf("%s is available (%s)", memlimit.Format(e.Limit), e.Source)
 	if e.Source == maxMemoryFlag {
-		advice = "lower --nodes, --batch or --workers (or the graph's --pc), or raise --max-memory"
 		avail = fmt.Sprintf("--max-memory allows %s", memlimit.Format(e.Limit))
 	}
-	return fmt.Sprintf("not enough memory: the run needs about %s, but %s, less %s of headroom: %s",
-		e.Estimate, avail, memlimit.Format(e.Headroom), advice)
+	return fmt.Sprintf("not enough memory: the run needs about %s, but %s, less %s of headroom",
+		e.Estimate, avail, memlimit.Format(e.Headroom))
 }
+
+// Given reports whether the limit is the max-memory setting rather than a
+// detected one.
+func (e *MemoryError) Given() bool { return e.Source == maxMemoryFlag }
 
 const maxMemoryFlag = "--max-memory"
 

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -20,7 +19,12 @@ import (
 // Curve is one line of a plot: a metric against rounds, averaged over one
 // or more runs with the same rows, with its standard deviation.
 type Curve struct {
-	Label  string
+	Label string
+	// Colour and Style pick the curve's colour and line style from fixed,
+	// well-separated sets: a compare grid gives each algorithm a colour and
+	// each partition a style, a sweep each value a colour.
+	Colour, Style int
+
 	Rounds []float64
 	Acc    []float64 // mean test accuracy
 	AccStd []float64 // nil or zeros for a single run
@@ -119,13 +123,14 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1) // range of the S(x) panel's points
-	for i, c := range curves {
+	for _, c := range curves {
 		name := fmt.Sprintf("curve %q", c.Label)
 		if len(c.Rounds) == 0 {
 			skipped = append(skipped, name+": no rounds, nothing to draw")
 			continue
 		}
-		col := plotutil.Color(i)
+		col := palette[c.Colour%len(palette)]
+		dashes := lineStyles[c.Style%len(lineStyles)]
 		for _, panel := range []struct {
 			p       *plot.Plot
 			what    string
@@ -149,7 +154,7 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 				skipped = append(skipped, fmt.Sprintf("%s: %s: %d of its %d values not %s, left out",
 					name, panel.what, dropped, len(c.Rounds), want))
 			}
-			if err := addLine(panel.p, c.Label, line, lower, upper, col); err != nil {
+			if err := addLine(panel.p, c.Label, line, lower, upper, col, dashes); err != nil {
 				return skipped, fmt.Errorf("plot %s: %s: %w", path, name, err)
 			}
 			if panel.p == st {
@@ -228,7 +233,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // addLine adds one curve's line (a dot if it has one point), and its std
 // band between lower and upper when those are given, to p.
-func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col color.Color) error {
+func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col color.Color, dashes []vg.Length) error {
 	if len(lower) > 0 {
 		band := make(plotter.XYs, 0, 2*len(lower))
 		band = append(band, lower...)
@@ -250,6 +255,7 @@ func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col col
 	}
 	l.Color = col
 	l.Width = vg.Points(1.5)
+	l.Dashes = dashes
 	p.Add(l)
 	p.Legend.Add(label, l)
 	if len(line) == 1 { // a line of one point draws nothing: mark the point
@@ -263,6 +269,27 @@ func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col col
 		p.Add(dot)
 	}
 	return nil
+}
+
+// palette is the Okabe–Ito colour set (its yellow left out, too pale on
+// white): colours that stay apart for every reader, colour-blind ones too.
+var palette = []color.Color{
+	color.NRGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+	color.NRGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	color.NRGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	color.NRGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	color.NRGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+	color.NRGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	color.NRGBA{0x00, 0x00, 0x00, 0xff}, // black
+}
+
+// lineStyles are the dash patterns of Curve.Style: solid, dashed, dotted,
+// dash-dotted.
+var lineStyles = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(1.5), vg.Points(2)},
+	{vg.Points(7), vg.Points(3), vg.Points(1.5), vg.Points(3)},
 }
 
 // relabel is a tick marker whose labelled ticks are formatted with format.

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot/plotutil"
 )
 
 // decodePNG reads the PNG at path.
@@ -106,7 +104,7 @@ func TestPlotCurvesReport(t *testing.T) {
 				}
 			}
 			img := decodePNG(t, path)
-			col := plotutil.Color(0)
+			col := palette[0]
 			if got := inked(img, 0, col) > 0; got != c.accLine {
 				t.Errorf("accuracy panel shows the first curve: %v, want %v", got, c.accLine)
 			}

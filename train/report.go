@@ -188,7 +188,41 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
 		return "", nil, err
 	}
+	curves := gridCurves(res, pivot)
+	path := filepath.Join(out, CurvesFile)
+	skipped, err = PlotCurvesReport(path, title, curves)
+	if err != nil {
+		return "", nil, err
+	}
+	for i, s := range skipped {
+		skipped[i] = path + ": " + s
+	}
+	return md, skipped, nil
+}
+
+// appendNew appends v to list unless list holds it.
+func appendNew(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+// indexOf returns the position of v in list.
+func indexOf(list []string, v string) int { return slices.Index(list, v) }
+
+// gridCurves returns the curves of a grid's figure: one per cell, averaging
+// the runs that finished (or showing the diverged ones up to where they
+// stopped when none did). A compare grid (pivot) gives each algorithm a
+// colour and each partition a line style; a sweep gives each value a
+// colour.
+func gridCurves(res []CellResult, pivot bool) []Curve {
 	curves := make([]Curve, len(res))
+	var algos, parts []string
+	for _, r := range res {
+		algos = appendNew(algos, r.Configs[0].Algo)
+		parts = appendNew(parts, r.Configs[0].Partition)
+	}
 	for i, r := range res {
 		// The curve averages the runs that finished, or shows the diverged
 		// ones up to where they stopped when none did.
@@ -202,14 +236,11 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 			runs = r.Rows
 		}
 		curves[i] = CurveOf(cellLabel(r), runs)
+		curves[i].Colour, curves[i].Style = i, 0
+		if pivot { // a colour per algorithm, a line style per partition
+			c := r.Configs[0]
+			curves[i].Colour, curves[i].Style = indexOf(algos, c.Algo), indexOf(parts, c.Partition)
+		}
 	}
-	path := filepath.Join(out, CurvesFile)
-	skipped, err = PlotCurvesReport(path, title, curves)
-	if err != nil {
-		return "", nil, err
-	}
-	for i, s := range skipped {
-		skipped[i] = path + ": " + s
-	}
-	return md, skipped, nil
+	return curves
 }

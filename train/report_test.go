@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,3 +135,40 @@ func TestShippedTablesMatchResults(t *testing.T) {
 		}
 	}
 }
+
+// TestGridCurvesDistinct: in a compare figure each algorithm has its own
+// colour and each partition its own line style, so no two curves look
+// alike; the palette's colours are far apart.
+func TestGridCurvesDistinct(t *testing.T) {
+	var res []CellResult
+	for _, c := range CompareCells(Default(), []string{"dsgd", "gnsd", "gt-storm"}, []string{"iid", "label"}, 1) {
+		res = append(res, CellResult{Cell: c, Summaries: []*Summary{{}}, Rows: [][]Row{{{Round: 0}}}})
+	}
+	curves := gridCurves(res, true)
+	seen := map[[2]int]string{}
+	for i, c := range curves {
+		key := [2]int{c.Colour % len(palette), c.Style % len(lineStyles)}
+		if prev, dup := seen[key]; dup {
+			t.Errorf("%s and %s are drawn alike", prev, c.Label)
+		}
+		seen[key] = c.Label
+		algo := res[i].Configs[0].Algo
+		for k, d := range curves {
+			if sameAlgo := res[k].Configs[0].Algo == algo; sameAlgo != (d.Colour == c.Colour) {
+				t.Errorf("%s and %s: same algorithm %v, same colour %v", c.Label, d.Label, sameAlgo, d.Colour == c.Colour)
+			}
+		}
+	}
+	for i, a := range palette {
+		for _, b := range palette[i+1:] {
+			ar, ag, ab, _ := a.RGBA()
+			br, bg, bb, _ := b.RGBA()
+			d := math.Sqrt(sq(float64(ar)-float64(br)) + sq(float64(ag)-float64(bg)) + sq(float64(ab)-float64(bb)))
+			if d < 0.25*65535 {
+				t.Errorf("palette colours %v and %v are too close (%.2f)", a, b, d/65535)
+			}
+		}
+	}
+}
+
+func sq(x float64) float64 { return x * x }

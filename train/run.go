@@ -24,11 +24,6 @@ const (
 	ModelFile      = "model.gtck"      // the final averaged model
 )
 
-// ErrInterrupted is returned when a run stopped because its context was
-// cancelled (a signal): the round in progress was finished and a checkpoint
-// written, so `gtstorm resume` continues it.
-var ErrInterrupted = errors.New("interrupted")
-
 // Options says where a run writes and how it reports progress.
 type Options struct {
 	Out      string    // output folder; created if missing
@@ -116,14 +111,14 @@ func clearPrevious(opt Options) error {
 	if !opt.Overwrite {
 		for _, f := range []string{CheckpointFile, ModelFile, SummaryFile} {
 			if _, err := os.Stat(filepath.Join(opt.Out, f)); err == nil {
-				return fmt.Errorf("--out %s already holds a run (%s); continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", opt.Out, f, opt.Out)
+				return &RunExistsError{Dir: opt.Out, File: f}
 			}
 		}
 	}
 	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
 		path := filepath.Join(opt.Out, f)
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--out %s: clear the previous run: %w", opt.Out, err)
+			return fmt.Errorf("%s: clear the previous run: %w", opt.Out, err)
 		}
 	}
 	return nil
@@ -138,10 +133,8 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	opt.Out = out
 	ckPath := filepath.Join(out, CheckpointFile)
 	if _, err := os.Stat(ckPath); err != nil {
-		if _, cerr := os.Stat(filepath.Join(out, ConfigFile)); cerr == nil {
-			return nil, fmt.Errorf("--out %s: the run was stopped before its first checkpoint, so there is nothing to resume; start it again with gtstorm train and the same flags (it takes the folder over)", out)
-		}
-		return nil, fmt.Errorf("--out %s: no checkpoint to resume from (%w)", out, err)
+		_, cerr := os.Stat(filepath.Join(out, ConfigFile))
+		return nil, &NoCheckpointError{Dir: out, Started: cerr == nil, Err: err}
 	}
 	unlock, err := lockOut(out)
 	if err != nil {
@@ -244,7 +237,7 @@ func (r *runner) close() {
 // interruptedBeforeStart is the error of a run interrupted while it loaded
 // its data or initialised, before any checkpoint.
 func (r *runner) interruptedBeforeStart() error {
-	return fmt.Errorf("%w before the first round, with no checkpoint yet; to run it, give the same train command again with --out %s (it takes the folder over)", ErrInterrupted, r.out)
+	return &InterruptedError{Dir: r.out}
 }
 
 // seconds returns the wall time of the run so far, across resumptions.
@@ -288,8 +281,7 @@ func (r *runner) interrupt() error {
 	if err := r.checkpoint(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w after round %d; a checkpoint is in %s (continue with: gtstorm resume --out %s)",
-		ErrInterrupted, r.s.opt.Round(), filepath.Join(r.out, CheckpointFile), r.out)
+	return &InterruptedError{Dir: r.out, Round: r.s.opt.Round(), Checkpoint: filepath.Join(r.out, CheckpointFile)}
 }
 
 // fail reports a failed run (a diverged node, a failed evaluation) and

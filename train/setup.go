@@ -1,7 +1,6 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -76,7 +75,6 @@ func newSetup(cfg Config) (*setup, error) {
 		Rho:       cfg.Rho,
 		CubeRoot:  cfg.CubeRoot,
 		Workers:   cfg.Workers,
-		BatchSize: cfg.Batch,
 	}
 	// One model worker per optimizer worker id.
 	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(cfg.Nodes)); err != nil {
@@ -92,12 +90,7 @@ func newSetup(cfg Config) (*setup, error) {
 // loadData loads the training and test sets of cfg.Dataset; data's errors
 // name the file and the fault.
 func loadData(cfg Config) (train, test *data.Dataset, err error) {
-	train, test, err = data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
-	var fc *data.FeatureCountError
-	if errors.As(err, &fc) {
-		err = fmt.Errorf("%w (if it does, set --features %d or more)", err, fc.Features)
-	}
-	return train, test, err
+	return data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
 }
 
 // fixedSubsets returns, for each node, the batch on which the global
@@ -122,8 +115,8 @@ func fixedSubsets(d *data.Dataset, p *data.Partition, n int, seed uint64) []dece
 	return out
 }
 
-// sampler adapts data.Sampler to decentral.Sampler: batches travel as
-// *data.Batch, which costs no allocation in an interface.
+// sampler adapts data.Sampler to decentral.BatchSource: batches travel as
+// *data.Batch, a decentral.Batch that costs no allocation in an interface.
 type sampler struct{ s *data.Sampler }
 
 func (s sampler) Sample(node int) decentral.Batch { return s.s.SampleRef(node) }
@@ -139,7 +132,8 @@ func (o oracle) Grad(worker int, x []float32, b decentral.Batch, grad []float32)
 	return o.pool.Grad(worker, x, *batch, grad)
 }
 
-// GradPair lets GT-STORM share a batch's loading between its two gradients.
+// GradPair makes oracle a decentral.PairGrader, which lets GT-STORM share a
+// batch's loading between its two gradients.
 func (o oracle) GradPair(worker int, xNew, xOld []float32, b decentral.Batch, gNew, gOld []float32) (float32, error) {
 	batch, ok := b.(*data.Batch)
 	if !ok {

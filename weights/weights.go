@@ -2,6 +2,15 @@
 // with its parameter layout and, for resuming a run, the optimizer's full
 // state, the data sampler's random streams and the run's own metadata.
 //
+// A [Checkpoint] holds them: the model's name, its layout (one [Tensor] per
+// parameter tensor), the flat parameters, and optionally a
+// [decentral.Snapshot] (from [decentral.Optimizer.State], for
+// [decentral.Optimizer.Restore]), the sampler's bytes (from
+// data.Sampler.MarshalBinary) and the caller's metadata.
+// [Write] and [Read] store one in a file, replacing it atomically; [Encode]
+// and [Decode] work on a stream or a byte slice. Both directions check the
+// checkpoint with [Checkpoint.Validate].
+//
 // A checkpoint is one binary file, every number little-endian:
 //
 //	offset  size  field

@@ -196,7 +196,7 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := decentral.Config{Algorithm: decentral.GNSD, Eta0: 0.1, Workers: 1, BatchSize: 1}
+	cfg := decentral.Config{Algorithm: decentral.GNSD, Eta0: 0.1, Workers: 1}
 	x0 := params(9)
 	newOpt := func() *decentral.Optimizer {
 		o, err := decentral.New(cfg, mix, nodeSampler{}, quadratic{}, x0)
@@ -247,15 +247,20 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 	}
 }
 
+// nodeBatch is node i's one-sample batch: the centre i of its loss.
+type nodeBatch int
+
+func (nodeBatch) Len() int { return 1 }
+
 type nodeSampler struct{}
 
-func (nodeSampler) Sample(node int) decentral.Batch { return node }
+func (nodeSampler) Sample(node int) decentral.Batch { return nodeBatch(node) }
 
 // quadratic is f_i(x) = ½‖x − i‖².
 type quadratic struct{}
 
 func (quadratic) Grad(_ int, x []float32, b decentral.Batch, grad []float32) (float32, error) {
-	c := float32(b.(int))
+	c := float32(b.(nodeBatch))
 	var loss float32
 	for k := range x {
 		grad[k] = x[k] - c

@@ -162,7 +162,14 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 			path = "-"
 		}
 		fmt.Fprintf(w, "%-8s %-8s %s\n", s.Name, state, path)
-		fmt.Fprintf(w, "%-8s %-8s %s\n", "", "", s.Note)
+		note := s.Note
+		switch {
+		case !s.Present && s.Fetchable:
+			note += "; run: gtstorm data fetch " + s.Name + " --data-dir " + s.DataDir
+		case s.Present && s.DataDir != "" && !s.Fetchable:
+			note += " (use --dataset " + s.Name + " --data-dir " + s.DataDir + ")"
+		}
+		fmt.Fprintf(w, "%-8s %-8s %s\n", "", "", note)
 		if s.Err != nil {
 			fmt.Fprintf(w, "%-8s %-8s error: %v\n", "", "", s.Err)
 		}

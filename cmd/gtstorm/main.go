@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(args[1:], stdout, stderr)
+		err := advise(c.run(args[1:], stdout, stderr))
 		switch {
 		case err == nil:
 			return 0

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// advise adds to err what the user can do about it, in the command line's
+// terms: the libraries return typed errors and never name a command or an
+// advice flag.
+func advise(err error) error {
+	var (
+		exists   *train.RunExistsError
+		inUse    *train.FolderInUseError
+		grid     *train.GridFolderError
+		noCkpt   *train.NoCheckpointError
+		stopped  *train.InterruptedError
+		memory   *train.MemoryError
+		features *data.FeatureCountError
+		absent   *data.NotPresentError
+	)
+	switch {
+	case errors.As(err, &exists):
+		return fmt.Errorf("%w; continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", err, exists.Dir)
+	case errors.As(err, &inUse):
+		return fmt.Errorf("%w; wait for it or choose another folder", err)
+	case errors.As(err, &grid):
+		return fmt.Errorf("%w; choose another folder, or pass --force to run the grid there (runs whose settings match are kept, the others replaced)", err)
+	case errors.As(err, &noCkpt) && noCkpt.Started:
+		return fmt.Errorf("%w; start it again with gtstorm train, the same flags and --out %s (it takes the folder over)", err, noCkpt.Dir)
+	case errors.As(err, &stopped) && stopped.Checkpoint != "":
+		return fmt.Errorf("%w (continue with: gtstorm resume --out %s)", err, stopped.Dir)
+	case errors.As(err, &stopped):
+		return fmt.Errorf("%w; to run it, give the same command again with --out %s (it takes the folder over)", err, stopped.Dir)
+	case errors.As(err, &memory) && memory.Given():
+		return fmt.Errorf("%w: lower --nodes, --batch or --workers (or the graph's --pc), or raise --max-memory", err)
+	case errors.As(err, &memory):
+		return fmt.Errorf("%w: lower --nodes, --batch or --workers (or the graph's --pc), or set --max-memory to override the detected limit", err)
+	case errors.As(err, &features):
+		return fmt.Errorf("%w (if it does, set --features %d or more)", err, features.Features)
+	case errors.As(err, &absent):
+		return fmt.Errorf("%w; run: gtstorm data fetch %s --data-dir %s", err, absent.Name, absent.Dir)
+	}
+	return err
+}
