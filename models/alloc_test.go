@@ -8,7 +8,7 @@ import (
 
 // TestGradAllocations checks that a steady-state Grad, GradPair and Eval
 // allocate nothing, for every model and batch size: the ops compute into
-// buffers of their worker, and the program (exec.go) runs them without
+// buffers of their worker, and graphops' Program runs them without
 // allocating.
 func TestGradAllocations(t *testing.T) {
 	sparse := sparseSet(5, 16, 300, 0.05)
@@ -64,7 +64,7 @@ func TestWorkerMemory(t *testing.T) {
 	if _, _, err := wk.Eval(params, batchOf(d, seq(250)...)); err != nil {
 		t.Fatal(err)
 	}
-	size := wk.(*classWorker).ws.size()
+	size := wk.(*classWorker).ws.Size()
 	t.Logf("MNIST CNN worker buffers after Grad(64) and Eval(250): %.2f MB", float64(size)/1e6)
 	if size > 8e6 {
 		t.Errorf("worker holds %.1f MB of buffers, want < 8 MB", float64(size)/1e6)

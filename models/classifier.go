@@ -7,6 +7,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
 // classifier is a network mapping dense samples to class logits, trained
@@ -17,9 +18,9 @@ type classifier struct {
 	name    string
 	shape   []int // shape of one sample, e.g. [1 28 28]
 	classes int
-	// logits adds the network to b: x is the input [B, shape...], w the
-	// parameter nodes in layout order; it returns logits [B, classes].
-	logits func(b *builder, x *G.Node, w []*G.Node) *G.Node
+	// logits adds the network to g: x is the input [B, shape...], p the
+	// parameter nodes by name; it returns logits [B, classes].
+	logits func(g *graphops.Graph, x *G.Node, p nodes) *G.Node
 }
 
 func (m *classifier) Name() string { return m.name }
@@ -39,7 +40,7 @@ func (m *classifier) NewWorker() (Worker, error) {
 	return &classWorker{
 		m:      m,
 		params: make([]float32, m.size),
-		ws:     newWorkspace(),
+		ws:     graphops.NewWorkspace(),
 		train:  map[int]*classGraph{},
 		eval:   map[int]*classGraph{},
 	}, nil
@@ -56,13 +57,13 @@ const evalBatch = 64
 type classWorker struct {
 	m           *classifier
 	params      []float32
-	ws          *workspace
+	ws          *graphops.Workspace
 	train, eval map[int]*classGraph
 }
 
 // classGraph is one compiled instance for a fixed batch size.
 type classGraph struct {
-	prog   *program
+	prog   *graphops.Program
 	x      []float32 // input samples, bound by view
 	labels []uint8   // read by the cross-entropy; nil when forward only
 	logits int       // slot of the logits in prog
@@ -80,7 +81,7 @@ func (w *classWorker) graph(n int, withGrad bool) (*classGraph, error) {
 		return g, nil
 	}
 	var g *classGraph
-	err := buildGraph(func() (err error) {
+	err := graphops.Build(func() (err error) {
 		g, err = w.build(n, withGrad)
 		return err
 	})
@@ -91,22 +92,24 @@ func (w *classWorker) graph(n int, withGrad bool) (*classGraph, error) {
 	return g, nil
 }
 
+// build compiles the network for batches of n: the parameters and the
+// samples as input nodes viewing the worker's buffers, the network's
+// logits, and with withGrad the cross-entropy and its gradients.
 func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	m := w.m
-	b := newBuilder()
-	b.ws, b.training = w.ws, withGrad
-	cg := &classGraph{x: w.ws.floats("x", n*m.dim())}
-	params := b.params(&m.layout, w.params)
-	x := b.input("x", cg.x, append([]int{n}, m.shape...)...)
-	logits := m.logits(b, x, params)
+	g := graphops.New(w.ws, withGrad)
+	cg := &classGraph{x: w.ws.Floats("x", n*m.dim())}
+	params, byName := paramNodes(g, &m.layout, w.params)
+	x := g.Input("x", cg.x, append([]int{n}, m.shape...)...)
+	logits := m.logits(g, x, byName)
 	outs := []*G.Node{logits}
 	if withGrad {
-		cg.labels = w.ws.bytes("labels", n)
-		loss := b.crossEntropy(logits, cg.labels)
+		cg.labels = w.ws.Bytes("labels", n)
+		loss := g.SoftmaxCrossEntropy(logits, cg.labels)
 		outs = append(outs, loss)
-		outs = append(outs, b.gradients(loss, params)...)
+		outs = append(outs, g.Gradients(loss, params...)...)
 	}
-	prog, slots, err := b.program(outs...)
+	prog, slots, err := g.Compile(outs...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +170,10 @@ func (w *classWorker) trainGraph(b data.Batch, params, grad []float32) (*classGr
 // runGrad runs the training graph g, loaded with b and the parameters, and
 // copies out the gradient.
 func (w *classWorker) runGrad(g *classGraph, b data.Batch, grad []float32) (float32, error) {
-	if err := g.prog.run(); err != nil {
+	if err := g.prog.Run(); err != nil {
 		return 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
 	}
-	loss, err := g.prog.scalar32(g.loss)
+	loss, err := g.prog.Scalar(g.loss)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", w.m.name, err)
 	}
@@ -206,10 +209,10 @@ func (w *classWorker) evalPiece(params []float32, b data.Batch) (float64, int, e
 		return 0, 0, err
 	}
 	w.load(g, params, b)
-	if err := g.prog.run(); err != nil {
+	if err := g.prog.Run(); err != nil {
 		return 0, 0, fmt.Errorf("%s: run on %v: %w", w.m.name, b, err)
 	}
-	z, err := g.prog.float32s(g.logits)
+	z, err := g.prog.Float32s(g.logits)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", w.m.name, err)
 	}

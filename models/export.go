@@ -23,24 +23,24 @@ const (
 )
 
 // stage is one block of a CNN's forward pass as its logits function
-// (mnistLogits, cifarLogits) computes it, reading the parameter tensors
+// (mnistCNN, cifarCNN) computes it, reading the parameter tensors
 // name+".w" and name+".b".
 type stage struct {
 	name string
-	conv bool // convolution (valid, stride 1) + bias, ReLU, max-pool 2×2 stride 2 (poolBiasReLU)
-	relu bool // dense layer x·w + b followed by ReLU (dense with relu)
+	conv bool // convolution (valid, stride 1) + bias, ReLU, max-pool 2×2 stride 2 (Conv2D, BiasReLUMaxPool2x2)
+	relu bool // dense layer x·w + b followed by ReLU (DenseReLU rather than Dense)
 }
 
 // onnxStages lists, for each CNN by name, the blocks of its logits
 // function in order. A dense stage reading a 4-D tensor flattens it first
 // (the dense layer reads each sample's C·H·W values flat, in NCHW order).
 var onnxStages = map[string][]stage{
-	"mnist-cnn": { // mnistLogits
+	"mnist-cnn": { // mnistCNN
 		{name: "conv1", conv: true},
 		{name: "conv2", conv: true},
 		{name: "fc"},
 	},
-	"cifar-cnn": { // cifarLogits
+	"cifar-cnn": { // cifarCNN
 		{name: "conv1", conv: true},
 		{name: "conv2", conv: true},
 		{name: "fc1", relu: true},

@@ -14,6 +14,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
 // The exported ONNX graphs are run by an ONNX runtime that is not ours:
@@ -29,9 +30,21 @@ const onnxTol = 1e-4
 // [shape...] with the gorgonnx backend, returning the first output.
 func runONNX(t *testing.T, b []byte, x []float32, shape ...int) []float32 {
 	t.Helper()
-	// Gorgonia's graph builders share package state (see buildMu).
-	buildMu.Lock()
-	defer buildMu.Unlock()
+	var z []float32
+	// Gorgonia's graph builders share package state (see graphops.Build).
+	err := graphops.Build(func() error {
+		z = runONNXLocked(t, b, x, shape...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return z
+}
+
+// runONNXLocked is runONNX under graphops.Build's lock.
+func runONNXLocked(t *testing.T, b []byte, x []float32, shape ...int) []float32 {
+	t.Helper()
 	backend := gorgonnx.NewGraph()
 	model := onnxgo.NewModel(backend)
 	if err := model.UnmarshalBinary(b); err != nil {

@@ -33,10 +33,10 @@ func Logits(m Model, params []float32, b data.Batch) ([]float32, error) {
 			return nil, err
 		}
 		w.load(g, params, piece)
-		if err := g.prog.run(); err != nil {
+		if err := g.prog.Run(); err != nil {
 			return nil, fmt.Errorf("%s: run on %v: %w", cm.name, piece, err)
 		}
-		z, err := g.prog.float32s(g.logits)
+		z, err := g.prog.Float32s(g.logits)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cm.name, err)
 		}

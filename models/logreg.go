@@ -7,6 +7,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
 // DefaultAlpha is the paper's weight of the non-convex regulariser.
@@ -44,7 +45,7 @@ func (m *logReg) NewWorker() (Worker, error) {
 	return &lrWorker{
 		m:      m,
 		params: make([]float32, m.size),
-		rows:   &sparseRows{},
+		rows:   &graphops.SparseRows{},
 		graphs: map[lrKey]*lrGraph{},
 	}, nil
 }
@@ -54,7 +55,7 @@ func (m *logReg) NewWorker() (Worker, error) {
 type lrWorker struct {
 	m      *logReg
 	params []float32
-	rows   *sparseRows // the batch every sparse graph of this worker reads
+	rows   *graphops.SparseRows // the batch every sparse graph of this worker reads
 	graphs map[lrKey]*lrGraph
 }
 
@@ -64,7 +65,7 @@ type lrKey struct {
 }
 
 type lrGraph struct {
-	prog  *program
+	prog  *graphops.Program
 	x     []float32 // dense features [n,p]; nil for sparse data
 	y     []float32 // labels in {0,1}; nil when forward only
 	z     int       // slot of the scores xᵀw [n]
@@ -77,7 +78,7 @@ func (w *lrWorker) graph(k lrKey) (*lrGraph, error) {
 		return g, nil
 	}
 	var g *lrGraph
-	err := buildGraph(func() (err error) {
+	err := graphops.Build(func() (err error) {
 		g, err = w.build(k)
 		return err
 	})
@@ -88,35 +89,36 @@ func (w *lrWorker) graph(k lrKey) (*lrGraph, error) {
 	return g, nil
 }
 
-// build adds the scores, the cross-entropy and the regulariser. The
-// parameter vector enters the training graph as two input nodes, both views
-// of w.params: one the scores read, one the regulariser reads. Gorgonia then
+// build adds the network: the scores z = X w [n], then for training the
+// loss BCE(σ(z), y) + α Σ_k w_k²/(1+w_k²) and its gradient. The parameter
+// vector enters the training graph as two input nodes, both views of
+// w.params: one the scores read, one the regulariser reads. Gorgonia then
 // leaves the gradient as its two terms, which Grad adds (the same float32
 // additions as the Add node Gorgonia would insert for a shared input, which
 // would allocate a tensor on every run).
 func (w *lrWorker) build(k lrKey) (*lrGraph, error) {
 	p := w.m.features
 	lg := &lrGraph{}
-	b := newBuilder()
-	b.training = k.train
-	par := b.params(&w.m.layout, w.params)[0]
+	g := graphops.New(nil, k.train)
+	params, _ := paramNodes(g, &w.m.layout, w.params)
+	wt := params[0] // w [p]
 	var z *G.Node
 	if k.sparse {
-		z = b.sparseScores(par, w.rows, k.n)
+		z = g.SparseMatVec(wt, w.rows, k.n) // [n], from the batch's CSR rows
 	} else {
 		lg.x = make([]float32, k.n*p)
-		z = b.denseScores(b.input("x", lg.x, k.n, p), par)
+		z = g.MatVec(g.Input("x", lg.x, k.n, p), wt) // [n]
 	}
 	outs := []*G.Node{z}
 	if k.train {
 		lg.y = make([]float32, k.n)
-		y := b.input("y", lg.y, k.n)
-		reg := b.input("w.reg", w.params, p)
-		loss := b.addScalars("loss", b.binaryCrossEntropy(z, y), b.nonConvexReg(reg, w.m.alpha))
+		y := g.Input("y", lg.y, k.n)
+		reg := g.Input("w.reg", w.params, p)
+		loss := g.AddScalars(g.BinaryCrossEntropy(z, y), g.NonConvexReg(reg, w.m.alpha))
 		outs = append(outs, loss)
-		outs = append(outs, b.gradients(loss, []*G.Node{par, reg})...)
+		outs = append(outs, g.Gradients(loss, wt, reg)...)
 	}
-	prog, slots, err := b.program(outs...)
+	prog, slots, err := g.Compile(outs...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func (w *lrWorker) load(g *lrGraph, params []float32, b data.Batch) {
 			b.Data.Dense(i, g.x[k*p:(k+1)*p])
 		}
 	} else {
-		w.rows.d, w.rows.index = b.Data, b.Index
+		w.rows.Data, w.rows.Index = b.Data, b.Index
 	}
 	if g.y != nil {
 		for k, i := range b.Index {
@@ -169,18 +171,18 @@ func (w *lrWorker) Grad(params []float32, b data.Batch, grad []float32) (float32
 	}
 	w.load(g, params, b)
 	defer w.release()
-	if err := g.prog.run(); err != nil {
+	if err := g.prog.Run(); err != nil {
 		return 0, fmt.Errorf("logreg: run on %v: %w", b, err)
 	}
-	loss, err := g.prog.scalar32(g.loss)
+	loss, err := g.prog.Scalar(g.loss)
 	if err != nil {
 		return 0, fmt.Errorf("logreg: %w", err)
 	}
-	dz, err := g.prog.float32s(g.grads[0])
+	dz, err := g.prog.Float32s(g.grads[0])
 	if err != nil {
 		return 0, fmt.Errorf("logreg: %w", err)
 	}
-	dr, err := g.prog.float32s(g.grads[1])
+	dr, err := g.prog.Float32s(g.grads[1])
 	if err != nil {
 		return 0, fmt.Errorf("logreg: %w", err)
 	}
@@ -194,7 +196,7 @@ func (w *lrWorker) Grad(params []float32, b data.Batch, grad []float32) (float32
 }
 
 // release drops the worker's reference to the caller's batch.
-func (w *lrWorker) release() { w.rows.d, w.rows.index = nil, nil }
+func (w *lrWorker) release() { w.rows.Data, w.rows.Index = nil, nil }
 
 // Eval runs the forward graph for the scores and sums, in float64, each
 // sample's cross-entropy plus the regulariser, so that lossSum/b.Len() is
@@ -210,10 +212,10 @@ func (w *lrWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
 	}
 	w.load(g, params, b)
 	defer w.release()
-	if err := g.prog.run(); err != nil {
+	if err := g.prog.Run(); err != nil {
 		return 0, 0, fmt.Errorf("logreg: run on %v: %w", b, err)
 	}
-	z, err := g.prog.float32s(g.z)
+	z, err := g.prog.Float32s(g.z)
 	if err != nil {
 		return 0, 0, fmt.Errorf("logreg: %w", err)
 	}

@@ -3,10 +3,12 @@ package models
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
 // graphOverhead is what one compiled graph costs besides its buffers (the
-// Gorgonia nodes, the program's slots and values): 45–70 KB measured for
+// Gorgonia nodes, the Program's slots and values): 45–70 KB measured for
 // the MNIST CNN at batch 1 to 4096, rounded up.
 const graphOverhead = 128 << 10
 
@@ -14,10 +16,10 @@ const graphOverhead = 128 << 10
 // gradients on batches of each size in train and evaluated chunks of each
 // size in eval: its copy of the parameters, the buffers of its compiled
 // graphs and the graphs themselves. A classifier's graphs share one set of
-// buffers, each as large as the largest graph needs (see workspace), and
-// evaluates in pieces of at most evalBatch samples; the logistic
-// regression keeps separate buffers per graph and is assumed to read
-// sparse data (as loaded from LibSVM files).
+// buffers, each as large as the largest graph needs (a workspace of
+// models/internal/graphops), and evaluates in pieces of at most evalBatch
+// samples; the logistic regression keeps separate buffers per graph and is
+// assumed to read sparse data (as loaded from LibSVM files).
 //
 // For a classifier it builds the graphs of batches of 1 and 2 samples and
 // extrapolates each buffer's size, which is affine in the batch size: a few
@@ -40,18 +42,12 @@ type bufferFit struct{ a, b int64 }
 func (m *classifier) fitBuffers(withGrad bool) (map[string]bufferFit, error) {
 	var sizes [2]map[string]int64
 	for k, n := range []int{1, 2} {
-		w := &classWorker{m: m, params: make([]float32, m.size), ws: newWorkspace(),
+		w := &classWorker{m: m, params: make([]float32, m.size), ws: graphops.NewWorkspace(),
 			train: map[int]*classGraph{}, eval: map[int]*classGraph{}}
 		if _, err := w.graph(n, withGrad); err != nil {
 			return nil, err
 		}
-		sizes[k] = map[string]int64{}
-		for name, b := range w.ws.f32 {
-			sizes[k]["f32:"+name] = 4 * int64(cap(b))
-		}
-		for name, b := range w.ws.u8 {
-			sizes[k]["u8:"+name] = int64(cap(b))
-		}
+		sizes[k] = w.ws.Sizes()
 	}
 	fit := map[string]bufferFit{}
 	for name, s1 := range sizes[0] {

@@ -1,23 +1,27 @@
 package models
 
-import G "gorgonia.org/gorgonia"
+import (
+	G "gorgonia.org/gorgonia"
+
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
+)
 
 // NewMNISTCNN returns the paper's MNIST network (§4.2): conv 1→16 5×5, ReLU,
 // max-pool 2×2; conv 16→32 5×5, ReLU, max-pool 2×2; fully connected 512→10;
 // softmax cross-entropy. No padding, so 28→24→12→8→4. 18,378 parameters.
 func NewMNISTCNN() Model {
-	m := &classifier{name: "mnist-cnn", shape: []int{1, 28, 28}, classes: 10, logits: mnistLogits}
-	m.add("conv1.w", 1*5*5, 16, 1, 5, 5)
-	m.add("conv1.b", 1*5*5, 16)
-	m.add("conv2.w", 16*5*5, 32, 16, 5, 5)
-	m.add("conv2.b", 16*5*5, 32)
-	m.add("fc.w", 512, 512, 10)
-	m.add("fc.b", 512, 10)
+	m := &classifier{name: "mnist-cnn", shape: []int{1, 28, 28}, classes: 10, logits: mnistCNN}
+	m.conv("conv1", 1, 16, 5)  // conv1.w [16,1,5,5], conv1.b [16]
+	m.conv("conv2", 16, 32, 5) // conv2.w [32,16,5,5], conv2.b [32]
+	m.dense("fc", 32*4*4, 10)  // fc.w [512,10], fc.b [10]
 	return m
 }
 
-func mnistLogits(b *builder, x *G.Node, w []*G.Node) *G.Node {
-	h := b.poolBiasReLU("pool1", b.conv("conv1", x, w[0], false), w[1]) // [B,16,12,12]
-	h = b.poolBiasReLU("pool2", b.conv("conv2", h, w[2], true), w[3])   // [B,32,4,4]
-	return b.dense("fc", h, w[4], w[5], false)                          // [B,10]
+// mnistCNN is the forward pass of x [B,1,28,28] to the logits [B,10].
+func mnistCNN(g *graphops.Graph, x *G.Node, p nodes) *G.Node {
+	h := g.Conv2D(x, p["conv1.w"])            // [B,16,24,24]
+	h = g.BiasReLUMaxPool2x2(h, p["conv1.b"]) // [B,16,12,12]
+	h = g.Conv2D(h, p["conv2.w"])             // [B,32,8,8]
+	h = g.BiasReLUMaxPool2x2(h, p["conv2.b"]) // [B,32,4,4]
+	return g.Dense(h, p["fc.w"], p["fc.b"])   // [B,10]
 }

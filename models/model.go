@@ -1,27 +1,27 @@
 // Package models holds the networks gtstorm trains — the MNIST and CIFAR-10
 // CNNs and the non-convex logistic regression of the paper — as Gorgonia
 // graphs. From outside a model is a loss of ONE flat float32 parameter
-// vector: a Worker takes the vector and a minibatch and returns the
+// vector: a [Worker] takes the vector and a minibatch and returns the
 // batch-mean loss and its gradient, so the optimizer layer never sees layers.
 //
-// The CNNs' layers are custom Gorgonia ops backed by the AVX-512 kernels
-// of internal/kernels (pure Go elsewhere): convolution by im2col and GEMM,
-// 2×2 max-pooling fused with bias and ReLU, dense layers, and softmax
-// cross-entropy, each with symbolic gradient ops. The logistic regression's
-// scores, cross-entropy and regulariser are custom ops as well, computing
-// what the stock Gorgonia ops it was first built from computed, bit for
-// bit. One MNIST CNN gradient at batch 64 costs about 2.5 ms on one core.
+// Each network is one short builder: [NewMNISTCNN] (mnist.go),
+// [NewCIFARCNN] (cifar.go) and [NewLogReg] (logreg.go) declare the
+// parameter tensors in the order they lie in the flat vector ([Model.Params])
+// and write the forward pass as a chain of layer calls, as in Gorgonia's
+// convnet example; Gorgonia differentiates it symbolically. The layers are
+// custom Gorgonia ops on the AVX-512 kernels of internal/kernels, and the
+// graphs run on a small executor instead of Gorgonia's TapeMachine, with
+// the TapeMachine's results bit for bit; both live in models/internal/graphops.
+// One MNIST CNN gradient at batch 64 costs about 2.5 ms on one core.
 //
 // Each Worker owns compiled graph instances (one per batch size, built
-// lazily) and is not safe for concurrent use; a Pool holds one Worker per
-// goroutine. A graph's gradient nodes come from Gorgonia's G.Grad, but it
-// does not run on Gorgonia's TapeMachine: a small program of this package
-// (exec.go) calls each op's Do in the TapeMachine's order, with the same
-// results. The ops compute into buffers that all graphs of a worker share,
-// so a steady-state Grad, GradPair or Eval allocates nothing, and a worker
-// holds about 5 MB for the MNIST CNN at batch 64 and 7.5 MB for the CIFAR
-// CNN at batch 128. Eval runs its batch through the network in pieces of
-// at most 64 samples, so evaluation chunks add nothing to that.
+// lazily) and is not safe for concurrent use; a [Pool] holds one Worker per
+// goroutine. The ops compute into buffers that all graphs of a worker
+// share, so a steady-state Grad, GradPair or Eval allocates nothing, and a
+// worker holds about 5 MB for the MNIST CNN at batch 64 and 7.5 MB for the
+// CIFAR CNN at batch 128 ([WorkerBytes] estimates it). Eval runs its batch
+// through the network in pieces of at most 64 samples, so evaluation chunks
+// add nothing to that.
 package models
 
 import (
@@ -90,6 +90,20 @@ func (l *layout) add(name string, fanIn int, shape ...int) {
 	l.params = append(l.params, p)
 	l.fanIn = append(l.fanIn, fanIn)
 	l.size += p.Size()
+}
+
+// conv appends the filters name.w [out,in,k,k] and bias name.b [out] of a
+// k×k convolution from in to out channels, both of fan-in in·k·k.
+func (l *layout) conv(name string, in, out, k int) {
+	l.add(name+".w", in*k*k, out, in, k, k)
+	l.add(name+".b", in*k*k, out)
+}
+
+// dense appends the weights name.w [in,out] and bias name.b [out] of a
+// fully connected layer from in to out units, both of fan-in in.
+func (l *layout) dense(name string, in, out int) {
+	l.add(name+".w", in, in, out)
+	l.add(name+".b", in, out)
 }
 
 // Params returns a copy of the tensor list.

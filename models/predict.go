@@ -128,10 +128,10 @@ func (w *classWorker) logits(params []float32, b data.Batch, out []float32) erro
 			return err
 		}
 		w.load(g, params, piece)
-		if err := g.prog.run(); err != nil {
+		if err := g.prog.Run(); err != nil {
 			return fmt.Errorf("%s: run on %v: %w", w.m.name, piece, err)
 		}
-		z, err := g.prog.float32s(g.logits)
+		z, err := g.prog.Float32s(g.logits)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.m.name, err)
 		}

@@ -1,4 +1,4 @@
-// Command gen writes the AVX-512 and AVX2 GEMM micro-kernels of package
+// Command gen writes the AVX-512 GEMM micro-kernels and transpose kernel of package
 // kernels (sgemm_amd64.s) and their Go declarations (sgemm_decl_amd64.go).
 //
 // Run it from internal/kernels with `go generate`. Each kernel is a

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -11,18 +11,18 @@ import (
 	"github.com/gtstorm/gtstorm/data"
 )
 
-// sparseRows names the samples a sparse op reads: rows of a CSR dataset. The
-// worker owning the graph points it at the current batch before each run,
-// so no sample is copied or densified.
-type sparseRows struct {
-	d     *data.Dataset
-	index []int
+// SparseRows names the samples a sparse op reads: rows Index of the CSR
+// dataset Data. The worker owning the graph points it at the current batch
+// before each run, so no sample is copied or densified.
+type SparseRows struct {
+	Data  *data.Dataset
+	Index []int
 }
 
 // sparseScoresOp is a Gorgonia op computing the scores z_b = x_bᵀw of the
 // current batch's sparse rows: w [p] → z [n], in O(nnz).
 type sparseScoresOp struct {
-	rows *sparseRows
+	rows *SparseRows
 	n, p int
 	out  tensor.Tensor // reused across runs: overwritten by each Do
 }
@@ -30,18 +30,19 @@ type sparseScoresOp struct {
 // sparseScoresGradOp is its adjoint: g [n] → Σ_b g_b x_b [p], scattered
 // into a dense vector (the gradient of xᵀw with respect to w).
 type sparseScoresGradOp struct {
-	rows *sparseRows
+	rows *SparseRows
 	n, p int
 	out  tensor.Tensor // reused across runs: zeroed and refilled by each Do
 }
 
-// sparseScores adds z = X w for the batch rows to the graph.
-func (b *builder) sparseScores(w *G.Node, rows *sparseRows, n int) *G.Node {
-	if b.err != nil {
+// SparseMatVec adds the scores z = X w [n] of the batch rows X, n sparse
+// rows over p features, by the weights w [p], in O(nnz).
+func (g *Graph) SparseMatVec(w *G.Node, rows *SparseRows, n int) *G.Node {
+	if !g.ok("sparse scores", w) {
 		return nil
 	}
 	z, err := G.ApplyOp(&sparseScoresOp{rows: rows, n: n, p: w.Shape().TotalSize(), out: newVec(n)}, w)
-	return b.keep(z, err, "sparse scores")
+	return g.keep(z, err, "sparse scores")
 }
 
 func vecType() hm.Type {
@@ -71,12 +72,12 @@ func (op *sparseScoresOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	if len(op.rows.index) != op.n {
-		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.index))
+	if len(op.rows.Index) != op.n {
+		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.Index))
 	}
 	z := f32(op.out)
-	for k, i := range op.rows.index {
-		cols, vals := op.rows.d.Sparse(i)
+	for k, i := range op.rows.Index {
+		cols, vals := op.rows.Data.Sparse(i)
 		var s float32
 		for j, c := range cols {
 			if c < 0 || int(c) >= op.p {
@@ -123,13 +124,13 @@ func (op *sparseScoresGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	if len(op.rows.index) != op.n {
-		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.index))
+	if len(op.rows.Index) != op.n {
+		return nil, fmt.Errorf("%v: bound to %d rows", op, len(op.rows.Index))
 	}
 	out := f32(op.out)
 	clear(out)
-	for k, i := range op.rows.index {
-		cols, vals := op.rows.d.Sparse(i)
+	for k, i := range op.rows.Index {
+		cols, vals := op.rows.Data.Sparse(i)
 		for j, c := range cols {
 			out[c] += g[k] * vals[j]
 		}

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -32,21 +32,22 @@ type denseScoresGradOp struct {
 	l *denseScoresLayer
 }
 
-// denseScores adds z = X w for X [n,p] and w [p].
-func (b *builder) denseScores(x, w *G.Node) *G.Node {
-	if b.err != nil {
+// MatVec adds the scores z = X w [n] of a dense batch X [n,p] by the
+// weights w [p], as Gorgonia's Mul computes them (gonum's Sgemv).
+func (g *Graph) MatVec(x, w *G.Node) *G.Node {
+	if !g.ok("scores", x, w) {
 		return nil
 	}
 	xs, ws := x.Shape(), w.Shape()
 	if len(xs) != 2 || ws.TotalSize() != xs[1] {
-		b.err = fmt.Errorf("scores: samples %v and weights %v do not match", xs, ws)
+		g.err = fmt.Errorf("scores: samples %v and weights %v do not match", xs, ws)
 		return nil
 	}
 	l := &denseScoresLayer{n: xs[0], p: xs[1], z: newVec(xs[0])}
-	if b.training {
+	if g.training {
 		l.dw = newVec(xs[1])
 	}
-	return b.apply(&denseScoresOp{kop{"scores.forward", l, dims(x, w), l.z.Shape()}, l}, "scores", x, w)
+	return g.apply(&denseScoresOp{kop{"scores.forward", l, dims(x, w), l.z.Shape()}, l}, "scores", x, w)
 }
 
 func (op *denseScoresOp) Do(inputs ...G.Value) (G.Value, error) {

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -44,43 +44,47 @@ type convInputGradOp struct {
 	l *convLayer
 }
 
-// conv adds the convolution of x [n,C,H,W] by w [OC,C,KH,KW] (no bias).
-// inputGrad says whether the gradient with respect to x is wanted (false
-// for the input layer).
-func (b *builder) conv(name string, x, w *G.Node, inputGrad bool) *G.Node {
-	if b.err != nil {
+// Conv2D adds the valid (unpadded) stride-1 convolution, without bias, of
+// x [n,C,H,W] by the filters w [OC,C,KH,KW]: [n,OC,H−KH+1,W−KW+1]. The
+// layer is named after w ("conv1.w" → "conv1"); its bias goes with the
+// pooling that follows (BiasReLUMaxPool2x2). The gradient with respect to
+// x is formed only when x is computed by another op, not for the
+// network's input.
+func (g *Graph) Conv2D(x, w *G.Node) *G.Node {
+	if !g.ok("convolution", x, w) {
 		return nil
 	}
+	name, inputGrad := layerName(w, ".w"), x.Op() != nil
 	xs, wsh := x.Shape(), w.Shape()
 	if len(xs) != 4 || len(wsh) != 4 || xs[1] != wsh[1] {
-		b.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution", name, xs, wsh)
+		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution", name, xs, wsh)
 		return nil
 	}
 	cv, err := kernels.NewConv(kernels.ConvShape{C: xs[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3]})
 	if err != nil {
-		b.err = fmt.Errorf("%s: %w", name, err)
+		g.err = fmt.Errorf("%s: %w", name, err)
 		return nil
 	}
 	s := cv.Shape()
 	n, oc := xs[0], wsh[0]
 	l := &convLayer{
 		name: name, n: n, oc: oc, cv: cv,
-		cols: b.ws.floats(name+".cols", s.K()*s.P()),
-		z:    b.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
+		cols: g.ws.Floats(name+".cols", s.K()*s.P()),
+		z:    g.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
 	}
-	if b.training {
-		l.dw = b.ws.tensor(name+".dw", wsh...)
+	if g.training {
+		l.dw = g.ws.tensor(name+".dw", wsh...)
 		l.transpose = oc >= 16
 		if l.transpose {
-			l.dwT = b.ws.floats(name+".dwT", s.K()*oc)
-			l.dzT = b.ws.floats(name+".dzT", s.P()*oc)
+			l.dwT = g.ws.Floats(name+".dwT", s.K()*oc)
+			l.dzT = g.ws.Floats(name+".dzT", s.P()*oc)
 		}
 		if inputGrad {
-			l.dx = b.ws.tensor(name+".dx", xs...)
+			l.dx = g.ws.tensor(name+".dx", xs...)
 		}
 	}
 	op := &convOp{kop{name + ".forward", l, dims(x, w), l.z.Shape()}, l}
-	return b.apply(op, name, x, w)
+	return g.apply(op, name, x, w)
 }
 
 func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {

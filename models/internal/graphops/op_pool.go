@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -43,33 +43,38 @@ type poolBiasGradOp struct {
 	l *poolLayer
 }
 
-// poolBiasReLU adds max-pool 2×2 of relu(z + bias) for z [n,C,H,W], bias
-// [C]. When z is a convolution's output, which nothing reads after this
-// pooling, the input gradient overwrites it.
-func (b *builder) poolBiasReLU(name string, z, bias *G.Node) *G.Node {
-	if b.err != nil {
+// BiasReLUMaxPool2x2 adds the per-channel bias [C] to z [n,C,H,W], then
+// ReLU, then max-pooling over 2×2 windows with stride 2: [n,C,H/2,W/2].
+// It computes relu(pool(z) + bias), the same values at a quarter of the
+// additions (both are monotone, so they commute with the maximum). The
+// layer is named after bias ("conv1.b" → "conv1.pool"). When z is a
+// convolution's output, which nothing reads after this pooling, the input
+// gradient overwrites it.
+func (g *Graph) BiasReLUMaxPool2x2(z, bias *G.Node) *G.Node {
+	if !g.ok("pooling", z, bias) {
 		return nil
 	}
+	name := layerName(bias, ".b") + ".pool"
 	zs := z.Shape()
 	if len(zs) != 4 || bias.Shape().TotalSize() != zs[1] {
-		b.err = fmt.Errorf("%s: input %v and bias %v do not match", name, zs, bias.Shape())
+		g.err = fmt.Errorf("%s: input %v and bias %v do not match", name, zs, bias.Shape())
 		return nil
 	}
 	s := kernels.PoolShape{Planes: zs[0] * zs[1], H: zs[2], W: zs[3]}
 	l := &poolLayer{
 		name: name, shape: s, c: zs[1],
-		y:    b.ws.tensor(name+".y", zs[0], zs[1], s.OH(), s.OW()),
-		code: b.ws.bytes(name+".code", s.Out()),
+		y:    g.ws.tensor(name+".y", zs[0], zs[1], s.OH(), s.OW()),
+		code: g.ws.Bytes(name+".code", s.Out()),
 	}
-	if b.training {
+	if g.training {
 		if conv, ok := z.Op().(*convOp); ok {
 			l.dz = conv.l.z
 		} else {
-			l.dz = b.ws.tensor(name+".dz", zs...)
+			l.dz = g.ws.tensor(name+".dz", zs...)
 		}
-		l.db = b.ws.tensor(name+".db", zs[1])
+		l.db = g.ws.tensor(name+".db", zs[1])
 	}
-	return b.apply(&poolOp{kop{name + ".forward", l, dims(z, bias), l.y.Shape()}, l}, name, z, bias)
+	return g.apply(&poolOp{kop{name + ".forward", l, dims(z, bias), l.y.Shape()}, l}, name, z, bias)
 }
 
 func (op *poolOp) Do(inputs ...G.Value) (G.Value, error) {

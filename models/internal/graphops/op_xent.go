@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -34,23 +34,24 @@ type xentGradOp struct {
 	l *xentLayer
 }
 
-// crossEntropy adds the mean softmax cross-entropy of logits [n,classes]
-// against labels (n values below classes, bound by the caller).
-func (b *builder) crossEntropy(logits *G.Node, labels []uint8) *G.Node {
-	if b.err != nil {
+// SoftmaxCrossEntropy adds the batch mean of the softmax cross-entropy of
+// logits [n,classes] against labels, a scalar. labels holds n class
+// indices below classes, written by the caller before each run.
+func (g *Graph) SoftmaxCrossEntropy(logits *G.Node, labels []uint8) *G.Node {
+	if !g.ok("cross-entropy", logits) {
 		return nil
 	}
 	s := logits.Shape()
 	if len(s) != 2 || len(labels) != s[0] {
-		b.err = fmt.Errorf("cross-entropy: logits %v for %d labels", s, len(labels))
+		g.err = fmt.Errorf("cross-entropy: logits %v for %d labels", s, len(labels))
 		return nil
 	}
 	l := &xentLayer{name: "xent", n: s[0], classes: s[1], labels: labels, loss: G.NewF32(0)}
-	if b.training {
-		l.dlogits = b.ws.floats("xent.dlogits", s[0]*s[1])
-		l.dz = b.ws.tensor("xent.dz", s[0], s[1])
+	if g.training {
+		l.dlogits = g.ws.Floats("xent.dlogits", s[0]*s[1])
+		l.dz = g.ws.tensor("xent.dz", s[0], s[1])
 	}
-	return b.apply(&xentOp{kop{"xent.forward", l, dims(logits), nil}, l}, "cross-entropy", logits)
+	return g.apply(&xentOp{kop{"xent.forward", l, dims(logits), nil}, l}, "cross-entropy", logits)
 }
 
 func (op *xentOp) Do(inputs ...G.Value) (G.Value, error) {

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -51,28 +51,37 @@ type denseInputGradOp struct {
 	l *denseLayer
 }
 
-// dense adds x·w + bias, then ReLU if relu.
-func (b *builder) dense(name string, x, w, bias *G.Node, relu bool) *G.Node {
-	if b.err != nil {
+// Dense adds the fully connected layer x·w + bias for x [n,in] (or any
+// [n,…] with in values per sample, read flat in row-major order, as a
+// flattened [n,C,H,W]), w [in,out] and bias [out]: [n,out]. The layer is
+// named after w ("fc.w" → "fc").
+func (g *Graph) Dense(x, w, bias *G.Node) *G.Node { return g.dense(x, w, bias, false) }
+
+// DenseReLU adds ReLU(x·w + bias), a Dense layer followed by ReLU, fused.
+func (g *Graph) DenseReLU(x, w, bias *G.Node) *G.Node { return g.dense(x, w, bias, true) }
+
+func (g *Graph) dense(x, w, bias *G.Node, relu bool) *G.Node {
+	if !g.ok("dense layer", x, w, bias) {
 		return nil
 	}
+	name := layerName(w, ".w")
 	xs, wsh := x.Shape(), w.Shape()
 	if len(xs) < 2 || len(wsh) != 2 || xs.TotalSize() != xs[0]*wsh[0] || bias.Shape().TotalSize() != wsh[1] {
-		b.err = fmt.Errorf("%s: input %v, weights %v and bias %v do not make a dense layer", name, xs, wsh, bias.Shape())
+		g.err = fmt.Errorf("%s: input %v, weights %v and bias %v do not make a dense layer", name, xs, wsh, bias.Shape())
 		return nil
 	}
 	n, in, out := xs[0], wsh[0], wsh[1]
 	l := &denseLayer{name: name, n: n, in: in, out: out, relu: relu,
-		y: b.ws.tensor(name+".y", n, out)}
-	if b.training {
+		y: g.ws.tensor(name+".y", n, out)}
+	if g.training {
 		if relu {
-			l.g = b.ws.tensor(name+".g", n, out)
+			l.g = g.ws.tensor(name+".g", n, out)
 		}
-		l.dx = b.ws.tensor(name+".dx", xs...)
-		l.dw = b.ws.tensor(name+".dw", in, out)
-		l.db = b.ws.tensor(name+".db", out)
+		l.dx = g.ws.tensor(name+".dx", xs...)
+		l.dw = g.ws.tensor(name+".dw", in, out)
+		l.db = g.ws.tensor(name+".db", out)
 	}
-	return b.apply(&denseOp{kop{name + ".forward", l, dims(x, w, bias), l.y.Shape()}, l}, name, x, w, bias)
+	return g.apply(&denseOp{kop{name + ".forward", l, dims(x, w, bias), l.y.Shape()}, l}, name, x, w, bias)
 }
 
 func (op *denseOp) Do(inputs ...G.Value) (G.Value, error) {

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -10,15 +10,15 @@ import (
 )
 
 // kop is the part common to this package's kernel-backed Gorgonia ops (the
-// convolution, pooling, dense and cross-entropy layers and their
-// gradients). Each op computes into buffers its layer owns and returns the
-// same tensor on every run, so a compiled graph allocates nothing when it
-// is rerun.
+// convolution, pooling, dense and cross-entropy layers, the logistic
+// regression's scores, cross-entropy and sum, and their gradients). Each
+// op computes into buffers its layer owns and returns the same tensor on
+// every run, so a compiled graph allocates nothing when it is rerun.
 //
 // A layer's forward op and its gradient ops share the layer: state that is
 // not a Gorgonia value (the pooling's argmax codes, the batch's labels, a
 // gradient computed as a by-product of another) passes through it. The
-// program (exec.go) runs the ops in the TapeMachine's order, a fixed
+// Program (exec.go) runs the ops in the TapeMachine's order, a fixed
 // topological order of the graph in which each forward op precedes its
 // gradient ops: most gradient ops read the forward op's output or an
 // upstream gradient that depends on it, and the cross-entropy's, which
@@ -117,22 +117,4 @@ func f32(t tensor.Tensor) []float32 {
 // newVec returns a zeroed float32 vector of n values, an op's own output.
 func newVec(n int) tensor.Tensor {
 	return tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float32))
-}
-
-// apply adds op to the graph of b with the given inputs.
-func (b *builder) apply(op G.Op, what string, inputs ...*G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	n, err := G.ApplyOp(op, inputs...)
-	return b.keep(n, err, what)
-}
-
-// dims returns the number of dimensions of each node.
-func dims(nodes ...*G.Node) []int {
-	d := make([]int, len(nodes))
-	for i, n := range nodes {
-		d[i] = n.Dims()
-	}
-	return d
 }

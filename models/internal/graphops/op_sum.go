@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -15,18 +15,20 @@ type scalarSumOp struct {
 	out *G.F32
 }
 
-// addScalars adds x + y for scalar nodes x and y.
-func (b *builder) addScalars(name string, x, y *G.Node) *G.Node {
-	if b.err != nil {
+// AddScalars adds x + y for float32 scalar nodes x and y (Gorgonia's Add
+// without its allocation per run).
+func (g *Graph) AddScalars(x, y *G.Node) *G.Node {
+	const name = "add"
+	if !g.ok(name, x, y) {
 		return nil
 	}
 	if !x.IsScalar() || !y.IsScalar() {
-		b.err = fmt.Errorf("%s: %v + %v: want scalars", name, x.Shape(), y.Shape())
+		g.err = fmt.Errorf("%s: %v + %v: want scalars", name, x.Shape(), y.Shape())
 		return nil
 	}
 	op := &scalarSumOp{out: G.NewF32(0)}
-	op.kop = kop{name, op.out, []int{0, 0}, nil}
-	return b.apply(op, name, x, y)
+	op.kop = kop{name, op.out, dims(x, y), nil}
+	return g.apply(op, name, x, y)
 }
 
 func (op *scalarSumOp) Do(inputs ...G.Value) (G.Value, error) {

@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -25,13 +25,14 @@ type nonConvexRegGradOp struct {
 	out   tensor.Tensor // reused across runs: overwritten by each Do
 }
 
-// nonConvexReg adds α Σ_k w_k²/(1+w_k²) to the graph.
-func (b *builder) nonConvexReg(w *G.Node, alpha float64) *G.Node {
-	if b.err != nil {
+// NonConvexReg adds the non-convex regulariser α Σ_k w_k²/(1+w_k²) of
+// the weights w [p], a scalar.
+func (g *Graph) NonConvexReg(w *G.Node, alpha float64) *G.Node {
+	if !g.ok("regulariser", w) {
 		return nil
 	}
 	r, err := G.ApplyOp(&nonConvexRegOp{alpha: float32(alpha), out: G.NewF32(0)}, w)
-	return b.keep(r, err, "regulariser")
+	return g.keep(r, err, "regulariser")
 }
 
 func (op *nonConvexRegOp) Arity() int { return 1 }

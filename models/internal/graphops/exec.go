@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// program runs a Gorgonia graph without Gorgonia's TapeMachine. It executes
+// Program runs a Gorgonia graph without Gorgonia's TapeMachine. It executes
 // the same op nodes in the same order as the TapeMachine (the graph's
 // topological order from G.Sort, reversed), calling each op's Do, so its
 // results are the TapeMachine's bit for bit. Everything a run needs — the
@@ -19,8 +19,12 @@ import (
 // (the ops own their outputs), a goroutine and channels per run (for
 // batched cuBLAS/cgo calls, which no op makes), per-instruction logging
 // arguments and binding each result to its node.
-type program struct {
-	g     *G.ExprGraph // the graph, for tests that run it on a TapeMachine
+//
+// A Program is not safe for concurrent use, and its graph's ops share
+// buffers with the other programs built on the same Workspace: run one of
+// them at a time.
+type Program struct {
+	g     *G.ExprGraph // the graph, for TapeValues
 	steps []step
 	vals  []G.Value // value of each node after a run, by slot
 	nodes []*G.Node // node of each slot
@@ -38,14 +42,14 @@ type step struct {
 }
 
 // compile lays out the program of g. Input nodes must have their values
-// bound already (graph.go's input binds views of buffers): the program
-// reads each once, here.
-func compile(g *G.ExprGraph) (*program, error) {
+// bound already (Graph.Input binds views of buffers): the program reads
+// each once, here.
+func compile(g *G.ExprGraph) (*Program, error) {
 	sorted, err := G.Sort(g)
 	if err != nil {
 		return nil, err
 	}
-	p := &program{g: g, slots: make(map[*G.Node]int, len(sorted))}
+	p := &Program{g: g, slots: make(map[*G.Node]int, len(sorted))}
 	hashes := make(map[uint32]*G.Node, len(sorted))
 	for i := len(sorted) - 1; i >= 0; i-- { // inputs first, as the TapeMachine runs them
 		n := sorted[i]
@@ -85,8 +89,8 @@ func compile(g *G.ExprGraph) (*program, error) {
 	return p, nil
 }
 
-// run executes every op once.
-func (p *program) run() error {
+// Run executes every op of the graph once, in the TapeMachine's order.
+func (p *Program) Run() error {
 	for i := range p.steps {
 		s := &p.steps[i]
 		for j, a := range s.args {
@@ -102,7 +106,7 @@ func (p *program) run() error {
 }
 
 // slot returns where the value of n is kept.
-func (p *program) slot(n *G.Node) (int, error) {
+func (p *Program) slot(n *G.Node) (int, error) {
 	s, ok := p.slots[n]
 	if !ok {
 		return 0, fmt.Errorf("node %v is not in the program", n)
@@ -110,8 +114,9 @@ func (p *program) slot(n *G.Node) (int, error) {
 	return s, nil
 }
 
-// float32s returns the values in slot s after a run.
-func (p *program) float32s(s int) ([]float32, error) {
+// Float32s returns the float32 values in slot s after a run. The slice is
+// the op's own buffer: the next run overwrites it.
+func (p *Program) Float32s(s int) ([]float32, error) {
 	v := p.vals[s]
 	if v == nil {
 		return nil, fmt.Errorf("node %v has no value", p.nodes[s].Name())
@@ -122,8 +127,8 @@ func (p *program) float32s(s int) ([]float32, error) {
 	return nil, fmt.Errorf("node %v holds %T, want []float32", p.nodes[s].Name(), v)
 }
 
-// scalar32 returns the scalar value in slot s after a run.
-func (p *program) scalar32(s int) (float32, error) {
+// Scalar returns the float32 scalar in slot s after a run.
+func (p *Program) Scalar(s int) (float32, error) {
 	v := p.vals[s]
 	if v == nil {
 		return 0, fmt.Errorf("node %v has no value", p.nodes[s].Name())
@@ -135,4 +140,35 @@ func (p *program) scalar32(s int) (float32, error) {
 		return d[0], nil
 	}
 	return 0, fmt.Errorf("node %v holds %T, want a float32 scalar", p.nodes[s].Name(), v)
+}
+
+// TapeValues runs the program's graph once on a fresh Gorgonia TapeMachine,
+// the reference the Program reproduces bit for bit, and returns a copy of
+// the values of the given slots (a scalar as one value). The graph's ops
+// write into the same buffers as the Program's run, so it serves tests
+// comparing the two, not concurrent use.
+func (p *Program) TapeValues(slots ...int) (out [][]float32, err error) {
+	err = catch(func() error {
+		vm := G.NewTapeMachine(p.g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			return fmt.Errorf("TapeMachine: %w", err)
+		}
+		out = make([][]float32, len(slots))
+		for i, s := range slots {
+			if s < 0 || s >= len(p.nodes) {
+				return fmt.Errorf("slot %d out of range [0, %d)", s, len(p.nodes))
+			}
+			v := p.nodes[s].Value()
+			if d, ok := floatData(v); ok {
+				out[i] = append([]float32(nil), d...)
+			} else if d, ok := scalarData(v); ok {
+				out[i] = []float32{d}
+			} else {
+				return fmt.Errorf("TapeMachine: node %v holds %T", p.nodes[s], v)
+			}
+		}
+		return nil
+	})
+	return out, err
 }

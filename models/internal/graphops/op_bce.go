@@ -1,4 +1,4 @@
-package models
+package graphops
 
 import (
 	"fmt"
@@ -39,22 +39,22 @@ type bceGradOp struct {
 	l *bceLayer
 }
 
-// binaryCrossEntropy adds the batch mean of the binary cross-entropy of
-// scores z [n] against labels y [n].
-func (b *builder) binaryCrossEntropy(z, y *G.Node) *G.Node {
-	if b.err != nil {
+// BinaryCrossEntropy adds the batch mean of the binary cross-entropy of
+// σ(z) for the scores z [n] against the labels y [n] in {0, 1}, a scalar.
+func (g *Graph) BinaryCrossEntropy(z, y *G.Node) *G.Node {
+	if !g.ok("cross-entropy", z, y) {
 		return nil
 	}
 	n := z.Shape().TotalSize()
 	if y.Shape().TotalSize() != n {
-		b.err = fmt.Errorf("cross-entropy: %d scores for %d labels", n, y.Shape().TotalSize())
+		g.err = fmt.Errorf("cross-entropy: %d scores for %d labels", n, y.Shape().TotalSize())
 		return nil
 	}
 	l := &bceLayer{n: n, inv: 1 / float32(n), loss: G.NewF32(0)}
-	if b.training {
+	if g.training {
 		l.dz = newVec(n)
 	}
-	return b.apply(&bceOp{kop{"bce.forward", l, dims(z, y), nil}, l}, "cross-entropy", z, y)
+	return g.apply(&bceOp{kop{"bce.forward", l, dims(z, y), nil}, l}, "cross-entropy", z, y)
 }
 
 func (op *bceOp) Do(inputs ...G.Value) (G.Value, error) {
