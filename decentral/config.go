@@ -2,20 +2,8 @@ package decentral
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
-	"strings"
 )
-
-// Algorithm names accepted in Config.Algorithm.
-const (
-	DSGD    = "dsgd"
-	GNSD    = "gnsd"
-	GTSTORM = "gt-storm"
-)
-
-// Algorithms returns the algorithm names in the order the paper compares them.
-func Algorithms() []string { return []string{DSGD, GNSD, GTSTORM} }
 
 // ErrDiverged is wrapped by the error Step returns when a node's parameters or
 // its tracked direction stop being finite.
@@ -23,7 +11,7 @@ var ErrDiverged = errors.New("diverged")
 
 // Config chooses an algorithm and its step sizes.
 type Config struct {
-	Algorithm string  // DSGD, GNSD or GTSTORM
+	Algorithm string  // a registered Method's name: DSGD, GNSD or GTSTORM
 	Eta0      float64 // initial step size η_0 > 0
 	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
 	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.
@@ -37,6 +25,9 @@ type Config struct {
 	// Exchange carries the vectors between neighbours; nil means a
 	// MemExchange on the mixing matrix's graph.
 	Exchange Exchange
+	// Topology gives round t's mixing matrix W_t; nil means the matrix
+	// passed to New every round. Its matrices must be over New's m nodes.
+	Topology Topology
 }
 
 // WorkerCount returns the number of goroutines an optimizer of m nodes runs
@@ -56,7 +47,7 @@ func (c Config) Schedule() (Schedule, error) {
 	if err != nil {
 		return Schedule{}, err
 	}
-	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: mth.power(), Rho: c.Rho}
+	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: mth.Power(), Rho: c.Rho}
 	if c.CubeRoot {
 		s.Power = CbrtPower
 	}
@@ -64,31 +55,4 @@ func (c Config) Schedule() (Schedule, error) {
 		return Schedule{}, err
 	}
 	return s, nil
-}
-
-// method is one algorithm's update rule over the Optimizer's state. Its
-// per-node functions run concurrently for distinct nodes and must touch only
-// that node's rows of the state slabs and worker w's scratch.
-type method interface {
-	name() string
-	power() float64            // default step-size exponent
-	alloc(o *Optimizer)        // allocate the state slabs beyond x and xNext
-	stateFloats(p int) int     // floats of state per node beyond the model
-	shares() int               // vectors sent to each neighbour per round
-	share(o *Optimizer, i int) // fill o.send[i] with node i's vectors
-	initNode(o *Optimizer, w, i int) error
-	stepNode(o *Optimizer, w, i int) error
-	commit(o *Optimizer) // swap the slabs after a successful round
-}
-
-func newMethod(name string) (method, error) {
-	switch name {
-	case DSGD:
-		return dsgd{}, nil
-	case GNSD:
-		return gnsd{}, nil
-	case GTSTORM:
-		return gtstorm{}, nil
-	}
-	return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(Algorithms(), ", "))
 }

@@ -129,7 +129,7 @@ func TestAverageIdentity(t *testing.T) {
 				eta := o.Eta()
 				if algo == GNSD {
 					st, _ := o.State()
-					gbar := meanOf(o.Nodes(), o.Dim(), func(i int) []float32 { return st.G[i*o.Dim() : (i+1)*o.Dim()] })
+					gbar := meanOf(o.Nodes(), o.Dim(), func(i int) []float32 { return st.Slab("g")[i*o.Dim() : (i+1)*o.Dim()] })
 					for k := range gbar {
 						if math.Abs(gbar[k]-vbar[k]) > 1e-5*(1+math.Abs(gbar[k])) {
 							t.Fatalf("%s round %d: ȳ[%d] = %v, mean gradient %v", kind, r, k, vbar[k], gbar[k])

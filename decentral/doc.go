@@ -1,5 +1,5 @@
 // Package decentral runs decentralized optimizers — DSGD, GNSD and GT-STORM —
-// over m simulated nodes on an undirected communication graph.
+// over m simulated nodes on a communication graph that may change per round.
 //
 // The package holds every node's parameters as one flat m × p float32 slab,
 // mixes them through a sparse doubly stochastic matrix W over the graph's
@@ -30,7 +30,28 @@
 //   - [Exchange]: how a node's vectors reach its neighbours each round
 //     ([MemExchange] in memory; a network transport can replace it);
 //   - [Schedule]: the step sizes η_t and GT-STORM's β_t;
-//   - DSGD, GNSD and GT-STORM, one file each, run by an [Optimizer] that
+//   - [Topology]: the mixing matrix W_t of each round ([Static] for a fixed
+//     graph; a time-varying one returns another [Mixing] per round, and the
+//     exchange delivers to round t's neighbours);
+//   - DSGD, GNSD and GT-STORM, one self-contained file each (dsgd.go,
+//     gnsd.go, gtstorm.go), each a [Method] run by an [Optimizer] that
 //     counts samples, rounds, bytes and state floats ([Counters]) as SPEC §6
 //     defines them.
+//
+// # Adding an algorithm
+//
+// An algorithm is one new file plus one line in the registry (the methods
+// list in method.go). The file defines its name constant and a type
+// implementing [Method]: its name, default step-size exponent, the names of
+// its state slabs (x first; the optimizer allocates each as a
+// double-buffered m × p slab, saves it in a [Snapshot] under that name and
+// checks it on restore), its state floats for [Counters], the vectors a node
+// shares per round, and Init and Step for one node, which work only through
+// the [RoundContext]: the node's current and next rows of each slab, Mix
+// with W_t's row over what the neighbours shared, Batch, Grad and GradPair
+// (counted), η_t, β_{t+1}, the worker's scratch and SetLoss. Optional
+// interfaces add what only some algorithms have: [Tracker] (the slab
+// [Optimizer.Direction] returns) and [Momentum] (the β_t [Optimizer.Beta]
+// reports). The optimizer, the snapshot format and package weights need no
+// change: a new algorithm's checkpoints hold its named slabs.
 package decentral

@@ -2,6 +2,9 @@ package decentral
 
 import "math"
 
+// DSGD is the name of decentralized SGD in Config.Algorithm.
+const DSGD = "dsgd"
+
 // dsgd is decentralized SGD:
 //
 //	x_{i,t+1} = Σ_j W_ij x_{j,t} − η_t ∇f_i(x_{i,t}; ζ_{i,t}).
@@ -10,29 +13,30 @@ import "math"
 // gradient per round, and keeps no state beyond the model.
 type dsgd struct{}
 
-func (dsgd) name() string              { return DSGD }
-func (dsgd) power() float64            { return SqrtPower }
-func (dsgd) alloc(*Optimizer)          {}
-func (dsgd) stateFloats(p int) int     { return 0 }
-func (dsgd) shares() int               { return 1 }
-func (dsgd) share(o *Optimizer, i int) { o.send[i] = append(o.send[i][:0], o.row(o.x, i)) }
+func (dsgd) Name() string          { return DSGD }
+func (dsgd) Power() float64        { return SqrtPower }
+func (dsgd) Slabs() []string       { return []string{"x"} }
+func (dsgd) StateFloats(p int) int { return 0 }
+func (dsgd) Shares() int           { return 1 }
 
-func (dsgd) initNode(o *Optimizer, w, i int) error {
-	o.rLoss[i] = math.NaN()
+func (dsgd) Share(c RoundContext, send [][]float32) [][]float32 {
+	return append(send, c.Cur(0))
+}
+
+func (dsgd) Init(c RoundContext) error {
+	c.SetLoss(math.NaN())
 	return nil
 }
 
-func (dsgd) stepNode(o *Optimizer, w, i int) error {
-	x, xn := o.row(o.x, i), o.row(o.xNext, i)
-	g := o.scratch[2*w]
-	loss, err := o.grad(w, i, x, o.sampler.Sample(i), g)
+func (dsgd) Step(c RoundContext) error {
+	x, xn := c.Cur(0), c.Next(0)
+	g, _ := c.Scratch()
+	loss, err := c.Grad(x, c.Batch(), g)
 	if err != nil {
 		return err
 	}
-	o.rLoss[i] = float64(loss)
-	o.mixRow(xn, i, 0, x)
-	addScaled(xn, -o.eta32, g)
+	c.SetLoss(float64(loss))
+	c.Mix(xn, 0, x)
+	addScaled(xn, -c.Eta(), g)
 	return checkFinite("x", xn)
 }
-
-func (dsgd) commit(o *Optimizer) { o.x, o.xNext = o.xNext, o.x }

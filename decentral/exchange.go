@@ -7,15 +7,17 @@ import (
 
 // Exchange carries one communication round's messages between neighbours.
 // Every round the Optimizer calls Send once for every node with the vectors
-// the algorithm shares (x, or x and v), then Wait, then — concurrently, from
+// the algorithm shares (x, or x and v) and the nodes that mix them this
+// round (the node's neighbours in W_t; a directed W_t may list fewer or other
+// nodes than it receives from), then Wait, then — concurrently, from
 // its worker goroutines — Recv for every node and neighbour, and mixes what it
 // receives with its row of W. An implementation that moves the vectors between
 // processes can replace MemExchange without touching the algorithms.
 type Exchange interface {
-	// Send delivers node's vectors for this round to each of its neighbours
-	// and returns the number of bytes that took. The vectors stay unchanged
-	// until the round's Recv calls are over.
-	Send(node int, vecs [][]float32) (bytes int64, err error)
+	// Send delivers node's vectors for this round to each node in to and
+	// returns the number of bytes that took. The vectors and to stay
+	// unchanged until the round's Recv calls are over.
+	Send(node int, to []int, vecs [][]float32) (bytes int64, err error)
 	// Wait returns once every message of the round has arrived.
 	Wait(ctx context.Context) error
 	// Recv returns the vectors neighbour from sent to node this round. It is
@@ -41,8 +43,8 @@ func NewMemExchange(g *Graph) *MemExchange {
 	return e
 }
 
-// Send records node's vectors for its neighbours to read.
-func (e *MemExchange) Send(node int, vecs [][]float32) (int64, error) {
+// Send records node's vectors for the nodes in to to read.
+func (e *MemExchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	if node < 0 || node >= e.g.N {
 		return 0, fmt.Errorf("exchange: send from node %d of %d", node, e.g.N)
 	}
@@ -51,7 +53,7 @@ func (e *MemExchange) Send(node int, vecs [][]float32) (int64, error) {
 	for _, v := range vecs {
 		floats += len(v)
 	}
-	return int64(floats) * 4 * int64(e.g.Degree(node)), nil
+	return int64(floats) * 4 * int64(len(to)), nil
 }
 
 // Wait returns ctx's error, if any: in memory every message has arrived when

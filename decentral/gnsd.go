@@ -1,5 +1,9 @@
 package decentral
 
+// GNSD is the name of gradient-tracking decentralized SGD in
+// Config.Algorithm.
+const GNSD = "gnsd"
+
 // gnsd is gradient-tracking decentralized SGD (GNSD):
 //
 //	y_{i,0}   = ∇f_i(x_0; ζ_{i,0})
@@ -8,57 +12,54 @@ package decentral
 //
 // The last gradient is kept, not recomputed: one evaluation per round. A
 // node sends x and y (2p floats) per neighbour and keeps y and the last
-// gradient (2p floats) beyond the model.
+// gradient g (2p floats) beyond the model.
 type gnsd struct{}
 
-func (gnsd) name() string          { return GNSD }
-func (gnsd) power() float64        { return SqrtPower }
-func (gnsd) stateFloats(p int) int { return 2 * p }
-func (gnsd) shares() int           { return 2 }
+// GNSD's slabs.
+const (
+	gnsdX = iota
+	gnsdY
+	gnsdG
+)
 
-func (gnsd) alloc(o *Optimizer) {
-	n := o.m * o.p
-	o.v, o.vNext = make([]float32, n), make([]float32, n)
-	o.g, o.gNext = make([]float32, n), make([]float32, n)
+func (gnsd) Name() string          { return GNSD }
+func (gnsd) Power() float64        { return SqrtPower }
+func (gnsd) Slabs() []string       { return []string{"x", "y", "g"} }
+func (gnsd) StateFloats(p int) int { return 2 * p }
+func (gnsd) Shares() int           { return 2 }
+func (gnsd) Direction() int        { return gnsdY }
+
+func (gnsd) Share(c RoundContext, send [][]float32) [][]float32 {
+	return append(send, c.Cur(gnsdX), c.Cur(gnsdY))
 }
 
-func (gnsd) share(o *Optimizer, i int) {
-	o.send[i] = append(o.send[i][:0], o.row(o.x, i), o.row(o.v, i))
-}
-
-func (gnsd) initNode(o *Optimizer, w, i int) error {
-	g := o.row(o.g, i)
-	loss, err := o.grad(w, i, o.row(o.x, i), o.sampler.Sample(i), g)
+func (gnsd) Init(c RoundContext) error {
+	g := c.Cur(gnsdG)
+	loss, err := c.Grad(c.Cur(gnsdX), c.Batch(), g)
 	if err != nil {
 		return err
 	}
-	o.rLoss[i] = float64(loss)
-	copy(o.row(o.v, i), g)
+	c.SetLoss(float64(loss))
+	copy(c.Cur(gnsdY), g)
 	return checkFinite("y", g)
 }
 
-func (gnsd) stepNode(o *Optimizer, w, i int) error {
-	x, xn := o.row(o.x, i), o.row(o.xNext, i)
-	y, yn := o.row(o.v, i), o.row(o.vNext, i)
-	g, gn := o.row(o.g, i), o.row(o.gNext, i)
-	o.mixRow(xn, i, 0, x)
-	addScaled(xn, -o.eta32, y)
-	o.mixRow(yn, i, 1, y)
+func (gnsd) Step(c RoundContext) error {
+	x, xn := c.Cur(gnsdX), c.Next(gnsdX)
+	y, yn := c.Cur(gnsdY), c.Next(gnsdY)
+	g, gn := c.Cur(gnsdG), c.Next(gnsdG)
+	c.Mix(xn, 0, x)
+	addScaled(xn, -c.Eta(), y)
+	c.Mix(yn, 1, y)
 	sub(yn, g)
-	loss, err := o.grad(w, i, xn, o.sampler.Sample(i), gn)
+	loss, err := c.Grad(xn, c.Batch(), gn)
 	if err != nil {
 		return err
 	}
-	o.rLoss[i] = float64(loss)
+	c.SetLoss(float64(loss))
 	add(yn, gn)
 	if err := checkFinite("x", xn); err != nil {
 		return err
 	}
 	return checkFinite("y", yn)
-}
-
-func (gnsd) commit(o *Optimizer) {
-	o.x, o.xNext = o.xNext, o.x
-	o.v, o.vNext = o.vNext, o.v
-	o.g, o.gNext = o.gNext, o.g
 }

@@ -1,5 +1,8 @@
 package decentral
 
+// GTSTORM is the name of GT-STORM in Config.Algorithm.
+const GTSTORM = "gt-storm"
+
 // gtstorm is GT-STORM (paper Algorithm 1): gradient tracking with a
 // STORM-style recursive momentum estimator.
 //
@@ -12,44 +15,47 @@ package decentral
 // (2p floats) beyond the model: two gradient evaluations per round.
 type gtstorm struct{}
 
-func (gtstorm) name() string          { return GTSTORM }
-func (gtstorm) power() float64        { return CbrtPower }
-func (gtstorm) stateFloats(p int) int { return 2 * p }
-func (gtstorm) shares() int           { return 2 }
+// GT-STORM's slabs.
+const (
+	gtstormX = iota
+	gtstormV
+)
 
-func (gtstorm) alloc(o *Optimizer) {
-	n := o.m * o.p
-	o.v, o.vNext = make([]float32, n), make([]float32, n)
+func (gtstorm) Name() string          { return GTSTORM }
+func (gtstorm) Power() float64        { return CbrtPower }
+func (gtstorm) Slabs() []string       { return []string{"x", "v"} }
+func (gtstorm) StateFloats(p int) int { return 2 * p }
+func (gtstorm) Shares() int           { return 2 }
+func (gtstorm) Direction() int        { return gtstormV }
+func (gtstorm) UsesBeta()             {}
+
+func (gtstorm) Share(c RoundContext, send [][]float32) [][]float32 {
+	return append(send, c.Cur(gtstormX), c.Cur(gtstormV))
 }
 
-func (gtstorm) share(o *Optimizer, i int) {
-	o.send[i] = append(o.send[i][:0], o.row(o.x, i), o.row(o.v, i))
-}
-
-func (gtstorm) initNode(o *Optimizer, w, i int) error {
-	v := o.row(o.v, i)
-	loss, err := o.grad(w, i, o.row(o.x, i), o.sampler.Sample(i), v)
+func (gtstorm) Init(c RoundContext) error {
+	v := c.Cur(gtstormV)
+	loss, err := c.Grad(c.Cur(gtstormX), c.Batch(), v)
 	if err != nil {
 		return err
 	}
-	o.rLoss[i] = float64(loss)
+	c.SetLoss(float64(loss))
 	return checkFinite("v", v)
 }
 
-func (gtstorm) stepNode(o *Optimizer, w, i int) error {
-	x, xn := o.row(o.x, i), o.row(o.xNext, i) // x_{t−1}, x_t
-	v, vn := o.row(o.v, i), o.row(o.vNext, i) // v_{t−1}, v_t
-	gNew, gOld := o.scratch[2*w], o.scratch[2*w+1]
-	o.mixRow(xn, i, 0, x)
-	addScaled(xn, -o.eta32, v)
-	o.mixRow(vn, i, 1, v)
-	b := o.sampler.Sample(i)
-	loss, err := o.gradPair(w, i, xn, x, b, gNew, gOld)
+func (gtstorm) Step(c RoundContext) error {
+	x, xn := c.Cur(gtstormX), c.Next(gtstormX) // x_{t−1}, x_t
+	v, vn := c.Cur(gtstormV), c.Next(gtstormV) // v_{t−1}, v_t
+	gNew, gOld := c.Scratch()
+	c.Mix(xn, 0, x)
+	addScaled(xn, -c.Eta(), v)
+	c.Mix(vn, 1, v)
+	loss, err := c.GradPair(xn, x, c.Batch(), gNew, gOld)
 	if err != nil {
 		return err
 	}
-	o.rLoss[i] = float64(loss)
-	beta := o.beta32
+	c.SetLoss(float64(loss))
+	beta := c.Beta()
 	gOld, gNew = gOld[:len(vn)], gNew[:len(vn)]
 	for k := range vn {
 		vn[k] = beta*(vn[k]-gOld[k]) + gNew[k]
@@ -58,9 +64,4 @@ func (gtstorm) stepNode(o *Optimizer, w, i int) error {
 		return err
 	}
 	return checkFinite("v", vn)
-}
-
-func (gtstorm) commit(o *Optimizer) {
-	o.x, o.xNext = o.xNext, o.x
-	o.v, o.vNext = o.vNext, o.v
 }

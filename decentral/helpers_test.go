@@ -220,3 +220,16 @@ func distance(o *Optimizer, xStar []float64) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// sameSlabs reports whether a and b hold the same slabs, bit for bit.
+func sameSlabs(a, b *Snapshot) bool {
+	if len(a.Slabs) != len(b.Slabs) {
+		return false
+	}
+	for k := range a.Slabs {
+		if a.Slabs[k].Name != b.Slabs[k].Name || !equal32(a.Slabs[k].Data, b.Slabs[k].Data) {
+			return false
+		}
+	}
+	return true
+}

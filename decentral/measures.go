@@ -63,7 +63,7 @@ func (o *Optimizer) GradNormSq(ctx context.Context, batches []Batch) (normSq, lo
 	}
 	clear(o.acc)
 	for k := range batches {
-		g := o.row(o.xNext, k)
+		g := o.row(o.nxt[0], k)
 		for j, v := range g {
 			o.acc[j] += float64(v)
 		}
@@ -78,9 +78,9 @@ func (o *Optimizer) GradNormSq(ctx context.Context, batches []Batch) (normSq, lo
 }
 
 // evalJob evaluates the gradient of batch k at x̄ into row k of the free
-// xNext slab.
+// next-round x slab.
 func (o *Optimizer) evalJob(w, k int) error {
-	loss, err := o.oracle.Grad(w, o.mean32, o.evalB[k], o.row(o.xNext, k))
+	loss, err := o.oracle.Grad(w, o.mean32, o.evalB[k], o.row(o.nxt[0], k))
 	if err != nil {
 		return err
 	}

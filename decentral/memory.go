@@ -26,28 +26,15 @@ const (
 	spectrumBasisBytes = 256 << 20
 )
 
-// slabs returns how many m × p float32 slabs algo keeps (x and xNext, plus
-// the method's) and how many of them a Snapshot copies, by running the
-// method's alloc on a one-node, one-parameter optimizer.
+// slabs returns how many m × p float32 slabs algo keeps (each of the
+// method's slabs and its next-round copy) and how many of them a Snapshot
+// copies.
 func slabs(algo string) (kept, snapshot int, err error) {
-	meth, err := newMethod(algo)
+	names, err := StateSlabs(algo)
 	if err != nil {
 		return 0, 0, err
 	}
-	o := &Optimizer{m: 1, p: 1}
-	meth.alloc(o)
-	kept, snapshot = 2, 1 // x, xNext; the snapshot's X
-	for _, s := range [][]float32{o.v, o.vNext, o.g, o.gNext} {
-		if s != nil {
-			kept++
-		}
-	}
-	for _, s := range [][]float32{o.v, o.g} {
-		if s != nil {
-			snapshot++
-		}
-	}
-	return kept, snapshot, nil
+	return 2 * len(names), len(names), nil
 }
 
 // SlabFloats returns the floats per node of the optimizer's state slabs for

@@ -8,15 +8,18 @@ import (
 	"sync/atomic"
 )
 
-// Optimizer runs one decentralized algorithm over m nodes with p parameters
-// each. All nodes' vectors live in flat m × p slabs, node i at [i·p, (i+1)·p).
-// An Optimizer is not safe for concurrent use; Close releases its worker
-// goroutines.
+// Optimizer runs one decentralized algorithm, a [Method], over m nodes with
+// p parameters each: it is the driver that schedules the nodes' work on its
+// workers, runs the exchange, asks the [Topology] for each round's W_t,
+// counts and measures, and never switches on the algorithm. All nodes'
+// vectors live in flat m × p slabs, node i at [i·p, (i+1)·p). An Optimizer
+// is not safe for concurrent use; Close releases its worker goroutines.
 type Optimizer struct {
 	cfg     Config
-	meth    method
+	meth    Method
 	sched   Schedule
-	mix     *Mixing
+	topo    Topology
+	mix     *Mixing // W_t of the round in progress, or of the last one
 	ex      Exchange
 	sampler BatchSource
 	oracle  Oracle
@@ -24,10 +27,11 @@ type Optimizer struct {
 	procs   int // goroutines and worker ids used: min(Config.Workers, m)
 	x0      []float32
 
-	// State slabs, m × p each. xNext is scratch between rounds.
-	x, xNext []float32
-	v, vNext []float32 // GT-STORM's v or GNSD's y; nil for DSGD
-	g, gNext []float32 // GNSD's kept gradient
+	// The method's state slabs, m × p each, x first: cur[k] is slab k's
+	// current value, nxt[k] its next one, scratch between rounds.
+	cur, nxt [][]float32
+	x        []float32 // cur[0], the models
+	dir      int       // the Tracker's slab, or -1
 
 	round       int
 	initialized bool
@@ -83,12 +87,15 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	m, p := mix.Nodes(), len(x0)
 	procs := cfg.WorkerCount(m)
+	topo := cfg.Topology
+	if topo == nil {
+		topo = Static{mix}
+	}
 	opt := &Optimizer{
-		cfg: cfg, meth: meth, sched: sched, mix: mix, ex: cfg.Exchange,
+		cfg: cfg, meth: meth, sched: sched, topo: topo, mix: mix, ex: cfg.Exchange,
 		sampler: s, oracle: o, m: m, p: p, procs: procs,
 		x0:       append([]float32(nil), x0...),
-		x:        make([]float32, m*p),
-		xNext:    make([]float32, m*p),
+		dir:      -1,
 		samples:  make([]int64, m),
 		evals:    make([]int64, m),
 		bytes:    make([]int64, m),
@@ -107,8 +114,16 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	if opt.ex == nil {
 		opt.ex = NewMemExchange(mix.Graph())
 	}
+	for range meth.Slabs() {
+		opt.cur = append(opt.cur, make([]float32, m*p))
+		opt.nxt = append(opt.nxt, make([]float32, m*p))
+	}
+	opt.x = opt.cur[0]
+	if t, ok := meth.(Tracker); ok {
+		opt.dir = t.Direction()
+	}
 	for i := range opt.send {
-		opt.send[i] = make([][]float32, 0, meth.shares())
+		opt.send[i] = make([][]float32, 0, meth.Shares())
 	}
 	for w := range opt.scratch {
 		opt.scratch[w] = make([]float32, p)
@@ -116,7 +131,6 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	for i := range opt.loss {
 		opt.loss[i] = math.NaN()
 	}
-	meth.alloc(opt)
 	return opt, nil
 }
 
@@ -134,7 +148,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		o.rLoss[i] = math.NaN()
 	}
 	if err := o.parallel(phaseInit, o.m); err != nil {
-		return fmt.Errorf("%s init: %w", o.meth.name(), err)
+		return fmt.Errorf("%s init: %w", o.meth.Name(), err)
 	}
 	o.commitCounters()
 	o.initialized = true
@@ -149,7 +163,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 func (o *Optimizer) Step(ctx context.Context) error {
 	switch {
 	case !o.initialized:
-		return fmt.Errorf("%s: Step before Init or Restore", o.meth.name())
+		return fmt.Errorf("%s: Step before Init or Restore", o.meth.Name())
 	case o.failed != nil:
 		return o.failed
 	}
@@ -157,23 +171,31 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		return err
 	}
 	t := o.round
+	if mx := o.topo.Mixing(t); mx != o.mix {
+		if mx == nil || mx.Nodes() != o.m {
+			return fmt.Errorf("%s round %d: the topology gave no mixing matrix over %d nodes", o.meth.Name(), t+1, o.m)
+		}
+		o.mix = mx
+	}
 	o.eta32, o.beta32 = float32(o.sched.Eta(t)), float32(o.sched.Beta(t+1))
+	adj := o.mix.graph.adj
 	for i := 0; i < o.m; i++ {
-		o.meth.share(o, i)
-		n, err := o.ex.Send(i, o.send[i])
+		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
+		n, err := o.ex.Send(i, adj[i], o.send[i])
 		if err != nil {
-			return fmt.Errorf("%s round %d: node %d: %w", o.meth.name(), t+1, i, err)
+			return fmt.Errorf("%s round %d: node %d: %w", o.meth.Name(), t+1, i, err)
 		}
 		o.rBytes[i] = n
 	}
 	if err := o.ex.Wait(ctx); err != nil {
-		return fmt.Errorf("%s round %d: %w", o.meth.name(), t+1, err)
+		return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 	}
 	if err := o.parallel(phaseStep, o.m); err != nil {
-		o.failed = fmt.Errorf("%s round %d: %w", o.meth.name(), t+1, err)
+		o.failed = fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		return o.failed
 	}
-	o.meth.commit(o)
+	o.cur, o.nxt = o.nxt, o.cur
+	o.x = o.cur[0]
 	o.commitCounters()
 	for i, b := range o.rBytes {
 		o.bytes[i] += b
@@ -285,7 +307,7 @@ func checkFinite(what string, vec []float32) error {
 func (o *Optimizer) Round() int { return o.round }
 
 // Algorithm returns the algorithm's name.
-func (o *Optimizer) Algorithm() string { return o.meth.name() }
+func (o *Optimizer) Algorithm() string { return o.meth.Name() }
 
 // Nodes returns m.
 func (o *Optimizer) Nodes() int { return o.m }
@@ -297,7 +319,8 @@ func (o *Optimizer) Dim() int { return o.p }
 // or GOMAXPROCS, m): the Oracle is called with worker ids 0..Workers()-1.
 func (o *Optimizer) Workers() int { return o.procs }
 
-// Mixing returns the mixing matrix.
+// Mixing returns the mixing matrix of the round in progress or, between
+// rounds, of the last one (New's before the first).
 func (o *Optimizer) Mixing() *Mixing { return o.mix }
 
 // Schedule returns the step-size and β schedule.
@@ -306,11 +329,12 @@ func (o *Optimizer) Schedule() Schedule { return o.sched }
 // Eta returns η_t for t = Round(): the step size of the next round.
 func (o *Optimizer) Eta() float64 { return o.sched.Eta(o.round) }
 
-// Beta returns β_t for t = Round(): the weight GT-STORM gave the mixed v in
-// forming the current v_t (0 at t = 0, where v_0 is a plain gradient). DSGD
-// and GNSD have no β and report 0.
+// Beta returns β_t for t = Round(): the weight a [Momentum] method such as
+// GT-STORM gave the mixed v in forming the current v_t (0 at t = 0, where
+// v_0 is a plain gradient). Other methods (DSGD, GNSD) have no β and
+// report 0.
 func (o *Optimizer) Beta() float64 {
-	if o.cfg.Algorithm != GTSTORM {
+	if _, ok := o.meth.(Momentum); !ok {
 		return 0
 	}
 	return o.sched.Beta(o.round)
@@ -324,10 +348,10 @@ func (o *Optimizer) Node(i int) []float32 { return o.row(o.x, i) }
 // Direction returns node i's tracked direction — GT-STORM's v_i or GNSD's
 // y_i — or nil for DSGD. Like Node, it aliases the state.
 func (o *Optimizer) Direction(i int) []float32 {
-	if o.v == nil {
+	if o.dir < 0 {
 		return nil
 	}
-	return o.row(o.v, i)
+	return o.row(o.cur[o.dir], i)
 }
 
 // Loss returns the mean over nodes of the minibatch loss of each node's last

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,7 +151,7 @@ func TestWorkerCountInvariance(t *testing.T) {
 				ref = st
 				continue
 			}
-			if !equal32(st.X, ref.X) || !equal32(st.V, ref.V) || !equal32(st.G, ref.G) {
+			if !sameSlabs(st, ref) {
 				t.Errorf("%s: state with %d workers differs from 1 worker", algo, workers)
 			}
 			for i := range st.Loss {
@@ -201,7 +202,7 @@ func TestResume(t *testing.T) {
 			}
 		}
 		got, _ := o2.State()
-		if !equal32(got.X, want.X) || !equal32(got.V, want.V) || !equal32(got.G, want.G) {
+		if !sameSlabs(got, want) {
 			t.Errorf("%s: resumed state differs from the uninterrupted run", algo)
 		}
 		if gc, wc := o2.Counters(), o.Counters(); gc.Samples != wc.Samples || gc.MaxBytesSent() != wc.MaxBytesSent() || gc.Rounds != wc.Rounds {
@@ -223,15 +224,16 @@ func TestRestoreErrors(t *testing.T) {
 		{"algorithm", func(s *Snapshot) { s.Algorithm = DSGD }, `snapshot of "dsgd"`},
 		{"schedule", func(s *Snapshot) { s.Schedule.Eta0 = 0.1 }, "schedule"},
 		{"nodes", func(s *Snapshot) { s.Nodes = 5 }, "5 nodes"},
-		{"X length", func(s *Snapshot) { s.X = s.X[:3] }, "X has 3 values"},
-		{"V missing", func(s *Snapshot) { s.V = nil }, "V has 0 values"},
-		{"G extra", func(s *Snapshot) { s.G = make([]float32, 40) }, "G has 40 values, want none"},
-		{"NaN", func(s *Snapshot) { s.X[7] = float32(math.NaN()) }, "X is not finite"},
-		{"counters", func(s *Snapshot) { s.Samples = nil }, "per-node counters"},
+		{"x length", func(s *Snapshot) { s.Slabs[0].Data = s.Slabs[0].Data[:3] }, `slab "x" has 3 values`},
+		{"v missing", func(s *Snapshot) { s.Slabs = s.Slabs[:1] }, `slabs ["x"], want ["x" "v"]`},
+		{"g extra", func(s *Snapshot) { s.Slabs = append(s.Slabs, Slab{"g", make([]float32, 40)}) }, `slabs ["x" "v" "g"], want ["x" "v"]`},
+		{"NaN", func(s *Snapshot) { s.Slabs[0].Data[7] = float32(math.NaN()) }, `slab "x" is not finite`},
+		{"counters", func(s *Snapshot) { s.Samples = nil }, "Samples has 0 values"},
 		{"round", func(s *Snapshot) { s.Round = -1 }, "round -1"},
 	} {
 		s := *good
-		s.X = append([]float32(nil), good.X...)
+		s.Slabs = slices.Clone(good.Slabs)
+		s.Slabs[0].Data = slices.Clone(good.Slabs[0].Data)
 		tc.edit(&s)
 		if err := o.Restore(&s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -338,7 +340,7 @@ func TestDivergenceAndErrors(t *testing.T) {
 			continue
 		}
 		after, _ := o.State()
-		if after.Round != before.Round || !equal32(after.X, before.X) || !equal32(after.V, before.V) {
+		if after.Round != before.Round || !sameSlabs(after, before) {
 			t.Errorf("%s %s: state changed by the failed round", tc.algo, tc.mode)
 		}
 		if err := o.Step(ctx); err != stepErr {
@@ -443,7 +445,7 @@ func TestMeasures(t *testing.T) {
 	o.GradNormSq(ctx, pr.full())
 	o.ConsensusError()
 	after, _ := o.State()
-	if !equal32(before.X, after.X) || !equal32(before.V, after.V) || !equal32(before.G, after.G) {
+	if !sameSlabs(before, after) {
 		t.Error("measuring changed the state")
 	}
 }
@@ -568,7 +570,7 @@ func TestPairGrader(t *testing.T) {
 	}
 	a, _ := plain.State()
 	b, _ := paired.State()
-	if !equal32(a.X, b.X) || !equal32(a.V, b.V) {
+	if !sameSlabs(a, b) {
 		t.Error("the trajectory with GradPair differs from two Grad calls")
 	}
 	if ca, cb := plain.Counters(), paired.Counters(); ca.Samples != cb.Samples || ca.GradEvals != cb.GradEvals {

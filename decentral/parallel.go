@@ -63,10 +63,10 @@ func (o *Optimizer) job(w, i int) (err error) {
 	switch o.phase {
 	case phaseInit:
 		o.rSamples[i], o.rEvals[i] = 0, 0
-		return o.meth.initNode(o, w, i)
+		return o.meth.Init(RoundContext{o, w, i})
 	case phaseStep:
 		o.rSamples[i], o.rEvals[i] = 0, 0
-		return o.meth.stepNode(o, w, i)
+		return o.meth.Step(RoundContext{o, w, i})
 	default:
 		return o.evalJob(w, i)
 	}

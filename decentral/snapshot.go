@@ -17,9 +17,9 @@ type Snapshot struct {
 	Dim       int // p
 	Round     int
 
-	X []float32 // m × p, node i at [i·p, (i+1)·p)
-	V []float32 // GT-STORM's v or GNSD's y, m × p; nil for DSGD
-	G []float32 // GNSD's last gradients, m × p; nil otherwise
+	// Slabs is the algorithm's state, one m × p slab per name of its
+	// Method.Slabs, in that order (x first); node i at [i·p, (i+1)·p).
+	Slabs []Slab
 
 	Samples   []int64   // per node
 	GradEvals []int64   // per node
@@ -27,75 +27,132 @@ type Snapshot struct {
 	Loss      []float64 // per node, of the last evaluation (NaN if none)
 }
 
+// Slab is one named m × p state slab of a [Snapshot].
+type Slab struct {
+	Name string
+	Data []float32
+}
+
+// Slab returns the data of the slab called name, or nil.
+func (s *Snapshot) Slab(name string) []float32 {
+	for _, sl := range s.Slabs {
+		if sl.Name == name {
+			return sl.Data
+		}
+	}
+	return nil
+}
+
+// Validate checks s on its own: a known algorithm, a valid schedule, a
+// positive shape, the algorithm's slabs in its order with m × p values each,
+// and m non-negative counters of each kind. [Optimizer.Restore] and package
+// weights both use it.
+func (s *Snapshot) Validate() error {
+	names, err := StateSlabs(s.Algorithm)
+	if err != nil {
+		return fmt.Errorf("unknown algorithm %q (want one of %v)", s.Algorithm, Algorithms())
+	}
+	if err := s.Schedule.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.Nodes < 1:
+		return fmt.Errorf("%d nodes, want ≥ 1", s.Nodes)
+	case s.Dim < 1:
+		return fmt.Errorf("dimension %d, want ≥ 1", s.Dim)
+	case s.Nodes > math.MaxInt/s.Dim:
+		return fmt.Errorf("%d nodes × %d parameters overflows", s.Nodes, s.Dim)
+	case s.Round < 0:
+		return fmt.Errorf("round %d, want ≥ 0", s.Round)
+	}
+	if got := slabNames(s.Slabs); !slices.Equal(got, names) {
+		return fmt.Errorf("slabs %q, want %q for %s", got, names, s.Algorithm)
+	}
+	n := s.Nodes * s.Dim
+	for _, sl := range s.Slabs {
+		if len(sl.Data) != n {
+			return fmt.Errorf("slab %q has %d values, want %d nodes × %d = %d", sl.Name, len(sl.Data), s.Nodes, s.Dim, n)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    []int64
+	}{{"Samples", s.Samples}, {"GradEvals", s.GradEvals}, {"BytesSent", s.BytesSent}} {
+		if len(c.v) != s.Nodes {
+			return fmt.Errorf("%s has %d values, want one per node (%d)", c.name, len(c.v), s.Nodes)
+		}
+		for i, x := range c.v {
+			if x < 0 {
+				return fmt.Errorf("%s of node %d is %d, want ≥ 0", c.name, i, x)
+			}
+		}
+	}
+	if len(s.Loss) != s.Nodes {
+		return fmt.Errorf("Loss has %d values, want one per node (%d)", len(s.Loss), s.Nodes)
+	}
+	return nil
+}
+
+func slabNames(sl []Slab) []string {
+	names := make([]string, len(sl))
+	for i, s := range sl {
+		names[i] = s.Name
+	}
+	return names
+}
+
 // State returns a copy of the optimizer's state. It fails before Init or
 // Restore.
 func (o *Optimizer) State() (*Snapshot, error) {
 	if !o.initialized {
-		return nil, fmt.Errorf("%s: State before Init or Restore", o.meth.name())
+		return nil, fmt.Errorf("%s: State before Init or Restore", o.meth.Name())
 	}
-	return &Snapshot{
-		Algorithm: o.meth.name(),
+	s := &Snapshot{
+		Algorithm: o.meth.Name(),
 		Schedule:  o.sched,
 		Nodes:     o.m,
 		Dim:       o.p,
 		Round:     o.round,
-		X:         slices.Clone(o.x),
-		V:         slices.Clone(o.v),
-		G:         slices.Clone(o.g),
 		Samples:   slices.Clone(o.samples),
 		GradEvals: slices.Clone(o.evals),
 		BytesSent: slices.Clone(o.bytes),
 		Loss:      slices.Clone(o.loss),
-	}, nil
+	}
+	for k, name := range o.meth.Slabs() {
+		s.Slabs = append(s.Slabs, Slab{name, slices.Clone(o.cur[k])})
+	}
+	return s, nil
 }
 
 // Restore replaces the optimizer's state by s, in place of Init. It refuses
 // a snapshot of another algorithm, schedule or shape.
 func (o *Optimizer) Restore(s *Snapshot) error {
-	n := o.m * o.p
-	want := func(name string, got []float32, need bool) error {
-		switch {
-		case need && len(got) != n:
-			return fmt.Errorf("restore: %s has %d values, want %d × %d = %d", name, len(got), o.m, o.p, n)
-		case !need && len(got) != 0:
-			return fmt.Errorf("restore: %s has %d values, want none for %s", name, len(got), o.meth.name())
-		case !finite(got):
-			return fmt.Errorf("restore: %s is not finite", name)
-		}
-		return nil
-	}
 	switch {
 	case s == nil:
 		return fmt.Errorf("restore: no snapshot")
-	case s.Algorithm != o.meth.name():
-		return fmt.Errorf("restore: snapshot of %q, optimizer runs %q", s.Algorithm, o.meth.name())
+	case s.Algorithm != o.meth.Name():
+		return fmt.Errorf("restore: snapshot of %q, optimizer runs %q", s.Algorithm, o.meth.Name())
 	case s.Schedule != o.sched:
 		return fmt.Errorf("restore: snapshot schedule %+v, optimizer's is %+v", s.Schedule, o.sched)
 	case s.Nodes != o.m || s.Dim != o.p:
 		return fmt.Errorf("restore: snapshot of %d nodes × %d parameters, optimizer has %d × %d", s.Nodes, s.Dim, o.m, o.p)
-	case s.Round < 0:
-		return fmt.Errorf("restore: round %d, want ≥ 0", s.Round)
-	case len(s.Samples) != o.m || len(s.GradEvals) != o.m || len(s.BytesSent) != o.m || len(s.Loss) != o.m:
-		return fmt.Errorf("restore: per-node counters of lengths %d, %d, %d, %d, want %d",
-			len(s.Samples), len(s.GradEvals), len(s.BytesSent), len(s.Loss), o.m)
 	}
-	if err := want("X", s.X, true); err != nil {
-		return err
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("restore: %w", err)
 	}
-	if err := want("V", s.V, o.v != nil); err != nil {
-		return err
-	}
-	if err := want("G", s.G, o.g != nil); err != nil {
-		return err
+	for _, sl := range s.Slabs {
+		if !finite(sl.Data) {
+			return fmt.Errorf("restore: slab %q is not finite", sl.Name)
+		}
 	}
 	for i, l := range s.Loss {
 		if math.IsInf(l, 0) {
 			return fmt.Errorf("restore: loss of node %d is infinite", i)
 		}
 	}
-	copy(o.x, s.X)
-	copy(o.v, s.V)
-	copy(o.g, s.G)
+	for k, sl := range s.Slabs {
+		copy(o.cur[k], sl.Data)
+	}
 	copy(o.samples, s.Samples)
 	copy(o.evals, s.GradEvals)
 	copy(o.bytes, s.BytesSent)

@@ -302,7 +302,11 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 		}
 		p := s.model.NumParams()
 		want, _ := decentral.SnapshotFloats(algo, p)
-		if got := len(snap.X) + len(snap.V) + len(snap.G); got != cfg.Nodes*want {
+		got := 0
+		for _, sl := range snap.Slabs {
+			got += len(sl.Data)
+		}
+		if got != cfg.Nodes*want {
 			t.Errorf("%s: snapshot of %d floats, SnapshotFloats says %d × %d", algo, got, cfg.Nodes, want)
 		}
 		t.Logf("%s: estimated %s held, measured %s", algo, memlimit.Format(kept), memlimit.Format(live))

@@ -206,7 +206,7 @@ func TestDivergenceStops(t *testing.T) {
 	if err != nil {
 		t.Fatalf("last good checkpoint: %v", err)
 	}
-	for _, x := range ck.snap.X {
+	for _, x := range ck.snap.Slab("x") {
 		if x != x || x > 3.4e38 || x < -3.4e38 {
 			t.Fatalf("checkpoint of round %d holds a non-finite value", ck.snap.Round)
 		}

@@ -44,8 +44,11 @@ func encodedBodySize(c *Checkpoint) int {
 		n += 4 + len(t.Name) + 4 + 8*len(t.Shape)
 	}
 	if s := c.Optimizer; s != nil {
-		n += 4 + len(s.Algorithm) + 4*8 + 3*8 + 3*9 + 4*(len(s.X)+len(s.V)+len(s.G)) +
+		n += 4 + len(s.Algorithm) + 4*8 + 3*8 + 4 +
 			3*9 + 8*(len(s.Samples)+len(s.GradEvals)+len(s.BytesSent)) + 9 + 8*len(s.Loss)
+		for _, sl := range s.Slabs {
+			n += 4 + len(sl.Name) + 9 + 4*len(sl.Data)
+		}
 	}
 	return n
 }
@@ -72,9 +75,11 @@ func appendBody(b []byte, c *Checkpoint) []byte {
 		for _, i := range []int{s.Nodes, s.Dim, s.Round} {
 			b = binary.LittleEndian.AppendUint64(b, uint64(i))
 		}
-		b = appendFloat32s(b, s.X)
-		b = appendFloat32s(b, s.V)
-		b = appendFloat32s(b, s.G)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(s.Slabs)))
+		for _, sl := range s.Slabs {
+			b = appendString(b, sl.Name)
+			b = appendFloat32s(b, sl.Data)
+		}
 		b = appendInt64s(b, s.Samples)
 		b = appendInt64s(b, s.GradEvals)
 		b = appendInt64s(b, s.BytesSent)
@@ -135,7 +140,8 @@ func Decode(b []byte) (*Checkpoint, error) {
 	if len(b) < len(Magic)+4 {
 		return nil, fmt.Errorf("truncated: %d bytes end inside the header", len(b))
 	}
-	if v := binary.LittleEndian.Uint32(b[len(Magic):]); !slices.Contains(supportedVersions, v) {
+	version := binary.LittleEndian.Uint32(b[len(Magic):])
+	if v := version; !slices.Contains(supportedVersions, v) {
 		return nil, fmt.Errorf("format version %d, this build reads version %v", v, supportedVersions)
 	}
 	if len(b) < headerSize+trailerSize {
@@ -153,7 +159,7 @@ func Decode(b []byte) (*Checkpoint, error) {
 	if sum, want := crc32.Checksum(b[:end], castagnoli), binary.LittleEndian.Uint32(b[end:]); sum != want {
 		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is damaged", want, sum)
 	}
-	d := &decoder{b: b[headerSize:end], off: headerSize}
+	d := &decoder{b: b[headerSize:end], off: headerSize, version: version}
 	c := d.body()
 	if d.err != nil {
 		return nil, d.err
@@ -170,9 +176,10 @@ func Decode(b []byte) (*Checkpoint, error) {
 // decoder consumes a body; the first error sticks and makes every later read
 // return zero values.
 type decoder struct {
-	b   []byte // what remains
-	off int    // file offset of b[0], for messages
-	err error
+	b       []byte // what remains
+	off     int    // file offset of b[0], for messages
+	version uint32 // the file's format version
+	err     error
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -373,12 +380,48 @@ func (d *decoder) snapshot() *decentral.Snapshot {
 	s.Nodes = d.int("node count")
 	s.Dim = d.int("dimension")
 	s.Round = d.int("round")
-	s.X = d.float32s("X")
-	s.V = d.float32s("V")
-	s.G = d.float32s("G")
+	if d.version == 1 {
+		s.Slabs = d.v1Slabs(s.Algorithm)
+	} else {
+		n := d.u32("slab count")
+		// Each slab takes at least 5 bytes (name length and presence).
+		if d.err == nil && uint64(n) > uint64(len(d.b)/5) {
+			d.fail("slab count %d: only %d bytes remain", n, len(d.b))
+		}
+		if d.err != nil {
+			return s
+		}
+		s.Slabs = make([]decentral.Slab, n)
+		for i := range s.Slabs {
+			name := d.str(fmt.Sprintf("slab %d name", i))
+			s.Slabs[i] = decentral.Slab{Name: name, Data: d.float32s(fmt.Sprintf("slab %q", name))}
+		}
+	}
 	s.Samples = d.int64s("Samples")
 	s.GradEvals = d.int64s("GradEvals")
 	s.BytesSent = d.int64s("BytesSent")
 	s.Loss = d.float64s("Loss")
 	return s
+}
+
+// v1Slabs reads version 1's fixed X, V and G vectors and names them, in
+// that order, after the algorithm's slabs (decentral.StateSlabs): x, then
+// GT-STORM's v or GNSD's y, then GNSD's g. Empty vectors beyond X are
+// dropped; vectors the algorithm has no name for keep their version-1 name,
+// for Validate to report.
+func (d *decoder) v1Slabs(algo string) []decentral.Slab {
+	names, _ := decentral.StateSlabs(algo) // an unknown algorithm: Validate says so
+	var slabs []decentral.Slab
+	for j, old := range []string{"X", "V", "G"} {
+		v := d.float32s(old)
+		if v == nil || (j > 0 && len(v) == 0) {
+			continue
+		}
+		name := old
+		if k := len(slabs); k < len(names) {
+			name = names[k]
+		}
+		slabs = append(slabs, decentral.Slab{Name: name, Data: v})
+	}
+	return slabs
 }

@@ -15,7 +15,8 @@
 //
 //	offset  size  field
 //	0       8     magic "GTSTCKPT"
-//	8       4     format version, uint32 (this package writes and reads 1)
+//	8       4     format version, uint32 (this package writes 2, reads 1
+//	              and 2)
 //	12      8     body length n, uint64
 //	20      n     body
 //	20+n    4     CRC-32C (Castagnoli) of bytes [0, 20+n)
@@ -33,8 +34,10 @@
 //	  str              algorithm
 //	  4 × float64      schedule Eta0, Decay, Power, Rho
 //	  3 × int64        nodes m, dimension p, round
-//	  3 × vec float32  X, V, G (m × p each; V and G nil where the algorithm
-//	                   has none)
+//	  uint32           slab count, then per slab: str name, vec float32
+//	                   (m × p), the algorithm's slabs in its order, x first
+//	                   (version 1: 3 × vec float32 X, V, G, V and G nil
+//	                   where the algorithm has none)
 //	  3 × vec int64    Samples, GradEvals, BytesSent (m each)
 //	  vec float64      Loss (m)
 //	vec byte           sampler state (opaque)
@@ -60,11 +63,14 @@ import (
 // Magic starts every checkpoint file.
 const Magic = "GTSTCKPT"
 
-// Version is the format version this package writes.
-const Version uint32 = 1
+// Version is the format version this package writes: 2, where the
+// optimizer state is the algorithm's named slabs. Version 1 held fixed X, V
+// and G vectors; Decode still reads it, mapping them in order onto the
+// algorithm's slabs (decentral.StateSlabs).
+const Version uint32 = 2
 
 // supportedVersions lists the format versions Decode reads.
-var supportedVersions = []uint32{Version}
+var supportedVersions = []uint32{1, Version}
 
 // Tensor names one parameter tensor of the model and its shape; the tensors
 // lie one after another in the flat vector.
@@ -174,68 +180,11 @@ func (c *Checkpoint) Validate() error {
 	return nil
 }
 
-// validateSnapshot checks s's shapes against each other, its algorithm and
-// the model's p parameters.
+// validateSnapshot checks s on its own (decentral.Snapshot.Validate) and
+// against the model's p parameters.
 func validateSnapshot(s *decentral.Snapshot, p int) error {
-	var wantV, wantG bool
-	switch s.Algorithm {
-	case decentral.DSGD:
-	case decentral.GNSD:
-		wantV, wantG = true, true
-	case decentral.GTSTORM:
-		wantV = true
-	default:
-		return fmt.Errorf("unknown algorithm %q (want one of %v)", s.Algorithm, decentral.Algorithms())
-	}
-	if err := s.Schedule.Validate(); err != nil {
-		return err
-	}
-	switch {
-	case s.Nodes < 1:
-		return fmt.Errorf("%d nodes, want ≥ 1", s.Nodes)
-	case s.Dim < 1:
-		return fmt.Errorf("dimension %d, want ≥ 1", s.Dim)
-	case s.Dim != p:
+	if s.Dim >= 1 && s.Dim != p {
 		return fmt.Errorf("dimension %d but the model has %d parameters", s.Dim, p)
-	case s.Nodes > math.MaxInt/s.Dim:
-		return fmt.Errorf("%d nodes × %d parameters overflows", s.Nodes, s.Dim)
-	case s.Round < 0:
-		return fmt.Errorf("round %d, want ≥ 0", s.Round)
 	}
-	n := s.Nodes * s.Dim
-	vec := func(name string, v []float32, need bool) error {
-		switch {
-		case need && len(v) != n:
-			return fmt.Errorf("%s has %d values, want %d nodes × %d = %d", name, len(v), s.Nodes, s.Dim, n)
-		case !need && len(v) != 0:
-			return fmt.Errorf("%s has %d values, want none for %s", name, len(v), s.Algorithm)
-		}
-		return nil
-	}
-	if err := vec("X", s.X, true); err != nil {
-		return err
-	}
-	if err := vec("V", s.V, wantV); err != nil {
-		return err
-	}
-	if err := vec("G", s.G, wantG); err != nil {
-		return err
-	}
-	for _, c := range []struct {
-		name string
-		v    []int64
-	}{{"Samples", s.Samples}, {"GradEvals", s.GradEvals}, {"BytesSent", s.BytesSent}} {
-		if len(c.v) != s.Nodes {
-			return fmt.Errorf("%s has %d values, want one per node (%d)", c.name, len(c.v), s.Nodes)
-		}
-		for i, x := range c.v {
-			if x < 0 {
-				return fmt.Errorf("%s of node %d is %d, want ≥ 0", c.name, i, x)
-			}
-		}
-	}
-	if len(s.Loss) != s.Nodes {
-		return fmt.Errorf("Loss has %d values, want one per node (%d)", len(s.Loss), s.Nodes)
-	}
-	return nil
+	return s.Validate()
 }

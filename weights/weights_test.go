@@ -38,19 +38,21 @@ func snapshot(algo string, m, p int) *decentral.Snapshot {
 		Nodes:     m,
 		Dim:       p,
 		Round:     17,
-		X:         params(m * p),
 		Samples:   make([]int64, m),
 		GradEvals: make([]int64, m),
 		BytesSent: make([]int64, m),
 		Loss:      make([]float64, m),
 	}
-	if algo != decentral.DSGD {
-		s.V = params(m * p)
-		s.V[0] = float32(math.Copysign(0, -1))
-	}
-	if algo == decentral.GNSD {
-		s.G = params(m * p)
-		s.G[1] = float32(math.Inf(-1))
+	names, _ := decentral.StateSlabs(algo)
+	for k, name := range names {
+		v := params(m * p)
+		switch k {
+		case 1:
+			v[0] = float32(math.Copysign(0, -1))
+		case 2:
+			v[1] = float32(math.Inf(-1))
+		}
+		s.Slabs = append(s.Slabs, decentral.Slab{Name: name, Data: v})
 	}
 	for i := range m {
 		s.Samples[i] = int64(64 * (i + 1))
@@ -92,7 +94,7 @@ func same(a, b *Checkpoint) bool {
 		return s == t
 	}
 	return s.Algorithm == t.Algorithm && s.Schedule == t.Schedule && s.Nodes == t.Nodes && s.Dim == t.Dim &&
-		s.Round == t.Round && f32(s.X, t.X) && f32(s.V, t.V) && f32(s.G, t.G) &&
+		s.Round == t.Round && slices.EqualFunc(s.Slabs, t.Slabs, func(a, b decentral.Slab) bool { return a.Name == b.Name && f32(a.Data, b.Data) }) &&
 		i64(s.Samples, t.Samples) && i64(s.GradEvals, t.GradEvals) && i64(s.BytesSent, t.BytesSent) && f64(s.Loss, t.Loss)
 }
 
@@ -118,9 +120,15 @@ func reseal(b []byte) []byte {
 	return b
 }
 
-// sealBody wraps a raw body, consistent or not, as a version-1 file.
+// sealBody wraps a raw body, consistent or not, as a file of the current
+// version.
 func sealBody(body []byte) []byte {
-	b := append([]byte(Magic), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	return sealVersion(Version, body)
+}
+
+// sealVersion wraps a raw body as a file of format version v.
+func sealVersion(v uint32, body []byte) []byte {
+	b := append([]byte(Magic), byte(v), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 	b = append(b, body...)
 	return reseal(append(b, 0, 0, 0, 0))
 }
@@ -141,8 +149,6 @@ func TestRoundTrip(t *testing.T) {
 	emptyExtras := checkpoint(decentral.GTSTORM)
 	emptyExtras.Sampler, emptyExtras.Meta = []byte{}, []byte{}
 	scalar := &Checkpoint{Model: "scalar", Tensors: []Tensor{{Name: "s"}}, Params: []float32{float32(math.NaN())}}
-	dsgdEmptyV := checkpoint(decentral.DSGD)
-	dsgdEmptyV.Optimizer.V = []float32{}
 	for _, tc := range []struct {
 		name string
 		c    *Checkpoint
@@ -150,7 +156,6 @@ func TestRoundTrip(t *testing.T) {
 		{"model only", checkpoint("")},
 		{"scalar NaN parameter", scalar},
 		{"dsgd", checkpoint(decentral.DSGD)},
-		{"dsgd with empty V", dsgdEmptyV},
 		{"gnsd", checkpoint(decentral.GNSD)},
 		{"gt-storm", checkpoint(decentral.GTSTORM)},
 		{"empty sampler and meta", emptyExtras},
@@ -295,10 +300,10 @@ func TestValidateRefuses(t *testing.T) {
 		{"negative dim p", mod(func(c *Checkpoint) { c.Optimizer.Dim = -9 }), "dimension -9"},
 		{"dim not params", mod(func(c *Checkpoint) { c.Optimizer.Dim = 3 }), "dimension 3 but the model has 9 parameters"},
 		{"negative round", mod(func(c *Checkpoint) { c.Optimizer.Round = -1 }), "round -1"},
-		{"X short", mod(func(c *Checkpoint) { c.Optimizer.X = c.Optimizer.X[:26] }), "X has 26 values, want 3 nodes × 9 = 27"},
-		{"V missing", mod(func(c *Checkpoint) { c.Optimizer.V = nil }), "V has 0 values"},
-		{"G long", mod(func(c *Checkpoint) { c.Optimizer.G = append(c.Optimizer.G, 1) }), "G has 28 values"},
-		{"G for gt-storm", mod(func(c *Checkpoint) { c.Optimizer.Algorithm = decentral.GTSTORM }), "G has 27 values, want none for gt-storm"},
+		{"x short", mod(func(c *Checkpoint) { c.Optimizer.Slabs[0].Data = c.Optimizer.Slabs[0].Data[:26] }), `slab "x" has 26 values, want 3 nodes × 9 = 27`},
+		{"y missing", mod(func(c *Checkpoint) { c.Optimizer.Slabs = c.Optimizer.Slabs[:1] }), `slabs ["x"], want ["x" "y" "g"] for gnsd`},
+		{"g long", mod(func(c *Checkpoint) { c.Optimizer.Slabs[2].Data = append(c.Optimizer.Slabs[2].Data, 1) }), `slab "g" has 28 values`},
+		{"g for gt-storm", mod(func(c *Checkpoint) { c.Optimizer.Algorithm = decentral.GTSTORM }), `slabs ["x" "y" "g"], want ["x" "v"] for gt-storm`},
 		{"samples short", mod(func(c *Checkpoint) { c.Optimizer.Samples = c.Optimizer.Samples[:2] }), "Samples has 2 values"},
 		{"negative bytes", mod(func(c *Checkpoint) { c.Optimizer.BytesSent[2] = -1 }), "BytesSent of node 2 is -1"},
 		{"loss missing", mod(func(c *Checkpoint) { c.Optimizer.Loss = nil }), "Loss has 0 values"},
@@ -351,7 +356,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"wrong magic", with(func(b []byte) []byte { b[0] = 'X'; return b }), []string{"not a gtstorm checkpoint", Magic}},
 		{"text file", []byte("hello, world\n"), []string{"not a gtstorm checkpoint"}},
 		{"magic only", []byte(Magic), []string{"truncated", "header"}},
-		{"unknown version", with(func(b []byte) []byte { b[8] = 7; return b }), []string{"format version 7", "reads version [1]"}},
+		{"unknown version", with(func(b []byte) []byte { b[8] = 7; return b }), []string{"format version 7", "reads version [1 2]"}},
 		{"version 0", with(func(b []byte) []byte { b[8] = 0; return b }), []string{"format version 0"}},
 		{"header only", good[:headerSize], []string{"truncated"}},
 		{"truncated", good[:len(good)-1], []string{"truncated", "header announces"}},
@@ -374,7 +379,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"params absent", sealBody(appendBody(nil, &Checkpoint{Model: "m", Tensors: layout()})), []string{"parameters absent"}},
 		{"snapshot nodes × dim", sealBody(appendBody(nil, &Checkpoint{Model: "m", Tensors: layout(), Params: params(9),
 			Optimizer: func() *decentral.Snapshot { s := snapshot(decentral.DSGD, 2, 9); s.Nodes = 3; return s }()})),
-			[]string{"X has 18 values, want 3 nodes × 9 = 27"}},
+			[]string{`slab "x" has 18 values, want 3 nodes × 9 = 27`}},
 		{"snapshot zero dim", sealBody(appendBody(nil, &Checkpoint{Model: "m", Tensors: layout(), Params: params(9),
 			Optimizer: func() *decentral.Snapshot { s := snapshot(decentral.DSGD, 2, 9); s.Dim = 0; return s }()})),
 			[]string{"dimension 0, want ≥ 1"}},
@@ -505,8 +510,9 @@ func TestWriteAtomic(t *testing.T) {
 
 // FuzzDecode feeds arbitrary bytes to Decode, as they are and with their
 // length and checksum repaired so that the body parser sees them: it must
-// return an error or a valid checkpoint that re-encodes to the same bytes,
-// never panic, and allocate only in proportion to the input.
+// return an error or a valid checkpoint that re-encodes to the same bytes
+// (a version-1 input: to bytes that decode to the same checkpoint), never
+// panic, and allocate only in proportion to the input.
 func FuzzDecode(f *testing.F) {
 	f.Add(encoded(f, checkpoint("")))
 	f.Add(encoded(f, checkpoint(decentral.DSGD)))
@@ -528,9 +534,73 @@ func FuzzDecode(f *testing.F) {
 			if err := Encode(&buf, c); err != nil {
 				t.Fatalf("decoded checkpoint does not encode: %v", err)
 			}
-			if !bytes.Equal(buf.Bytes(), in) {
+			if binary.LittleEndian.Uint32(in[len(Magic):]) == 1 {
+				if c2, err := Decode(buf.Bytes()); err != nil || !same(c, c2) {
+					t.Fatalf("a version-1 checkpoint re-encodes to a different one (%v)", err)
+				}
+			} else if !bytes.Equal(buf.Bytes(), in) {
 				t.Fatal("decoded checkpoint re-encodes to different bytes")
 			}
 		}
 	})
+}
+
+// appendBodyV1 is the version-1 body of c: the optimizer's slabs as fixed X,
+// V and G vectors, absent ones nil.
+func appendBodyV1(c *Checkpoint) []byte {
+	v2 := appendBody(nil, &Checkpoint{Model: c.Model, Tensors: c.Tensors, Params: c.Params})
+	b := v2[:len(v2)-1-2*1] // up to the optimizer flag: drop flag, sampler, meta (all absent)
+	s := c.Optimizer
+	b = append(b, 1)
+	b = appendString(b, s.Algorithm)
+	for _, f := range []float64{s.Schedule.Eta0, s.Schedule.Decay, s.Schedule.Power, s.Schedule.Rho} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+	}
+	for _, i := range []int{s.Nodes, s.Dim, s.Round} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(i))
+	}
+	for k := range 3 {
+		var v []float32
+		if k < len(s.Slabs) {
+			v = s.Slabs[k].Data
+		}
+		b = appendFloat32s(b, v)
+	}
+	b = appendInt64s(b, s.Samples)
+	b = appendInt64s(b, s.GradEvals)
+	b = appendInt64s(b, s.BytesSent)
+	b = appendFloat64s(b, s.Loss)
+	b = appendBytes(b, c.Sampler)
+	return appendBytes(b, c.Meta)
+}
+
+// TestReadsVersion1 decodes version-1 files, whose X, V and G become each
+// algorithm's named slabs, and re-encodes them as the current version.
+func TestReadsVersion1(t *testing.T) {
+	for _, algo := range decentral.Algorithms() {
+		want := checkpoint(algo)
+		c, err := Decode(sealVersion(1, appendBodyV1(want)))
+		if err != nil {
+			t.Fatalf("%s: %v", algo, err)
+		}
+		if !same(c, want) {
+			t.Fatalf("%s: version 1 decodes to %+v, want %+v", algo, c.Optimizer, want.Optimizer)
+		}
+		c2, err := Decode(encoded(t, c))
+		if err != nil || !same(c2, want) {
+			t.Fatalf("%s: re-encoded as version %d: %v", algo, Version, err)
+		}
+	}
+	// An empty V of DSGD, as version 1 allowed, is no slab.
+	want := checkpoint(decentral.DSGD)
+	dsgdEmptyV := checkpoint(decentral.DSGD)
+	dsgdEmptyV.Optimizer.Slabs = append(dsgdEmptyV.Optimizer.Slabs, decentral.Slab{Name: "V", Data: []float32{}})
+	if c, err := Decode(sealVersion(1, appendBodyV1(dsgdEmptyV))); err != nil || !same(c, want) {
+		t.Fatalf("dsgd with an empty V: %v", err)
+	}
+	// Version 1 of GT-STORM holding a G is refused.
+	gt := checkpoint(decentral.GTSTORM)
+	gt.Optimizer.Slabs = append(gt.Optimizer.Slabs, decentral.Slab{Name: "G", Data: params(27)})
+	_, err := Decode(sealVersion(1, appendBodyV1(gt)))
+	wantErr(t, err, `slabs ["x" "v" "G"], want ["x" "v"] for gt-storm`)
 }

@@ -1,0 +1,144 @@
+package decentral
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Method is one decentralized algorithm: its update rule and the state it
+// keeps. The [Optimizer] is the driver: it schedules the nodes on its
+// workers, runs the [Exchange], counts and measures, and never knows which
+// Method runs. A Method keeps no per-run data itself; its state lives in
+// named m × p slabs the optimizer allocates from [Method.Slabs], saves in a
+// [Snapshot] and double-buffers (a round reads a slab's current rows and
+// writes its next ones, which become current once every node succeeded).
+//
+// Init and Step run concurrently for distinct nodes and must touch only the
+// node's rows (through the [RoundContext]) and the worker's scratch.
+type Method interface {
+	// Name is the name Config.Algorithm selects the method by.
+	Name() string
+	// Power is the default step-size exponent: η_t = η_0/(1 + 0.1t)^Power.
+	Power() float64
+	// Slabs names the state slabs, x first: what a Snapshot holds.
+	Slabs() []string
+	// StateFloats is the state per node beyond the model that the
+	// algorithm needs, in floats, as Counters.StateFloats reports it.
+	StateFloats(p int) int
+	// Shares is the number of vectors a node sends each neighbour per round.
+	Shares() int
+	// Share appends node c.Node()'s vectors of round t to send.
+	Share(c RoundContext, send [][]float32) [][]float32
+	// Init runs the initialisation of node c.Node(), after x_0 is set.
+	Init(c RoundContext) error
+	// Step runs round t of node c.Node(): it reads the current rows and
+	// writes the next ones of every slab.
+	Step(c RoundContext) error
+}
+
+// Tracker is a [Method] with a tracked direction (GNSD's y, GT-STORM's v):
+// Direction is its slab's index in Slabs, what [Optimizer.Direction] returns.
+type Tracker interface {
+	Direction() int
+}
+
+// Momentum is a [Method] that weighs the mixed direction with the schedule's
+// β_t, reported by [Optimizer.Beta]; other methods report 0.
+type Momentum interface {
+	UsesBeta()
+}
+
+// methods is the registry: one line per algorithm, in the order the paper
+// compares them.
+var methods = []Method{
+	dsgd{},
+	gnsd{},
+	gtstorm{},
+}
+
+// Algorithms returns the algorithm names in the order the paper compares them.
+func Algorithms() []string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.Name()
+	}
+	return names
+}
+
+func newMethod(name string) (Method, error) {
+	for _, m := range methods {
+		if m.Name() == name {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(Algorithms(), ", "))
+}
+
+// StateSlabs returns the names of the state slabs a [Snapshot] of algo
+// holds, x first.
+func StateSlabs(algo string) ([]string, error) {
+	m, err := newMethod(algo)
+	if err != nil {
+		return nil, err
+	}
+	return m.Slabs(), nil
+}
+
+// RoundContext is what a [Method] sees of one node's round (or
+// initialisation): its rows of the state slabs, mixing with W_t, its batch,
+// gradients, η_t, β_{t+1} and the loss it reports. Its gradient calls count
+// samples and evaluations. It is a small value passed to each call; do not
+// keep it.
+type RoundContext struct {
+	o    *Optimizer
+	w, i int
+}
+
+// Node returns the node's index i.
+func (c RoundContext) Node() int { return c.i }
+
+// Worker returns the worker id running the node, for the Oracle.
+func (c RoundContext) Worker() int { return c.w }
+
+// Round returns t: the rounds completed before this one.
+func (c RoundContext) Round() int { return c.o.round }
+
+// Eta returns η_t, the step size of this round.
+func (c RoundContext) Eta() float32 { return c.o.eta32 }
+
+// Beta returns β_{t+1}, the weight this round gives the mixed direction.
+func (c RoundContext) Beta() float32 { return c.o.beta32 }
+
+// Cur returns the node's current row of slab k (Slabs()[k]; 0 is x).
+func (c RoundContext) Cur(k int) []float32 { return c.o.row(c.o.cur[k], c.i) }
+
+// Next returns the node's next row of slab k, current after the round.
+func (c RoundContext) Next(k int) []float32 { return c.o.row(c.o.nxt[k], c.i) }
+
+// Scratch returns the worker's two p-float gradient buffers.
+func (c RoundContext) Scratch() (a, b []float32) {
+	return c.o.scratch[2*c.w], c.o.scratch[2*c.w+1]
+}
+
+// Mix sets dst = Σ_j W_t,ij vec_j, where vec_j is the k-th vector neighbour
+// j shared this round and own is the node's.
+func (c RoundContext) Mix(dst []float32, k int, own []float32) { c.o.mixRow(dst, c.i, k, own) }
+
+// Batch draws the node's next minibatch.
+func (c RoundContext) Batch() Batch { return c.o.sampler.Sample(c.i) }
+
+// Grad evaluates the node's stochastic gradient at x on b into dst and
+// counts the samples and the evaluation.
+func (c RoundContext) Grad(x []float32, b Batch, dst []float32) (float32, error) {
+	return c.o.grad(c.w, c.i, x, b, dst)
+}
+
+// GradPair evaluates the node's gradients at xNew and xOld on the same batch
+// (through [PairGrader] when the oracle has it) and counts both.
+func (c RoundContext) GradPair(xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
+	return c.o.gradPair(c.w, c.i, xNew, xOld, b, gNew, gOld)
+}
+
+// SetLoss records the loss of the node's last evaluation at its own
+// parameters (NaN for none), for [Optimizer.Loss].
+func (c RoundContext) SetLoss(l float64) { c.o.rLoss[c.i] = l }
