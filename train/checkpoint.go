@@ -174,8 +174,9 @@ func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error
 	var want map[string]any
 	json.Unmarshal(cb, &want)
 	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if k == "iters" || reflect.DeepEqual(file[k], want[k]) {
-			continue
+		fv, ok := file[k]
+		if k == "iters" || !ok || reflect.DeepEqual(fv, want[k]) {
+			continue // a setting newer than the file's release is no edit
 		}
 		return fmt.Errorf("%s says %s = %v but the checkpoint's run has %v: resume continues the checkpoint's settings and would overwrite the edit; restore the file or delete it (to change settings, start a new run)", path, k, jsonText(file[k]), jsonText(want[k]))
 	}

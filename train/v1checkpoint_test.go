@@ -129,3 +129,40 @@ func csvWithoutSeconds(b []byte) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestResumeReleaseCheckpoint resumes a finished 20-round GT-STORM run
+// written by the release before this one (commit 8180517: its checkpoint
+// carries the metrics rows inside, and no input fingerprints) and extends
+// it to 40 rounds: the rows must equal a fresh 40-round run's. Like the
+// other a8a tests, it needs a8a at the absolute path the run recorded.
+func TestResumeReleaseCheckpoint(t *testing.T) {
+	const src = "testdata/release-8180517"
+	cj, err := os.ReadFile(filepath.Join(src, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(cj, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cfg.DataDir); err != nil {
+		t.Skipf("the release run's data %s is not here: %v", cfg.DataDir, err)
+	}
+	out := t.TempDir()
+	for _, f := range []string{CheckpointFile, ConfigFile, MetricsFile} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(out, f), b, 0o644)
+	}
+	if _, err := Resume(context.Background(), out, 40, Options{}); err != nil {
+		t.Fatalf("resume of the release's checkpoint: %v", err)
+	}
+	cfg.Iters = 40
+	fresh := t.TempDir()
+	if _, err := Train(context.Background(), cfg, Options{Out: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, rowsOf(t, out), rowsOf(t, fresh))
+}
