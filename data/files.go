@@ -27,28 +27,22 @@ func Files(name, dir string) ([]string, error) {
 			}
 		}
 	case name == "cifar10":
-		if dir == "" {
-			d, err := DefaultDataDir()
-			if err != nil {
-				return nil, err
-			}
-			dir = d
+		d, err := orDefaultDir(dir)
+		if err != nil {
+			return nil, err
 		}
-		dir = cifarFolder(dir)
+		dir = cifarFolder(d)
 		for _, f := range append(slices.Clone(cifarTrainFiles), cifarTestFile) {
 			paths = append(paths, filepath.Join(dir, f))
 		}
 	case name == "libsvm":
 		paths = []string{dir, dir + ".t"}
 	case slices.Contains(libsvmSets, name):
-		if dir == "" {
-			d, err := DefaultDataDir()
-			if err != nil {
-				return nil, err
-			}
-			dir = d
+		d, err := orDefaultDir(dir)
+		if err != nil {
+			return nil, err
 		}
-		p := filepath.Join(dir, name)
+		p := filepath.Join(d, name)
 		paths = []string{p, p + ".t"}
 	default:
 		return nil, errors.New("unknown dataset " + name)

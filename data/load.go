@@ -29,6 +29,14 @@ func DefaultDataDir() (string, error) {
 	return filepath.Join(c, "gtstorm", "data"), nil
 }
 
+// orDefaultDir returns dir, or DefaultDataDir when dir is "".
+func orDefaultDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	return DefaultDataDir()
+}
+
 // LoadOptions tunes LoadWith.
 type LoadOptions struct {
 	// Features fixes the feature count of LibSVM data (an index above it is
@@ -61,10 +69,8 @@ func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err erro
 	case name == "mnist":
 		return LoadMNIST(dir)
 	case name == "cifar10":
-		if dir == "" {
-			if dir, err = DefaultDataDir(); err != nil {
-				return nil, nil, err
-			}
+		if dir, err = orDefaultDir(dir); err != nil {
+			return nil, nil, err
 		}
 		return LoadCIFAR10(dir, opt.Normalize)
 	case name == "libsvm":
@@ -73,10 +79,8 @@ func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err erro
 		}
 		return loadLibSVMPair(dir, opt.Features)
 	case slices.Contains(libsvmSets, name):
-		if dir == "" {
-			if dir, err = DefaultDataDir(); err != nil {
-				return nil, nil, err
-			}
+		if dir, err = orDefaultDir(dir); err != nil {
+			return nil, nil, err
 		}
 		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {

@@ -15,17 +15,6 @@ const (
 	edgeBytes   = 16 // one [2]int edge
 )
 
-// spectrumDenseMax, spectrumBasisMin, spectrumBasisMax and
-// spectrumBasisBytes mirror spectrum.go's choice between the dense
-// eigendecomposition (m ≤ 500) and Lanczos with a basis of b ≤ 96 vectors
-// of m floats (b ≥ 24) holding at most 256 MiB.
-const (
-	spectrumDenseMax   = 500
-	spectrumBasisMin   = 24
-	spectrumBasisMax   = 96
-	spectrumBasisBytes = 256 << 20
-)
-
 // slabs returns how many m × p float32 slabs algo keeps (each of the
 // method's slabs and its next-round copy) and how many of them a Snapshot
 // copies.
@@ -148,24 +137,10 @@ func MixingBytes(topology, mixing string, m int, e float64) (kept, spectrum int6
 	if m <= 1 || closedForm(topology, mixing) {
 		return kept, 0
 	}
-	if m <= spectrumDenseMax {
+	if m <= denseSpectrumMax {
 		// W as rows, its flattened copy (grown by append) and EigenSym's copy.
 		return kept, int64(4 * 8 * n * n)
 	}
-	b := min(max(spectrumBasisBytes/(8*m), spectrumBasisMin), spectrumBasisMax)
+	b := lanczosBasis(m)
 	return kept, int64(float64(b)*8*n + 8*8*n + float64(b*b)*8*4)
-}
-
-// closedForm reports whether spectrum.go has λ_max(L) and λ of mixing on a
-// graph of topology in closed form: every generator but "er" for the
-// Laplacian mixing, the regular ones (ring, complete, torus) for
-// Metropolis–Hastings.
-func closedForm(topology, mixing string) bool {
-	switch topology {
-	case "ring", "complete", "torus":
-		return true
-	case "path", "star":
-		return mixing == MixLaplacian
-	}
-	return false
 }

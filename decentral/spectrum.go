@@ -258,13 +258,33 @@ func lanczos(n int, a func(dst, src []float64), want lanczosWant) (lo, hi float6
 	return lanczosN(n, a, want, lanczosMaxProducts)
 }
 
+// lanczosBasis returns the number of basis vectors lanczos keeps for an
+// operator of order n.
+func lanczosBasis(n int) int {
+	return min(n-1, lanczosMaxBasis, max(lanczosMinBasis, lanczosBasisBytes/(8*n)))
+}
+
+// closedForm reports whether closedSpectrum gives λ_max(L) and λ of mixing on a
+// graph of the generator named topology, by name alone (for estimates made before the graph exists): every generator but "er" for the
+// Laplacian mixing, the regular ones (ring, complete, torus) for
+// Metropolis–Hastings.
+func closedForm(topology, mixing string) bool {
+	switch topology {
+	case "ring", "complete", "torus":
+		return true
+	case "path", "star":
+		return mixing == MixLaplacian
+	}
+	return false
+}
+
 // lanczosN is lanczos failing after maxProducts products with A.
 func lanczosN(n int, a func(dst, src []float64), want lanczosWant, maxProducts int) (lo, hi float64, err error) {
 	if n < 2 {
 		return 0, 0, fmt.Errorf("lanczos: order %d, want at least 2", n)
 	}
 	dim := n - 1 // the complement of 1
-	nb := min(dim, lanczosMaxBasis, max(lanczosMinBasis, lanczosBasisBytes/(8*n)))
+	nb := lanczosBasis(n)
 	rng := rand.New(rand.NewPCG(uint64(n), lanczosStream))
 
 	// The basis vectors are the rows of v, an nb × n matrix.

@@ -170,14 +170,9 @@ func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error
 	if err := json.Unmarshal(b, &file); err != nil {
 		return fmt.Errorf("%s: %v; it was edited? resume continues the checkpoint's settings: restore the file or delete it", path, err)
 	}
-	cb, _ := json.Marshal(ck)
-	var want map[string]any
-	json.Unmarshal(cb, &want)
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		fv, ok := file[k]
-		if k == "iters" || !ok || reflect.DeepEqual(fv, want[k]) {
-			continue // a setting newer than the file's release is no edit
-		}
+	// A setting newer than the file's release is no edit.
+	want := settingsMap(ck)
+	if k, ok := firstDifference(file, want, "iters"); ok {
 		return fmt.Errorf("%s says %s = %v but the checkpoint's run has %v: resume continues the checkpoint's settings and would overwrite the edit; restore the file or delete it (to change settings, start a new run)", path, k, jsonText(file[k]), jsonText(want[k]))
 	}
 	if n, ok := file["iters"].(float64); ok && int(n) != ck.Iters && iters == 0 && progress != nil {
@@ -186,6 +181,28 @@ func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error
 	return nil
 }
 
+// settingsMap returns c's settings by their config.json keys, as JSON
+// decodes them.
+func settingsMap(c Config) map[string]any {
+	b, _ := json.Marshal(c)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// firstDifference returns the first key of want, in sorted order, whose
+// value in have differs, leaving out the keys have lacks and those in skip.
+func firstDifference(have, want map[string]any, skip ...string) (string, bool) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v, ok := have[k]
+		if ok && !slices.Contains(skip, k) && !reflect.DeepEqual(v, want[k]) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// jsonText returns v as JSON, or "nothing" for a missing value.
 func jsonText(v any) string {
 	if v == nil {
 		return "nothing"

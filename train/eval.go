@@ -22,13 +22,9 @@ type EvalResult struct {
 // (its training set when it has none). dataset and dir default to the run's
 // own, read from the checkpoint.
 func Eval(path, dataset, dir string) (*EvalResult, error) {
-	ck, err := weights.Read(path)
+	ck, m, err := readModelFile(path)
 	if err != nil {
 		return nil, err
-	}
-	var m meta
-	if err := json.Unmarshal(ck.Meta, &m); err != nil {
-		return nil, fmt.Errorf("%s: run metadata: %w", path, err)
 	}
 	cfg := m.Config
 	if dataset != "" && dataset != cfg.Dataset {
@@ -57,9 +53,8 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
-		return nil, fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
-			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())
+	if err := checkModelFile(path, ck, cfg, model); err != nil {
+		return nil, err
 	}
 	pool, err := models.NewPool(model, 1)
 	if err != nil {
@@ -73,12 +68,34 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 }
 
 // logRegFeatures returns the feature count of a checkpoint's logistic
-// regression and true, when ck holds one and dataset is LibSVM data (not
-// mnist or cifar10). models.NewLogReg has one weight per feature and no
+// regression and true, when ck holds one and dataset is LibSVM data. models.NewLogReg has one weight per feature and no
 // bias, so the count is the number of parameters.
 func logRegFeatures(ck *weights.Checkpoint, dataset string) (int, bool) {
-	if ck.Model != models.NewLogReg(1, models.DefaultAlpha).Name() || dataset == "mnist" || dataset == "cifar10" {
+	if k, ok := datasetKindOf(dataset); ck.Model != models.NewLogReg(1, models.DefaultAlpha).Name() || !ok || !k.logReg {
 		return 0, false
 	}
 	return len(ck.Params), len(ck.Params) > 0
+}
+
+// readModelFile reads a model file (model.gtck, or a checkpoint) and its
+// run metadata.
+func readModelFile(path string) (*weights.Checkpoint, modelMeta, error) {
+	var m modelMeta
+	ck, err := weights.Read(path)
+	if err != nil {
+		return nil, m, err
+	}
+	if err := json.Unmarshal(ck.Meta, &m); err != nil {
+		return nil, m, fmt.Errorf("%s: run metadata: %w", path, err)
+	}
+	return ck, m, nil
+}
+
+// checkModelFile requires the model in ck to be the one cfg builds.
+func checkModelFile(path string, ck *weights.Checkpoint, cfg Config, model models.Model) error {
+	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
+		return fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
+			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())
+	}
+	return nil
 }

@@ -30,12 +30,8 @@ type ExportResult struct {
 // run's configuration and, where the file records it, the input
 // description of image models (the "input" entry of model.gtck).
 type exportMeta struct {
-	Config *Config `json:"config"`
-	Input  *struct {
-		Mean    []float32 `json:"mean"`
-		Std     []float32 `json:"std"`
-		Classes []string  `json:"classes"`
-	} `json:"input"`
+	Config *Config    `json:"config"`
+	Input  *InputSpec `json:"input"`
 }
 
 // ExportONNX reads the averaged CNN of the checkpoint at path (model.gtck,

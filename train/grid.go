@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -117,7 +115,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 	for _, c := range cells {
 		total += len(c.Configs)
 	}
-	fingerprints := map[string]InputFile{}
+	opt.fingerprints = map[string]InputFile{} // each input is hashed once per grid
 	n := 0
 	for i, c := range cells {
 		results[i].Cell = c
@@ -132,7 +130,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 			}
 			o := opt
 			o.Out = dir
-			sum, rows, err := runOrReuse(ctx, cfg, o, fingerprints)
+			sum, rows, err := runOrReuse(ctx, cfg, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s, seed %d: %w", c.Label, cfg.Seed, err)
 			}
@@ -238,15 +236,9 @@ func gridDifference(have, want gridManifest) string {
 
 // configDifference names the first setting in which a and b differ.
 func configDifference(a, b Config) string {
-	var ma, mb map[string]any
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	json.Unmarshal(ja, &ma)
-	json.Unmarshal(jb, &mb)
-	for _, k := range slices.Sorted(maps.Keys(ma)) {
-		if !reflect.DeepEqual(ma[k], mb[k]) {
-			return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
-		}
+	ma, mb := settingsMap(a), settingsMap(b)
+	if k, ok := firstDifference(ma, mb); ok {
+		return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
 	}
 	return "none"
 }
@@ -255,9 +247,9 @@ func configDifference(a, b Config) string {
 // it as needed. A run is reused only when its summary and its last metrics
 // row are for cfg's round count (or it diverged) and its inputs are those
 // of today.
-func runOrReuse(ctx context.Context, cfg Config, o Options, fingerprints map[string]InputFile) (*Summary, []Row, error) {
+func runOrReuse(ctx context.Context, cfg Config, o Options) (*Summary, []Row, error) {
 	if prev, err := readConfig(filepath.Join(o.Out, ConfigFile)); err == nil && sameResults(prev, cfg) {
-		inputs, err := inputFiles(cfg, fingerprints)
+		inputs, err := inputFiles(cfg, o.fingerprints)
 		if err != nil {
 			return nil, nil, err
 		}

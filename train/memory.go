@@ -70,7 +70,7 @@ const (
 // Known dataset sizes: samples and bytes per sample (features and label).
 const (
 	mnistTrain, mnistTest, mnistSample = 60000, 10000, 28*28 + 1
-	cifarTrain, cifarTest, cifarSample = 50000, 10000, 3*32*32 + 1
+	cifarTrain, cifarTest, cifarSample = 50000, 10000, data.CIFARRecordSize
 )
 
 // MemoryPart is one item of a memory estimate.
@@ -138,15 +138,10 @@ func (c Config) EstimateMemory() MemoryEstimate {
 	add(phaseLoad, false, "data", ds.bytes, "%s", ds.detail)
 	add(phaseLoad, true, "loading buffers", ds.load, "")
 
-	// Model: its parameter count without the data.
-	var model models.Model
-	switch c.Dataset {
-	case "mnist":
-		model = models.NewMNISTCNN()
-	case "cifar10":
-		model = models.NewCIFARCNN()
-	default:
-		model = models.NewLogReg(max(ds.features, 1), c.Alpha)
+	// Model: the dataset's, its size from the data's description alone.
+	model, err := newModel(c, &data.Dataset{Shape: []int{max(ds.features, 1)}, Classes: 2})
+	if err != nil {
+		return peakOf(parts) // an unknown dataset, which Validate reports
 	}
 	p := model.NumParams()
 
@@ -172,12 +167,12 @@ func (c Config) EstimateMemory() MemoryEstimate {
 	// Optimizer: state slabs and the rest.
 	workers := decentral.Config{Workers: c.Workers}.WorkerCount(c.Nodes)
 	if f, err := decentral.SlabFloats(c.Algo, p); err == nil {
-		add(phaseTrain, false, "optimizer state", m*int64(f)*4,
+		state := m * int64(f) * 4
+		add(phaseTrain, false, "optimizer state", state,
 			"%d slabs × %d nodes × %d parameters × 4 B", f/max(p, 1), c.Nodes, p)
-	}
-	if all, err := decentral.OptimizerBytes(c.Algo, c.Nodes, p, workers); err == nil {
-		f, _ := decentral.SlabFloats(c.Algo, p)
-		add(phaseTrain, false, "optimizer buffers", all-m*int64(f)*4, "")
+		if all, err := decentral.OptimizerBytes(c.Algo, c.Nodes, p, workers); err == nil {
+			add(phaseTrain, false, "optimizer buffers", all-state, "")
+		}
 	}
 	if ck, err := decentral.CheckpointBytes(c.Algo, c.Nodes, p); err == nil {
 		add(phaseTrain, true, "checkpoint", ck+m*40, "a copy of the state and its encoding")

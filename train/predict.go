@@ -1,7 +1,6 @@
 package train
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
-	"github.com/gtstorm/gtstorm/weights"
 )
 
 // InputSpec describes what an image model was trained on, so that images
@@ -119,25 +117,20 @@ func (p *predictor) input() data.ImageInput {
 // description: the stored one, or for files written before it was stored,
 // the one the run's configuration implies.
 func openPredictor(path string) (*predictor, error) {
-	ck, err := weights.Read(path)
+	ck, m, err := readModelFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var m modelMeta
-	if err := json.Unmarshal(ck.Meta, &m); err != nil {
-		return nil, fmt.Errorf("%s: run metadata: %w", path, err)
-	}
 	cfg := m.Config
-	if cfg.Dataset != "mnist" && cfg.Dataset != "cifar10" {
+	if k, ok := datasetKindOf(cfg.Dataset); !ok || k.logReg {
 		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for the image models of mnist and cifar10 runs", path, ck.Model, cfg.DataName())
 	}
 	model, err := newModel(cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
-		return nil, fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
-			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())
+	if err := checkModelFile(path, ck, cfg, model); err != nil {
+		return nil, err
 	}
 	shape, classes, _ := models.Classifier(model)
 	var spec InputSpec

@@ -208,9 +208,6 @@ func appendNew(list []string, v string) []string {
 	return append(list, v)
 }
 
-// indexOf returns the position of v in list.
-func indexOf(list []string, v string) int { return slices.Index(list, v) }
-
 // gridCurves returns the curves of a grid's figure: one per cell, averaging
 // the runs that finished (or showing the diverged ones up to where they
 // stopped when none did). A compare grid (pivot) gives each algorithm a
@@ -239,7 +236,7 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 		curves[i].Colour, curves[i].Style = i, 0
 		if pivot { // a colour per algorithm, a line style per partition
 			c := r.Configs[0]
-			curves[i].Colour, curves[i].Style = indexOf(algos, c.Algo), indexOf(parts, c.Partition)
+			curves[i].Colour, curves[i].Style = slices.Index(algos, c.Algo), slices.Index(parts, c.Partition)
 		}
 	}
 	return curves

@@ -32,6 +32,10 @@ type Options struct {
 	// Overwrite lets Train replace a previous run's outputs in Out; without
 	// it Train refuses a folder that holds a run.
 	Overwrite bool
+
+	// fingerprints caches the input files' hashes across the runs of a
+	// grid (see inputFiles); nil outside one.
+	fingerprints map[string]InputFile
 }
 
 // ErrInputsChanged is wrapped by the error Resume returns when a file the
@@ -68,7 +72,7 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := clearPrevious(opt); err != nil {
 		return nil, err
 	}
-	inputs, err := inputFiles(cfg, nil)
+	inputs, err := inputFiles(cfg, opt.fingerprints)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +162,10 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", ckPath, err)
 	}
-	inputs, err := inputFiles(cfg, nil)
+	if err := cfg.CheckMemory(); err != nil {
+		return nil, err
+	}
+	inputs, err := inputFiles(cfg, opt.fingerprints)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +217,9 @@ type runner struct {
 	progress io.Writer // notes for the user; nil for none
 }
 
+// newRunner builds the run of cfg, whose memory its caller has checked.
 func newRunner(cfg Config, opt Options) (*runner, error) {
-	s, err := newSetup(cfg)
+	s, err := buildSetup(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,20 @@ func atLeast(get func(Config) int, min int, want string) func(Config) string {
 	}
 }
 
+// finiteWhere returns a want function for a float setting that must be
+// finite and satisfy ok.
+func finiteWhere(get func(Config) float64, ok func(float64) bool, want string) func(Config) string {
+	return func(c Config) string {
+		if x := get(c); !finite(x) || !ok(x) {
+			return want
+		}
+		return ""
+	}
+}
+
+func positive(x float64) bool    { return x > 0 }
+func nonNegative(x float64) bool { return x >= 0 }
+
 // settings returns the table of every run setting, in the order Validate
 // checks them.
 func settings() []Setting {
@@ -91,30 +105,15 @@ func settings() []Setting {
 			want:  atLeast(func(c Config) int { return c.Batch }, 1, "at least 1 sample")},
 		{Name: "eta0", Usage: "initial step size η_0", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Eta0) },
-			want: func(c Config) string {
-				if !(c.Eta0 > 0) || !finite(c.Eta0) {
-					return "a finite step size > 0"
-				}
-				return ""
-			}},
+			want:  finiteWhere(func(c Config) float64 { return c.Eta0 }, positive, "a finite step size > 0")},
 		{Name: "rho", Usage: "GT-STORM's ρ in β = 1 − ρη² (0: 1/η_0², so β_1 = 0)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Rho) },
-			want: func(c Config) string {
-				if !(c.Rho >= 0) || !finite(c.Rho) {
-					return "a finite ρ ≥ 0 (0 means 1/η_0²)"
-				}
-				return ""
-			}},
+			want:  finiteWhere(func(c Config) float64 { return c.Rho }, nonNegative, "a finite ρ ≥ 0 (0 means 1/η_0²)")},
 		{Name: "cube-root", Usage: "put all algorithms on the cube-root step-size schedule (paper appendix A.1)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*boolValue)(&c.CubeRoot) }},
 		{Name: "alpha", Usage: "logistic regression: weight α of the non-convex regulariser Σ x²/(1+x²)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Alpha) },
-			want: func(c Config) string {
-				if !(c.Alpha >= 0) || !finite(c.Alpha) {
-					return "a finite regulariser weight ≥ 0"
-				}
-				return ""
-			}},
+			want:  finiteWhere(func(c Config) float64 { return c.Alpha }, nonNegative, "a finite regulariser weight ≥ 0")},
 		{Name: "eval-every", Usage: "rounds between evaluations (rows of metrics.csv)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*intValue)(&c.EvalEvery) },
 			want:  atLeast(func(c Config) int { return c.EvalEvery }, 1, "at least 1 round")},

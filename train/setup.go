@@ -35,6 +35,11 @@ func newSetup(cfg Config) (*setup, error) {
 	if err := cfg.CheckMemory(); err != nil {
 		return nil, err // a *MemoryError, before anything large is allocated
 	}
+	return buildSetup(cfg)
+}
+
+// buildSetup is newSetup for a cfg whose memory was checked already.
+func buildSetup(cfg Config) (*setup, error) {
 	s := &setup{cfg: cfg}
 	var err error
 	if s.train, s.test, err = loadData(cfg); err != nil {
