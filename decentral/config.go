@@ -16,8 +16,9 @@ type Config struct {
 	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
 	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.
 	Rho float64
-	// CubeRoot puts all algorithms on η_t = η_0/(1 + 0.1t)^{1/3} (paper
-	// appendix A.1); otherwise DSGD and GNSD use the square root.
+	// CubeRoot puts every algorithm with a decaying step on
+	// η_t = η_0/(1 + 0.1t)^{1/3} (paper appendix A.1); otherwise DSGD, D²
+	// and GNSD use the square root. D-GET's constant step stays constant.
 	CubeRoot bool
 	// Workers bounds the goroutines doing node work and the worker ids passed
 	// to the Oracle (never more than the nodes); 0 means runtime.GOMAXPROCS(0).
@@ -28,6 +29,23 @@ type Config struct {
 	// Topology gives round t's mixing matrix W_t; nil means the matrix
 	// passed to New every round. Its matrices must be over New's m nodes.
 	Topology Topology
+	// Period is D-GET's q: a node takes its large-batch gradient every q
+	// rounds; 0 means DefaultPeriod.
+	Period int
+	// BigBatch is the size of D-GET's large batch S1: that many samples
+	// drawn from the node's share, or its whole share when 0.
+	BigBatch int
+}
+
+// DefaultPeriod is D-GET's default period q.
+const DefaultPeriod = 100
+
+// PeriodOrDefault returns Period, or DefaultPeriod when it is 0.
+func (c Config) PeriodOrDefault() int {
+	if c.Period > 0 {
+		return c.Period
+	}
+	return DefaultPeriod
 }
 
 // WorkerCount returns the number of goroutines an optimizer of m nodes runs
@@ -48,7 +66,7 @@ func (c Config) Schedule() (Schedule, error) {
 		return Schedule{}, err
 	}
 	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: mth.Power(), Rho: c.Rho}
-	if c.CubeRoot {
+	if c.CubeRoot && s.Power != 0 { // a constant step stays constant
 		s.Power = CbrtPower
 	}
 	if err := s.Validate(); err != nil {

@@ -40,3 +40,11 @@ func (dsgd) Step(c RoundContext) error {
 	addScaled(xn, -c.Eta(), g)
 	return checkFinite("x", xn)
 }
+
+// Samples: one minibatch a round, none at Init.
+func (dsgd) Samples(t int, c Cost) int64 {
+	if t == 0 {
+		return 0
+	}
+	return int64(c.Batch)
+}

@@ -63,3 +63,6 @@ func (gnsd) Step(c RoundContext) error {
 	}
 	return checkFinite("y", yn)
 }
+
+// Samples: one minibatch a round and one at Init (y_0).
+func (gnsd) Samples(t int, c Cost) int64 { return int64(c.Batch) }

@@ -65,3 +65,12 @@ func (gtstorm) Step(c RoundContext) error {
 	}
 	return checkFinite("v", vn)
 }
+
+// Samples: one minibatch at Init (v_0), then two gradients a round on one
+// minibatch.
+func (gtstorm) Samples(t int, c Cost) int64 {
+	if t == 0 {
+		return int64(c.Batch)
+	}
+	return 2 * int64(c.Batch)
+}

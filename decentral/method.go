@@ -18,7 +18,8 @@ import (
 type Method interface {
 	// Name is the name Config.Algorithm selects the method by.
 	Name() string
-	// Power is the default step-size exponent: η_t = η_0/(1 + 0.1t)^Power.
+	// Power is the default step-size exponent: η_t = η_0/(1 + 0.1t)^Power;
+	// 0 is a constant step.
 	Power() float64
 	// Slabs names the state slabs, x first: what a Snapshot holds.
 	Slabs() []string
@@ -34,6 +35,23 @@ type Method interface {
 	// Step runs round t of node c.Node(): it reads the current rows and
 	// writes the next ones of every slab.
 	Step(c RoundContext) error
+	// Samples returns the samples a node draws in round t (t = 0 is Init,
+	// round t ≥ 1 the t-th Step) at the given cost: what its Init and Step
+	// count, which lets a budget of samples be turned into rounds.
+	Samples(t int, c Cost) int64
+}
+
+// Cost is what a round's samples depend on: the minibatch size, the size of
+// a large batch (D-GET's S1) and the period of large batches.
+type Cost struct {
+	Batch, Full, Period int
+}
+
+// MixingChecker is a [Method] that cannot use every doubly stochastic W (D²
+// needs λ_min(W) > −1/3): the optimizer calls CheckMixing with every W_t
+// before the first round that mixes with it, and stops on its error.
+type MixingChecker interface {
+	CheckMixing(w *Mixing) error
 }
 
 // Tracker is a [Method] with a tracked direction (GNSD's y, GT-STORM's v):
@@ -74,6 +92,44 @@ func newMethod(name string) (Method, error) {
 	return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(Algorithms(), ", "))
 }
 
+// SamplesAfter returns the samples a node of algo draws in Init and rounds
+// 1..rounds at cost c.
+func SamplesAfter(algo string, rounds int, c Cost) (int64, error) {
+	m, err := newMethod(algo)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for t := 0; t <= rounds; t++ {
+		n += m.Samples(t, c)
+	}
+	return n, nil
+}
+
+// RoundsWithin returns the most rounds whose samples per node, Init's
+// included, stay within budget at cost c: how a comparison at an equal
+// budget of samples gives each algorithm its rounds. It is 0 when Init alone
+// spends more than the budget.
+func RoundsWithin(algo string, budget int64, c Cost) (int, error) {
+	m, err := newMethod(algo)
+	if err != nil {
+		return 0, err
+	}
+	spent := m.Samples(0, c)
+	rounds := 0
+	for {
+		n := m.Samples(rounds+1, c)
+		if n <= 0 {
+			return 0, fmt.Errorf("%s: round %d draws %d samples at %+v, want > 0", algo, rounds+1, n, c)
+		}
+		if spent+n > budget {
+			return rounds, nil
+		}
+		spent += n
+		rounds++
+	}
+}
+
 // StateSlabs returns the names of the state slabs a [Snapshot] of algo
 // holds, x first.
 func StateSlabs(algo string) ([]string, error) {
@@ -106,6 +162,12 @@ func (c RoundContext) Round() int { return c.o.round }
 // Eta returns η_t, the step size of this round.
 func (c RoundContext) Eta() float32 { return c.o.eta32 }
 
+// EtaNext returns η_{t+1}, the step size of the next round.
+func (c RoundContext) EtaNext() float32 { return c.o.etaNext32 }
+
+// Period returns D-GET's q, the rounds between large-batch gradients.
+func (c RoundContext) Period() int { return c.o.cfg.PeriodOrDefault() }
+
 // Beta returns β_{t+1}, the weight this round gives the mixed direction.
 func (c RoundContext) Beta() float32 { return c.o.beta32 }
 
@@ -137,6 +199,14 @@ func (c RoundContext) Grad(x []float32, b Batch, dst []float32) (float32, error)
 // (through [PairGrader] when the oracle has it) and counts both.
 func (c RoundContext) GradPair(xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
 	return c.o.gradPair(c.w, c.i, xNew, xOld, b, gNew, gOld)
+}
+
+// FullGrad evaluates the node's gradient at x on its large batch S1 into
+// dst: its whole share, or Config.BigBatch samples drawn from it (the
+// [FullBatcher] decides which). It counts S1's samples and one evaluation,
+// and uses the worker's Scratch buffers.
+func (c RoundContext) FullGrad(x, dst []float32) (float32, error) {
+	return c.o.fullGrad(c.w, c.i, x, dst)
 }
 
 // SetLoss records the loss of the node's last evaluation at its own

@@ -43,8 +43,8 @@ type Optimizer struct {
 	rBytes                []int64
 	loss, rLoss           []float64
 
-	// Per-round η_t and β_{t+1}, read-only while nodes work.
-	eta32, beta32 float32
+	// Per-round η_t, η_{t+1} and β_{t+1}, read-only while nodes work.
+	eta32, etaNext32, beta32 float32
 
 	send    [][][]float32 // send[i]: node i's vectors this round
 	scratch [][]float32   // two p-float gradient buffers per worker
@@ -87,6 +87,9 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	m, p := mix.Nodes(), len(x0)
 	procs := cfg.WorkerCount(m)
+	if cfg.Period < 0 || cfg.BigBatch < 0 {
+		return nil, fmt.Errorf("%s: period %d and big batch %d, want ≥ 0", cfg.Algorithm, cfg.Period, cfg.BigBatch)
+	}
 	topo := cfg.Topology
 	if topo == nil {
 		topo = Static{mix}
@@ -113,6 +116,9 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	if opt.ex == nil {
 		opt.ex = NewMemExchange(mix.Graph())
+	}
+	if err := opt.checkMixing(mix); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
 	}
 	for range meth.Slabs() {
 		opt.cur = append(opt.cur, make([]float32, m*p))
@@ -147,6 +153,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		o.samples[i], o.evals[i], o.bytes[i], o.loss[i] = 0, 0, 0, math.NaN()
 		o.rLoss[i] = math.NaN()
 	}
+	o.setRates(0)
 	if err := o.parallel(phaseInit, o.m); err != nil {
 		return fmt.Errorf("%s init: %w", o.meth.Name(), err)
 	}
@@ -172,16 +179,16 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	}
 	t := o.round
 	if mx := o.topo.Mixing(t); mx != o.mix {
-		if mx == nil || mx.Nodes() != o.m {
-			return fmt.Errorf("%s round %d: the topology gave no mixing matrix over %d nodes", o.meth.Name(), t+1, o.m)
+		if err := o.checkMixing(mx); err != nil {
+			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		}
 		o.mix = mx
 	}
-	o.eta32, o.beta32 = float32(o.sched.Eta(t)), float32(o.sched.Beta(t+1))
-	adj := o.mix.graph.adj
+	o.setRates(t)
+	to := o.mix.to
 	for i := 0; i < o.m; i++ {
 		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
-		n, err := o.ex.Send(i, adj[i], o.send[i])
+		n, err := o.ex.Send(i, to[i], o.send[i])
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.meth.Name(), t+1, i, err)
 		}
@@ -201,6 +208,24 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		o.bytes[i] += b
 	}
 	o.round++
+	return nil
+}
+
+// setRates sets η_t, η_{t+1} and β_{t+1} for round t.
+func (o *Optimizer) setRates(t int) {
+	o.eta32, o.etaNext32 = float32(o.sched.Eta(t)), float32(o.sched.Eta(t+1))
+	o.beta32 = float32(o.sched.Beta(t + 1))
+}
+
+// checkMixing refuses a mixing matrix that is not over the optimizer's m
+// nodes or that the method cannot use (see MixingChecker).
+func (o *Optimizer) checkMixing(mx *Mixing) error {
+	if mx == nil || mx.Nodes() != o.m {
+		return fmt.Errorf("the topology gave no mixing matrix over %d nodes", o.m)
+	}
+	if c, ok := o.meth.(MixingChecker); ok {
+		return c.CheckMixing(mx)
+	}
 	return nil
 }
 
@@ -258,6 +283,50 @@ func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld
 	return loss, nil
 }
 
+// fullGrad evaluates node i's gradient at x over its large batch into dst:
+// the mean of the pieces' gradients weighted by their sizes.
+func (o *Optimizer) fullGrad(w, i int, x, dst []float32) (float32, error) {
+	fb, ok := o.sampler.(FullBatcher)
+	if !ok {
+		return 0, fmt.Errorf("%s needs large batches and the batch source (%T) gives none", o.meth.Name(), o.sampler)
+	}
+	pieces := fb.FullBatch(i, o.cfg.BigBatch)
+	total := 0
+	for _, b := range pieces {
+		if b == nil {
+			return 0, errNoBatch
+		}
+		total += b.Len()
+	}
+	if total == 0 {
+		return 0, errors.New("the batch source gave an empty large batch")
+	}
+	g, _ := o.scratch[2*w], o.scratch[2*w+1]
+	var loss float64
+	for k, b := range pieces {
+		out := dst
+		if len(pieces) > 1 {
+			out = g
+		}
+		l, err := o.oracle.Grad(w, x, b, out)
+		if err != nil {
+			return 0, err
+		}
+		share := float64(b.Len()) / float64(total)
+		loss += share * float64(l)
+		if len(pieces) > 1 {
+			if k == 0 {
+				setScaled(dst, float32(share), g)
+			} else {
+				addScaled(dst, float32(share), g)
+			}
+		}
+	}
+	o.rSamples[i] += int64(total)
+	o.rEvals[i]++
+	return float32(loss), nil
+}
+
 // errNoBatch is the error of a gradient evaluation on a nil Batch.
 var errNoBatch = errors.New("the batch source gave no batch (nil Batch)")
 
@@ -265,7 +334,7 @@ var errNoBatch = errors.New("the batch source gave no batch (nil Batch)")
 // neighbour j sent this round and own is node i's.
 func (o *Optimizer) mixRow(dst []float32, i, k int, own []float32) {
 	self := o.mix.self32[i]
-	nb, ws := o.mix.graph.adj[i], o.mix.w32[i]
+	nb, ws := o.mix.from[i], o.mix.w32[i]
 	recv := func(n int) []float32 { return o.ex.Recv(i, nb[n])[k] }
 	n := 0
 	switch len(nb) {

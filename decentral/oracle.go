@@ -37,3 +37,13 @@ type PairGrader interface {
 	Oracle
 	GradPair(worker int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (lossNew float32, err error)
 }
+
+// FullBatcher is a [BatchSource] that also gives a node's large batch S1, as
+// D-GET needs: FullBatch returns S1 in pieces small enough for one gradient
+// evaluation each, whose sizes add up to the size of S1. S1 is the node's
+// whole share when n is 0, else n samples drawn from the node's stream. The
+// pieces stay valid until the node's next Sample or FullBatch call.
+type FullBatcher interface {
+	BatchSource
+	FullBatch(node, n int) []Batch
+}

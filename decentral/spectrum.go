@@ -177,6 +177,9 @@ func (mx *Mixing) computeLambda() (float64, error) {
 	if m == 1 {
 		return 0, nil
 	}
+	if mx.directed {
+		return mx.lambdaDirected()
+	}
 	if s, ok := closedSpectrum(g); ok {
 		// W = I − cL has the eigenvalues 1 − cμ of L's.
 		var c float64
@@ -225,9 +228,64 @@ func (mx *Mixing) lambdaSparse() (float64, error) {
 	return max(math.Abs(lo), math.Abs(hi)), nil
 }
 
+// lambdaDirected computes λ = ‖W − 11ᵀ/m‖₂ of a directed W as the square
+// root of the largest eigenvalue of WᵀW off the all-ones vector (W being
+// doubly stochastic, WᵀW maps that complement into itself).
+func (mx *Mixing) lambdaDirected() (float64, error) {
+	m := mx.graph.N
+	tmp := make([]float64, m)
+	op := func(dst, src []float64) {
+		mx.apply(tmp, src)
+		mx.applyT(dst, tmp)
+	}
+	if m <= denseSpectrumMax {
+		a := make([]float64, m*m)
+		col, out := make([]float64, m), make([]float64, m)
+		for j := range m {
+			clear(col)
+			col[j] = 1
+			for i := range col {
+				col[i] -= 1 / float64(m) // (I − J) e_j
+			}
+			op(out, col)
+			for i, v := range out {
+				a[i*m+j] = v
+			}
+		}
+		for i := range m { // symmetrise away rounding
+			for j := range i {
+				v := (a[i*m+j] + a[j*m+i]) / 2
+				a[i*m+j], a[j*m+i] = v, v
+			}
+		}
+		ev, err := eigenvalues(mat.NewSymDense(m, a))
+		if err != nil {
+			return 0, err
+		}
+		return math.Sqrt(max(ev[m-1], 0)), nil
+	}
+	_, hi, err := lanczos(m, op, wantHigh)
+	if err != nil {
+		return 0, fmt.Errorf("λ of a %d-node directed %s mixing matrix: %w", m, mx.name, err)
+	}
+	return math.Sqrt(max(hi, 0)), nil
+}
+
+// applyT sets dst = Wᵀ src.
+func (mx *Mixing) applyT(dst, src []float64) {
+	for j := range dst {
+		dst[j] = mx.self[j] * src[j]
+	}
+	for i, nb := range mx.from {
+		for k, j := range nb {
+			dst[j] += mx.w[i][k] * src[i]
+		}
+	}
+}
+
 // apply sets dst = W src.
 func (mx *Mixing) apply(dst, src []float64) {
-	for i, nb := range mx.graph.adj {
+	for i, nb := range mx.from {
 		s := mx.self[i] * src[i]
 		for k, j := range nb {
 			s += mx.w[i][k] * src[j]
