@@ -75,13 +75,27 @@ func (s *Sampler) Sample(node int) Batch {
 // costs no allocation, where a Batch value would.
 func (s *Sampler) SampleRef(node int) *Batch {
 	n := &s.nodes[node]
-	share := s.part.Nodes[node]
-	size := len(share)
-	idx := n.batch.Index
-	for k := range idx {
-		idx[k] = share[n.rng.IntN(size)]
-	}
+	s.Draw(node, n.batch.Index)
 	return &n.batch
+}
+
+// Data returns the data set the sampler draws from.
+func (s *Sampler) Data() *Dataset { return s.data }
+
+// Share returns node's share of the partition: the indices it samples from.
+// The slice belongs to the partition and must not be modified.
+func (s *Sampler) Share(node int) []int { return s.part.Nodes[node] }
+
+// Draw fills idx with indices drawn uniformly with replacement from node's
+// share, from the node's own stream: the draws count as the node's, so the
+// batches it samples afterwards depend on them (and a restored sampler
+// draws the same). Calls for one node may not run concurrently.
+func (s *Sampler) Draw(node int, idx []int) {
+	n := &s.nodes[node]
+	share := s.part.Nodes[node]
+	for k := range idx {
+		idx[k] = share[n.rng.IntN(len(share))]
+	}
 }
 
 // BatchSize returns the number of indices per batch.

@@ -20,6 +20,10 @@ type Config struct {
 	// η_t = η_0/(1 + 0.1t)^{1/3} (paper appendix A.1); otherwise DSGD, D²
 	// and GNSD use the square root. D-GET's constant step stays constant.
 	CubeRoot bool
+	// ConstantStep puts every algorithm on η_t = η_0, the setting of
+	// constant-step analyses (DSGD's heterogeneity bias is then a fixed
+	// distance from the optimum). It overrides CubeRoot.
+	ConstantStep bool
 	// Workers bounds the goroutines doing node work and the worker ids passed
 	// to the Oracle (never more than the nodes); 0 means runtime.GOMAXPROCS(0).
 	Workers int
@@ -66,7 +70,10 @@ func (c Config) Schedule() (Schedule, error) {
 		return Schedule{}, err
 	}
 	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: mth.Power(), Rho: c.Rho}
-	if c.CubeRoot && s.Power != 0 { // a constant step stays constant
+	switch {
+	case c.ConstantStep:
+		s.Power = 0
+	case c.CubeRoot && s.Power != 0: // a constant step stays constant
 		s.Power = CbrtPower
 	}
 	if err := s.Validate(); err != nil {

@@ -1,5 +1,6 @@
-// Package decentral runs decentralized optimizers — DSGD, GNSD and GT-STORM —
-// over m simulated nodes on a communication graph that may change per round.
+// Package decentral runs decentralized optimizers — DSGD, D², GNSD, D-GET
+// and GT-STORM — over m simulated nodes on a communication graph that may
+// change per round.
 //
 // The package holds every node's parameters as one flat m × p float32 slab,
 // mixes them through a sparse doubly stochastic matrix W over the graph's
@@ -33,10 +34,10 @@
 //   - [Topology]: the mixing matrix W_t of each round ([Static] for a fixed
 //     graph; a time-varying one returns another [Mixing] per round, and the
 //     exchange delivers to round t's neighbours);
-//   - DSGD, GNSD and GT-STORM, one self-contained file each (dsgd.go,
-//     gnsd.go, gtstorm.go), each a [Method] run by an [Optimizer] that
-//     counts samples, rounds, bytes and state floats ([Counters]) as SPEC §6
-//     defines them.
+//   - DSGD, D², GNSD, D-GET and GT-STORM, one self-contained file each
+//     (dsgd.go, d2.go, gnsd.go, dget.go, gtstorm.go), each a [Method] run
+//     by an [Optimizer] that counts samples, rounds, bytes and state floats
+//     ([Counters]) as SPEC §6 defines them.
 //
 // # Adding an algorithm
 //
@@ -54,4 +55,10 @@
 // [Optimizer.Direction] returns) and [Momentum] (the β_t [Optimizer.Beta]
 // reports). The optimizer, the snapshot format and package weights need no
 // change: a new algorithm's checkpoints hold its named slabs.
+//
+// D² and D-GET were added exactly so, and are the examples to copy: d2.go
+// (D², one shared bracket vector and a [MixingChecker] that refuses a W with
+// λ_min(W) ≤ −1/3) and dget.go (D-GET, a constant step and a large-batch
+// gradient every Config.Period rounds through RoundContext.FullGrad and a
+// [FullBatcher]) are one new file each, plus their line in the registry.
 package decentral

@@ -83,6 +83,7 @@ type lsSampler struct {
 	exact bool    // every batch is all of the node's rows, in order
 	rngs  []*rand.Rand
 	bufs  []*lsBatch
+	fulls [][]Batch // FullBatch's, per node: all its rows, no noise
 	calls []int
 }
 
@@ -91,9 +92,18 @@ func newLSSampler(pr *lsProblem, batch int, seed uint64) *lsSampler {
 	for i := 0; i < pr.m; i++ {
 		s.rngs = append(s.rngs, rand.New(rand.NewPCG(seed, uint64(i)+100)))
 		s.bufs = append(s.bufs, &lsBatch{node: i, rows: make([]int, batch), noise: make([]float64, pr.d)})
+		full := &lsBatch{node: i, rows: make([]int, pr.n), noise: make([]float64, pr.d)}
+		for r := range full.rows {
+			full.rows[r] = r
+		}
+		s.fulls = append(s.fulls, []Batch{full})
 	}
 	return s
 }
+
+// FullBatch returns all of node's rows as one piece, whatever n: the exact
+// ∇f_i, which makes lsSampler a FullBatcher for D-GET.
+func (s *lsSampler) FullBatch(node, n int) []Batch { return s.fulls[node] }
 
 func (s *lsSampler) Sample(node int) Batch {
 	b := s.bufs[node]

@@ -76,10 +76,13 @@ func CheckpointBytes(algo string, m, p int) (int64, error) {
 
 // ExpectedEdges returns the edge count of topology name (a generator of
 // NewTopology) on m nodes: p_c·m(m−1)/2 on average for "er", exact for the
-// others. It returns -1 for a name that is no generator (an edge-list file).
+// others; for "exp", the edges of one round's graph (at most m). It returns
+// -1 for a name that is no generator (an edge-list file).
 func ExpectedEdges(name string, m int, pc float64) float64 {
 	n := float64(m)
 	switch name {
+	case ExpTopology:
+		return n
 	case "er":
 		return pc * n * (n - 1) / 2
 	case "ring":

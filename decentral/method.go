@@ -70,7 +70,9 @@ type Momentum interface {
 // compares them.
 var methods = []Method{
 	dsgd{},
+	d2{},
 	gnsd{},
+	dget{},
 	gtstorm{},
 }
 

@@ -52,6 +52,15 @@ func NewMixing(kind string, g *Graph) (*Mixing, error) {
 // complete, star and torus generators, and otherwise from a dense or, for
 // large graphs, a sparse eigensolver (see denseSpectrumMax).
 func LaplacianMixing(g *Graph) (*Mixing, error) {
+	mx, err := laplacianWeights(g)
+	if err != nil {
+		return nil, err
+	}
+	return mx.finish()
+}
+
+// laplacianWeights is LaplacianMixing with λ not yet computed.
+func laplacianWeights(g *Graph) (*Mixing, error) {
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("laplacian mixing: %w", err)
 	}
@@ -63,15 +72,15 @@ func LaplacianMixing(g *Graph) (*Mixing, error) {
 		}
 		c = 2 / (3 * top)
 	}
-	m := g.N
 	mx := newMixing(MixLaplacian, g)
-	for i := 0; i < m; i++ {
+	for i := 0; i < g.N; i++ {
 		mx.self[i] = 1 - c*float64(g.Degree(i))
 		for k := range g.Neighbors(i) {
 			mx.w[i][k] = c
 		}
 	}
-	return mx.finish()
+	mx.fill32()
+	return mx, nil
 }
 
 // MetropolisHastings returns Metropolis–Hastings weights:
@@ -82,6 +91,12 @@ func MetropolisHastings(g *Graph) (*Mixing, error) {
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("metropolis mixing: %w", err)
 	}
+	return metropolisWeights(g).finish()
+}
+
+// metropolisWeights is MetropolisHastings, on a graph built by NewGraph,
+// with λ not yet computed.
+func metropolisWeights(g *Graph) *Mixing {
 	mx := newMixing(MixMetropolis, g)
 	for i := 0; i < g.N; i++ {
 		sum := 0.0
@@ -92,7 +107,20 @@ func MetropolisHastings(g *Graph) (*Mixing, error) {
 		}
 		mx.self[i] = 1 - sum
 	}
-	return mx.finish()
+	mx.fill32()
+	return mx
+}
+
+// mixingWeights returns the mixing matrix named kind on g, which was built
+// by NewGraph, with λ not yet computed.
+func mixingWeights(kind string, g *Graph) (*Mixing, error) {
+	switch kind {
+	case MixLaplacian:
+		return laplacianWeights(g)
+	case MixMetropolis:
+		return metropolisWeights(g), nil
+	}
+	return nil, fmt.Errorf("mixing %q: want %s or %s", kind, MixLaplacian, MixMetropolis)
 }
 
 func newMixing(name string, g *Graph) *Mixing {
@@ -113,9 +141,8 @@ func newMixing(name string, g *Graph) *Mixing {
 	return mx
 }
 
-// finish fills the float32 copies of the weights and computes λ.
+// finish computes λ of a matrix whose weights are filled.
 func (mx *Mixing) finish() (*Mixing, error) {
-	mx.fill32()
 	if _, err := mx.LambdaErr(); err != nil {
 		return nil, err
 	}
@@ -226,7 +253,9 @@ func (mx *Mixing) weight(i, j int) float64 {
 	return 0
 }
 
-// Name returns "laplacian" or "metropolis".
+// Name returns the name of the rule that built W: "laplacian" or
+// "metropolis" for NewMixing's, the name given to NewMixingRows ("exp" for
+// the one-peer exponential graph).
 func (mx *Mixing) Name() string { return mx.name }
 
 // Graph returns the graph W lives on.
@@ -282,7 +311,8 @@ func (mx *Mixing) Lambda() float64 {
 }
 
 // LambdaErr is Lambda with the eigensolver's error. The value is computed
-// once, on the first call, by NewMixing's constructors right away.
+// once, on the first call: by NewMixing's constructors right away, for the
+// matrices of NewMixingRows and of time-varying topologies when asked for.
 func (mx *Mixing) LambdaErr() (float64, error) {
 	mx.lambdaOnce.Do(func() {
 		mx.lambda, mx.lambdaErr = mx.computeLambda()

@@ -12,22 +12,26 @@ import (
 // Config is every setting of one run. Its JSON form is config.json, enough
 // to repeat the run; its field names follow the command-line flags.
 type Config struct {
-	Dataset   string  `json:"dataset"`   // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
-	DataDir   string  `json:"data_dir"`  // see data.Load; "" for the defaults
-	Normalize bool    `json:"normalize"` // CIFAR-10: standardise each channel
-	Features  int     `json:"features"`  // LibSVM feature count; 0 = from the data
-	Algo      string  `json:"algo"`      // dsgd, gnsd or gt-storm
-	Nodes     int     `json:"nodes"`     // m
-	Topology  string  `json:"topology"`  // er, ring, path, complete, star, torus or an edge-list file
-	PC        float64 `json:"pc"`        // Erdős–Rényi edge probability
-	Mixing    string  `json:"mixing"`    // laplacian or metropolis
-	Partition string  `json:"partition"` // iid, label, dirichlet:α or shards:k
-	Iters     int     `json:"iters"`     // communication rounds T
-	Batch     int     `json:"batch"`     // minibatch size per node
-	Eta0      float64 `json:"eta0"`      // η_0
-	Rho       float64 `json:"rho"`       // GT-STORM's ρ; 0 = 1/η_0²
-	CubeRoot  bool    `json:"cube_root"` // all algorithms on the cube-root step-size schedule
-	Alpha     float64 `json:"alpha"`     // logistic regression's non-convex regulariser weight
+	Dataset   string  `json:"dataset"`                 // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
+	DataDir   string  `json:"data_dir"`                // see data.Load; "" for the defaults
+	Normalize bool    `json:"normalize"`               // CIFAR-10: standardise each channel
+	Features  int     `json:"features"`                // LibSVM feature count; 0 = from the data
+	Algo      string  `json:"algo"`                    // dsgd, d2, gnsd, d-get or gt-storm
+	Nodes     int     `json:"nodes"`                   // m
+	Topology  string  `json:"topology"`                // er, ring, path, complete, star, torus, exp or an edge-list file
+	PC        float64 `json:"pc"`                      // Erdős–Rényi edge probability
+	Mixing    string  `json:"mixing"`                  // laplacian or metropolis
+	Partition string  `json:"partition"`               // iid, label, dirichlet:α or shards:k
+	Iters     int     `json:"iters"`                   // communication rounds T
+	Batch     int     `json:"batch"`                   // minibatch size per node
+	Eta0      float64 `json:"eta0"`                    // η_0
+	Rho       float64 `json:"rho"`                     // GT-STORM's ρ; 0 = 1/η_0²
+	CubeRoot  bool    `json:"cube_root"`               // all algorithms on the cube-root step-size schedule
+	Constant  bool    `json:"constant_step,omitempty"` // all algorithms on η_t = η_0
+	Alpha     float64 `json:"alpha"`                   // logistic regression's non-convex regulariser weight
+	LinkDrop  float64 `json:"link_drop"`               // probability that an edge fails in a round
+	Period    int     `json:"period"`                  // D-GET's q; 0 = decentral.DefaultPeriod
+	BigBatch  int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
 
 	EvalEvery        int `json:"eval_every"`         // rounds between metric rows
 	LocalEvalSamples int `json:"local_eval_samples"` // test samples for the mean local accuracy; 0 = all
@@ -58,6 +62,7 @@ func Default() Config {
 		Batch:            64,
 		Eta0:             0.01,
 		Alpha:            models.DefaultAlpha,
+		Period:           decentral.DefaultPeriod,
 		EvalEvery:        100,
 		LocalEvalSamples: 1000,
 		GradSamples:      100,

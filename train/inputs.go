@@ -22,6 +22,12 @@ type InputFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// edgeListFile reports whether c's topology names an edge-list file rather
+// than a generator or the one-peer exponential graph.
+func (c Config) edgeListFile() bool {
+	return !slices.Contains(decentral.Topologies(), c.Topology) && c.Topology != decentral.ExpTopology
+}
+
 // Resolved returns c with its file settings (--data-dir, an edge-list
 // --topology) made absolute, so that the run does not depend on the folder
 // it is resumed from.
@@ -33,7 +39,7 @@ func (c Config) Resolved() (Config, error) {
 		}
 		c.DataDir = abs
 	}
-	if !slices.Contains(decentral.Topologies(), c.Topology) {
+	if c.edgeListFile() {
 		abs, err := filepath.Abs(c.Topology)
 		if err != nil {
 			return c, &ConfigError{"topology", c.Topology, fmt.Sprintf("a path that can be made absolute (%v)", err)}
@@ -51,7 +57,7 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(decentral.Topologies(), c.Topology) {
+	if c.edgeListFile() {
 		abs, err := filepath.Abs(c.Topology)
 		if err != nil {
 			return nil, err

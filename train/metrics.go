@@ -153,6 +153,7 @@ type Summary struct {
 	Rho                Num    `json:"rho"`
 	Seed               uint64 `json:"seed"`
 	Lambda             Num    `json:"lambda"`
+	LambdaMeaning      string `json:"lambda_meaning,omitempty"` // what λ summarises on a time-varying graph
 	EvalSet            string `json:"eval_set"`
 	FinalTestAcc       Num    `json:"final_test_acc"`
 	FinalTestLoss      Num    `json:"final_test_loss"`

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
@@ -58,6 +59,18 @@ func cellLabel(r CellResult) string {
 	return fmt.Sprintf("%s (%d of %d seeds diverged)", r.Label, n, len(r.Summaries))
 }
 
+// roundsNote returns " (N rounds)" for a cell of a grid whose cells ran
+// different round counts (a comparison at an equal budget of samples), else
+// "".
+func roundsNote(res []CellResult, r CellResult) string {
+	for _, o := range res {
+		if o.Configs[0].Iters != res[0].Configs[0].Iters {
+			return fmt.Sprintf(" (%d rounds)", r.Configs[0].Iters)
+		}
+	}
+	return ""
+}
+
 // Report returns the Markdown tables of a grid: one row per cell with the
 // final figures as mean ± std over its seeds and, when pivot is set (a
 // compare grid), the paper's table of test accuracy, algorithms by
@@ -76,11 +89,12 @@ func Report(title string, res []CellResult, pivot bool) string {
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range res {
 		s := completed(r.Summaries)
+		label := cellLabel(r) + roundsNote(res, r)
 		if len(s) == 0 {
-			fmt.Fprintf(&b, "| %s |%s\n", cellLabel(r), strings.Repeat(" diverged |", 8))
+			fmt.Fprintf(&b, "| %s |%s\n", label, strings.Repeat(" diverged |", 8))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cellLabel(r),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label,
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
@@ -114,10 +128,20 @@ func sharedSettings(res []CellResult) string {
 	add(func(c Config) any { return c.Nodes }, fmt.Sprintf("%d nodes", c0.Nodes))
 	if same(func(c Config) any { return c.Topology }) && same(func(c Config) any { return c.PC }) && same(func(c Config) any { return c.Nodes }) {
 		topo := c0.Topology
-		if topo == "er" {
+		switch topo {
+		case "er":
 			topo = fmt.Sprintf("Erdős–Rényi p_c = %g", c0.PC)
+		case decentral.ExpTopology:
+			topo = "one-peer exponential"
 		}
-		parts = append(parts, fmt.Sprintf("%s topology (λ = %.4f for seed %d)", topo, float64(s0.Lambda), c0.Seed))
+		if same(func(c Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
+			topo += fmt.Sprintf(" with links failing w.p. %g per round", c0.LinkDrop)
+		}
+		lam := fmt.Sprintf("λ = %.4f for seed %d", float64(s0.Lambda), c0.Seed)
+		if s0.LambdaMeaning != "" {
+			lam += ", " + s0.LambdaMeaning
+		}
+		parts = append(parts, fmt.Sprintf("%s topology (%s)", topo, lam))
 	}
 	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
 	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
@@ -146,7 +170,7 @@ func writePivot(b *strings.Builder, res []CellResult) {
 				cell += fmt.Sprintf(" (%d of %d diverged)", len(r.Summaries)-len(s), len(r.Summaries))
 			}
 		}
-		acc[[2]string{c.Algo, c.Partition}] = cell
+		acc[[2]string{c.Algo, c.Partition}] = cell + roundsNote(res, r)
 	}
 	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
 	for _, p := range parts {

@@ -410,12 +410,13 @@ func (r *runner) summary() *Summary {
 	if s.test == nil {
 		evalSet = "train"
 	}
+	lambda, meaning := s.lambda()
 	return &Summary{
 		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
-		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: cfg.Mixing,
+		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
 		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
 		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,
-		Lambda: Num(s.mix.Lambda()), EvalSet: evalSet,
+		Lambda: Num(lambda), LambdaMeaning: meaning, EvalSet: evalSet,
 		FinalTestAcc: Num(last.TestAcc), FinalTestLoss: Num(last.TestLoss),
 		LocalTestAcc: Num(last.LocalTestAcc), TrainLoss: Num(last.TrainLoss),
 		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),

@@ -109,8 +109,16 @@ func settings() []Setting {
 		{Name: "rho", Usage: "GT-STORM's ρ in β = 1 − ρη² (0: 1/η_0², so β_1 = 0)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Rho) },
 			want:  finiteWhere(func(c Config) float64 { return c.Rho }, nonNegative, "a finite ρ ≥ 0 (0 means 1/η_0²)")},
+		{Name: "period", Usage: "D-GET: rounds q between large-batch gradients", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Period) },
+			want:  atLeast(func(c Config) int { return c.Period }, 0, fmt.Sprintf("a positive round count (0: %d)", decentral.DefaultPeriod))},
+		{Name: "big-batch", Usage: "D-GET: samples in the large batch S1, drawn from the node's share each time (0: the whole share)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.BigBatch) },
+			want:  atLeast(func(c Config) int { return c.BigBatch }, 0, "0 (the node's whole share) or a positive sample count")},
 		{Name: "cube-root", Usage: "put all algorithms on the cube-root step-size schedule (paper appendix A.1)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*boolValue)(&c.CubeRoot) }},
+		{Name: "constant-step", Usage: "put all algorithms on a constant step η_t = η_0 (overrides --cube-root)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.Constant) }},
 		{Name: "alpha", Usage: "logistic regression: weight α of the non-convex regulariser Σ x²/(1+x²)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Alpha) },
 			want:  finiteWhere(func(c Config) float64 { return c.Alpha }, nonNegative, "a finite regulariser weight ≥ 0")},
@@ -155,14 +163,25 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "topology", Usage: "graph: " + strings.Join(decentral.Topologies(), "|") + " or an edge-list FILE", Sweepable: true,
+		{Name: "topology", Usage: "graph: " + strings.Join(decentral.Topologies(), "|") + ", " + decentral.ExpTopology + " (one-peer exponential, a new W every round) or an edge-list FILE", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Topology) },
 			want: func(c Config) string {
-				if slices.Contains(decentral.Topologies(), c.Topology) {
+				if slices.Contains(decentral.Topologies(), c.Topology) || c.Topology == decentral.ExpTopology {
 					return ""
 				}
 				if st, err := os.Stat(c.Topology); err != nil || st.IsDir() {
-					return strings.Join(decentral.Topologies(), "|") + " or an edge-list file"
+					return strings.Join(decentral.Topologies(), "|") + ", " + decentral.ExpTopology + " or an edge-list file"
+				}
+				return ""
+			}},
+		{Name: "link-drop", Usage: "probability that each edge of a static graph fails in a round, independently and seeded; W_t is then the Metropolis–Hastings matrix of the surviving edges (0: no failures)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.LinkDrop) },
+			want: func(c Config) string {
+				switch {
+				case !finite(c.LinkDrop) || c.LinkDrop < 0 || c.LinkDrop >= 1:
+					return "a probability in [0, 1)"
+				case c.LinkDrop > 0 && c.Topology == decentral.ExpTopology:
+					return "0 with --topology " + decentral.ExpTopology + ", whose graph changes every round already"
 				}
 				return ""
 			}},

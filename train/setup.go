@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -21,7 +22,8 @@ type setup struct {
 	pool        *models.Pool
 	part        *data.Partition
 	sampler     *data.Sampler
-	mix         *decentral.Mixing
+	topo        decentral.Topology // each round's W_t
+	mix         *decentral.Mixing  // W_0: the static graph's W, or round 0's
 	opt         *decentral.Optimizer
 	gradBatches []decentral.Batch // fixed per-node training subsets for ∇f(x̄)
 }
@@ -66,30 +68,85 @@ func buildSetup(cfg Config) (*setup, error) {
 	}
 	s.gradBatches = fixedSubsets(s.train, s.part, cfg.GradSamples, cfg.Seed)
 
-	g, err := decentral.NewTopology(cfg.Topology, cfg.Nodes, cfg.PC, cfg.Seed)
-	if err != nil {
-		return nil, err // names the topology or its file
-	}
-	if s.mix, err = decentral.NewMixing(cfg.Mixing, g); err != nil {
+	if s.topo, s.mix, err = newTopology(cfg); err != nil {
 		return nil, err
 	}
 
 	dc := decentral.Config{
-		Algorithm: cfg.Algo,
-		Eta0:      cfg.Eta0,
-		Rho:       cfg.Rho,
-		CubeRoot:  cfg.CubeRoot,
-		Workers:   cfg.Workers,
+		Algorithm:    cfg.Algo,
+		Eta0:         cfg.Eta0,
+		Rho:          cfg.Rho,
+		CubeRoot:     cfg.CubeRoot,
+		ConstantStep: cfg.Constant,
+		Workers:      cfg.Workers,
+		Topology:     s.topo,
+		Period:       cfg.Period,
+		BigBatch:     cfg.BigBatch,
 	}
 	// One model worker per optimizer worker id.
 	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(cfg.Nodes)); err != nil {
 		return nil, err
 	}
 	x0 := s.model.Init(cfg.Seed)
-	if s.opt, err = decentral.New(dc, s.mix, sampler{s.sampler}, oracle{s.pool}, x0); err != nil {
+	if s.opt, err = decentral.New(dc, s.mix, newSampler(s.sampler), oracle{s.pool}, x0); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newTopology returns the topology of cfg and its first mixing matrix: a
+// static graph's W every round, the one-peer exponential graph's W_t, or a
+// static graph's edges failing at random each round (--link-drop), whose
+// W_t are Metropolis–Hastings matrices.
+func newTopology(cfg Config) (decentral.Topology, *decentral.Mixing, error) {
+	if cfg.Topology == decentral.ExpTopology {
+		e, err := decentral.OnePeerExponential(cfg.Nodes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, e.Mixing(0), nil
+	}
+	g, err := decentral.NewTopology(cfg.Topology, cfg.Nodes, cfg.PC, cfg.Seed)
+	if err != nil {
+		return nil, nil, err // names the topology or its file
+	}
+	if cfg.LinkDrop > 0 {
+		l, err := decentral.NewLinkDrop(g, cfg.Mixing, cfg.LinkDrop, cfg.Seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Mixing(0), nil
+	}
+	mix, err := decentral.NewMixing(cfg.Mixing, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return decentral.Static{W: mix}, mix, nil
+}
+
+// lambda returns the λ a run reports and what it is: W's for a static
+// graph, else the time-varying topology's summary over the run's rounds.
+func (s *setup) lambda() (float64, string) {
+	tv, ok := s.topo.(decentral.TimeVarying)
+	if !ok {
+		return s.mix.Lambda(), ""
+	}
+	lam, err := tv.Lambda(s.cfg.Iters)
+	if err != nil {
+		return math.NaN(), err.Error()
+	}
+	return lam, lambdaMeaning(s.topo, s.cfg.Iters)
+}
+
+// lambdaMeaning says what a time-varying topology's λ summarises.
+func lambdaMeaning(topo decentral.Topology, rounds int) string {
+	switch t := topo.(type) {
+	case *decentral.OnePeerExp:
+		return fmt.Sprintf("per round over one period of %d rounds: ‖W_%d⋯W_0 − J‖^(1/%d)", t.Period(), t.Period()-1, t.Period())
+	case *decentral.LinkDrop:
+		return fmt.Sprintf("mean of λ(W_t) over rounds 1–%d", min(rounds, decentral.LinkDropLambdaRounds))
+	}
+	return "summary over the run"
 }
 
 // loadData loads the training and test sets of cfg.Dataset; data's errors
@@ -120,11 +177,52 @@ func fixedSubsets(d *data.Dataset, p *data.Partition, n int, seed uint64) []dece
 	return out
 }
 
-// sampler adapts data.Sampler to decentral.BatchSource: batches travel as
+// sampler adapts data.Sampler to decentral.FullBatcher: batches travel as
 // *data.Batch, a decentral.Batch that costs no allocation in an interface.
-type sampler struct{ s *data.Sampler }
+// Large batches come in pieces of at most the minibatch size, whose graphs
+// the model workers have built already (the last piece may be smaller).
+type sampler struct {
+	s     *data.Sampler
+	nodes []fullBatches // per node, reused
+}
 
-func (s sampler) Sample(node int) decentral.Batch { return s.s.SampleRef(node) }
+// fullBatches is one node's large batch: its drawn indices and its pieces.
+type fullBatches struct {
+	index  []int
+	pieces []data.Batch
+	refs   []decentral.Batch
+}
+
+func newSampler(s *data.Sampler) *sampler {
+	return &sampler{s: s, nodes: make([]fullBatches, s.Nodes())}
+}
+
+func (s *sampler) Sample(node int) decentral.Batch { return s.s.SampleRef(node) }
+
+// FullBatch returns node's whole share (n = 0) or n samples drawn from it
+// with replacement, from the node's stream, in pieces.
+func (s *sampler) FullBatch(node, n int) []decentral.Batch {
+	f := &s.nodes[node]
+	index := s.s.Share(node)
+	if n > 0 {
+		if cap(f.index) < n {
+			f.index = make([]int, n)
+		}
+		f.index = f.index[:n]
+		s.s.Draw(node, f.index)
+		index = f.index
+	}
+	size := s.s.BatchSize()
+	f.pieces, f.refs = f.pieces[:0], f.refs[:0]
+	d := s.s.Data()
+	for lo := 0; lo < len(index); lo += size {
+		f.pieces = append(f.pieces, data.Batch{Data: d, Index: index[lo:min(lo+size, len(index))]})
+	}
+	for k := range f.pieces {
+		f.refs = append(f.refs, &f.pieces[k])
+	}
+	return f.refs
+}
 
 // oracle adapts a model pool to decentral.Oracle.
 type oracle struct{ pool *models.Pool }

@@ -45,10 +45,14 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	cfg.Flags(fs)
 	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated")
 	parts := fs.String("partitions", "iid,label", "partitions to compare, comma-separated")
+	budget := fs.String("budget", "", "samples=N: give each algorithm the most rounds whose samples per node stay within N, instead of --iters rounds for all")
 	var g gridFlags
 	g.register(fs, "compare-<dataset>")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *budget != "" && isSet(fs, "iters") {
+		return usagef("--iters: --budget gives each algorithm its own rounds; give one of them")
 	}
 	// compare sets these per cell: a value given for them would be ignored.
 	for plural, single := range map[string]string{"algos": "algo", "partitions": "partition"} {
@@ -73,6 +77,16 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	cells := train.CompareCells(cfg, al, pl, g.seeds)
 	title := fmt.Sprintf("%s: algorithms × partitions", cfg.DataName())
+	if *budget != "" {
+		b, err := train.ParseBudget(*budget)
+		if err != nil {
+			return err
+		}
+		if cells, err = train.BudgetCells(cells, b); err != nil {
+			return err
+		}
+		title += fmt.Sprintf(" at an equal budget of %d samples per node", b.Samples)
+	}
 	return runGrid(cells, g, rerunCommand("compare", args, g.out, defaulted), title, true, stdout, stderr)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -20,15 +21,17 @@ const topologyDenseMax = 32
 // output is itself an edge-list file: everything but the edges is a comment.
 func runTopology(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topology",
-		"topology [--topology er|ring|path|complete|star|torus|FILE] [--nodes M] [--pc P] [--seed S] [--mixing laplacian|metropolis]",
+		"topology [--topology er|ring|path|complete|star|torus|exp|FILE] [--nodes M] [--pc P] [--seed S] [--mixing laplacian|metropolis] [--link-drop P] [--rounds R]",
 		stdout)
 	topo := fs.String("topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
-		", or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
+		", "+decentral.ExpTopology+" (one-peer exponential: prints each round's pattern), or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
 		"an optional \"# nodes: N\" line giving the node count)")
 	nodes := fs.Int("nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
 	pc := fs.Float64("pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
 	seed := fs.Uint64("seed", 1, "random seed of the Erdős–Rényi graph (er)")
 	mixing := fs.String("mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
+	linkDrop := fs.Float64("link-drop", 0, "probability that each edge fails in a round: prints each round's surviving edges and W_t (Metropolis–Hastings)")
+	rounds := fs.Int("rounds", 0, "rounds of a time-varying topology to print (0: one period of exp, 4 rounds of --link-drop)")
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: gtstorm topology [flags]\n\n")
 		fmt.Fprintf(stdout, "Prints the graph's edges, its mixing matrix W (in full up to %d nodes, else by row)\n", topologyDenseMax)
@@ -50,6 +53,24 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 		return usagef("--pc %v: want a probability in [0, 1]", *pc)
 	case *mixing != decentral.MixLaplacian && *mixing != decentral.MixMetropolis:
 		return usagef("--mixing %q: want %s or %s", *mixing, decentral.MixLaplacian, decentral.MixMetropolis)
+	case !(*linkDrop >= 0 && *linkDrop < 1):
+		return usagef("--link-drop %v: want a probability in [0, 1)", *linkDrop)
+	case *rounds < 0:
+		return usagef("--rounds %d: want 0 (the default) or a positive round count", *rounds)
+	case *topo == decentral.ExpTopology && *linkDrop > 0:
+		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", *linkDrop, decentral.ExpTopology)
+	}
+	if *topo == decentral.ExpTopology {
+		if *nodes < 1 {
+			return usagef("--nodes %d: want at least 1", *nodes)
+		}
+		e, err := decentral.OnePeerExponential(*nodes)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(stdout)
+		printExp(w, e, *nodes, cmp.Or(*rounds, e.Period()))
+		return w.Flush()
 	}
 	m := *nodes
 	if !builtin {
@@ -71,7 +92,63 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	}
 	w := bufio.NewWriter(stdout)
 	printTopology(w, *topo, *pc, *seed, mx)
+	if *linkDrop > 0 {
+		l, err := decentral.NewLinkDrop(g, *mixing, *linkDrop, *seed)
+		if err != nil {
+			return err
+		}
+		printLinkDrop(w, l, *linkDrop, *seed, cmp.Or(*rounds, 4))
+	}
 	return w.Flush()
+}
+
+// printExp writes the one-peer exponential graph's pattern, round by round,
+// as comments: whom each node mixes with, and W_t for small m.
+func printExp(w io.Writer, e *decentral.OnePeerExp, m, rounds int) {
+	fmt.Fprintf(w, "# gtstorm topology exp: %d nodes, one-peer exponential graph (Ying et al., 2021)\n", m)
+	fmt.Fprintf(w, "# round t: node i averages with node (i - 2^k) mod %d, k = t mod %d: W_t = (I + P_t)/2,\n", m, e.Period())
+	fmt.Fprintf(w, "# doubly stochastic though directed; each node sends one vector per round.\n")
+	for t := range rounds {
+		fmt.Fprintf(w, "# round %d (k = %d):", t, t%e.Period())
+		for i := range m {
+			fmt.Fprintf(w, " %d<-%d", i, e.Peer(i, t))
+		}
+		fmt.Fprintln(w)
+		if m <= topologyDenseMax && m <= 8 {
+			printDense(w, e.Mixing(t))
+		}
+	}
+	lam, err := e.Lambda(e.Period())
+	if err != nil {
+		fmt.Fprintf(w, "# lambda: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "# lambda per round over one period, ||W_%d...W_0 - J||^(1/%d) = %.6f", e.Period()-1, e.Period(), lam)
+	fmt.Fprintf(w, " (each single W_t: %.6f)\n", e.Mixing(0).Lambda())
+}
+
+// printLinkDrop writes the first rounds of a graph whose edges fail at
+// random: each round's failed edges and λ(W_t), and the mean λ.
+func printLinkDrop(w io.Writer, l *decentral.LinkDrop, p float64, seed uint64, rounds int) {
+	fmt.Fprintf(w, "# links failing w.p. %g per round (seed %d); W_t is the Metropolis-Hastings matrix of the surviving edges\n", p, seed)
+	for t := range rounds {
+		mx := l.Mixing(t)
+		fmt.Fprintf(w, "# round %d: %d edges survive, lambda(W_t) = %.6f\n", t, len(mx.Graph().Edges), mx.Lambda())
+	}
+	if lam, err := l.Lambda(rounds); err == nil {
+		fmt.Fprintf(w, "# mean lambda over rounds 0-%d = %.6f\n", rounds-1, lam)
+	}
+}
+
+// printDense writes W as comment rows.
+func printDense(w io.Writer, mx *decentral.Mixing) {
+	for _, row := range mx.Dense() {
+		fmt.Fprint(w, "#")
+		for _, v := range row {
+			fmt.Fprintf(w, " %.6f", v)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // printTopology writes the graph as an edge list, its node count declared,
@@ -99,18 +176,12 @@ func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *decent
 	}
 	fmt.Fprintf(w, "# mixing matrix W (%s):\n", mx.Name())
 	if g.N <= topologyDenseMax {
-		for _, row := range mx.Dense() {
-			fmt.Fprint(w, "#")
-			for _, v := range row {
-				fmt.Fprintf(w, " %.6f", v)
-			}
-			fmt.Fprintln(w)
-		}
+		printDense(w, mx)
 	} else {
 		for i := 0; i < g.N; i++ {
 			self, nb := mx.Row(i)
 			fmt.Fprintf(w, "# row %d: %d=%.6f", i, i, self)
-			for k, j := range g.Neighbors(i) {
+			for k, j := range mx.From(i) {
 				fmt.Fprintf(w, " %d=%.6f", j, nb[k])
 			}
 			fmt.Fprintln(w)

@@ -1,0 +1,81 @@
+package train
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// Budget is a comparison's equal budget of work per node: every algorithm
+// gets the most rounds whose samples per node stay within Samples, so that
+// GT-STORM's two gradients a round and D-GET's large batches are paid for.
+type Budget struct {
+	Samples int64 // samples per node, Init's included
+}
+
+// ParseBudget parses `samples=N` (N may use k, M or G for 10³, 10⁶, 10⁹).
+func ParseBudget(s string) (Budget, error) {
+	kind, value, ok := strings.Cut(s, "=")
+	if !ok || kind != "samples" {
+		return Budget{}, &ConfigError{"budget", s, "samples=N, the samples per node each algorithm may draw"}
+	}
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(value, "k"):
+		mult, value = 1e3, strings.TrimSuffix(value, "k")
+	case strings.HasSuffix(value, "M"):
+		mult, value = 1e6, strings.TrimSuffix(value, "M")
+	case strings.HasSuffix(value, "G"):
+		mult, value = 1e9, strings.TrimSuffix(value, "G")
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 1 || n > (1<<62)/mult {
+		return Budget{}, &ConfigError{"budget", s, "samples=N with N a positive sample count"}
+	}
+	return Budget{Samples: n * mult}, nil
+}
+
+// Rounds returns the rounds c's algorithm gets within the budget. A large
+// batch of the whole share counts the mean share (training samples / nodes),
+// which is every node's share under the iid and label partitions up to
+// rounding.
+func (b Budget) Rounds(c Config) (int, error) {
+	cost := decentral.Cost{Batch: c.Batch, Full: c.BigBatch, Period: c.Period}
+	if cost.Period == 0 {
+		cost.Period = decentral.DefaultPeriod
+	}
+	if cost.Full == 0 {
+		ds := c.dataSizes()
+		cost.Full = max(ds.train/max(c.Nodes, 1), 1)
+	}
+	rounds, err := decentral.RoundsWithin(c.Algo, b.Samples, cost)
+	if err != nil {
+		return 0, err
+	}
+	if rounds < 1 {
+		first, _ := decentral.SamplesAfter(c.Algo, 1, cost)
+		return 0, &ConfigError{"budget", fmt.Sprintf("samples=%d", b.Samples),
+			fmt.Sprintf("at least %d samples per node, what one round of %s draws", first, c.Algo)}
+	}
+	return rounds, nil
+}
+
+// BudgetCells returns cells with each configuration's rounds set to what
+// the budget buys its algorithm.
+func BudgetCells(cells []Cell, b Budget) ([]Cell, error) {
+	out := make([]Cell, len(cells))
+	for i, cell := range cells {
+		cell.Configs = append([]Config(nil), cell.Configs...)
+		for k := range cell.Configs {
+			r, err := b.Rounds(cell.Configs[k])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cell.Label, err)
+			}
+			cell.Configs[k].Iters = r
+		}
+		out[i] = cell
+	}
+	return out, nil
+}
