@@ -2,6 +2,7 @@ package decentral
 
 import (
 	"math"
+	"math/cmplx"
 	"strings"
 	"testing"
 )
@@ -243,6 +244,55 @@ func TestD2AverageIdentity(t *testing.T) {
 		}
 		if worst > 1e-5 {
 			t.Errorf("%s: x̄_{t+1} off D²'s average recursion by up to %.2e", name, worst)
+		}
+	}
+}
+
+// TestD2UnstableOnDirectedW shows why D² wants a symmetric W. On the
+// directed W = (I + P)/2 of one round of the one-peer graph (m = 4, P a
+// cyclic shift) W has the eigenvalues μ = (1 ± i)/2, and with f_i =
+// ½‖x − b_i‖² and a constant step η D²'s recursion on each eigenvector is
+// z² − μ(2 − η)z + μ(1 − η) = 0, whose larger root has modulus ≈ 1.24 for
+// η = 0.1: the nodes move away from x* by that factor a round, where
+// gradient tracking on the same W converges.
+func TestD2UnstableOnDirectedW(t *testing.T) {
+	const m, d, eta = 4, 3, 0.1
+	mu := complex(0.5, 0.5)
+	a, b := mu*complex(2-eta, 0), mu*complex(1-eta, 0)
+	disc := cmplx.Sqrt(a*a - 4*b)
+	rate := max(cmplx.Abs((a+disc)/2), cmplx.Abs((a-disc)/2))
+
+	q := newHetQuad(m, d)
+	xs := q.optimum()
+	w := onePeer(t, m)
+	for _, algo := range []string{D2, GNSD} {
+		o, err := New(Config{Algorithm: algo, Eta0: eta, ConstantStep: true, Workers: 1}, w, newNodeSampler(m), q, make([]float32, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if err := o.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var at [2]float64
+		for r := 1; r <= 140; r++ {
+			if err := o.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+			switch r {
+			case 100:
+				at[0] = worstDistance(o, xs)
+			case 140:
+				at[1] = worstDistance(o, xs)
+			}
+		}
+		growth := math.Pow(at[1]/at[0], 1.0/40)
+		t.Logf("%s: distance %.3g after 100 rounds, %.3g after 140: ×%.4f a round (D²'s predicted ×%.4f)", algo, at[0], at[1], growth, rate)
+		if algo == D2 && math.Abs(growth-rate) > 0.005 {
+			t.Errorf("D² on (I + P)/2 moves away ×%.4f a round, want ×%.4f", growth, rate)
+		}
+		if algo == GNSD && growth >= 1 {
+			t.Errorf("GNSD on (I + P)/2 moves ×%.4f a round, want it to converge", growth)
 		}
 	}
 }

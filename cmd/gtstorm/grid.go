@@ -80,7 +80,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if *budget != "" {
 		b, err := train.ParseBudget(*budget)
 		if err != nil {
-			return err
+			return usagef("%v", err)
 		}
 		if cells, err = train.BudgetCells(cells, b); err != nil {
 			return err

@@ -93,6 +93,15 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sweep", "--vary", "rho=1,10,1"}, "1 is listed twice"},
 		{[]string{"sweep", "--vary", "rho=1,10", "--rho", "5"}, "--rho"},
 		{[]string{"compare", "--seed", "18446744073709551615", "--seeds", "2"}, "wrap"},
+		{[]string{"train", "--link-drop", "1"}, "--link-drop 1"},
+		{[]string{"train", "--link-drop", "-0.1"}, "--link-drop -0.1"},
+		{[]string{"train", "--topology", "exp", "--link-drop", "0.2"}, "--link-drop 0.2"},
+		{[]string{"train", "--period", "-1"}, "--period -1"},
+		{[]string{"train", "--big-batch", "-5"}, "--big-batch -5"},
+		{[]string{"compare", "--budget", "rounds=10"}, "--budget rounds=10"},
+		{[]string{"compare", "--budget", "samples=1k", "--iters", "10"}, "--iters"},
+		{[]string{"topology", "--topology", "exp", "--nodes", "0"}, "--nodes 0"},
+		{[]string{"topology", "--link-drop", "1.5"}, "--link-drop 1.5"},
 		{[]string{"frobnicate"}, "unknown command"},
 	}
 	for _, tc := range cases {
