@@ -33,6 +33,13 @@ type Config struct {
 	// Topology gives round t's mixing matrix W_t; nil means the matrix
 	// passed to New every round. Its matrices must be over New's m nodes.
 	Topology Topology
+	// Local lists the nodes this optimizer runs, in increasing order: the
+	// nodes of one process (a rank) of a run spread over several. Empty
+	// means all m. The others' vectors arrive through the Exchange, whose
+	// Recv must return them; their rows of the optimizer's slabs are not
+	// kept up to date, so measures over every node (Mean, ConsensusError,
+	// GradNormSq, Loss, Counters) describe the local nodes only.
+	Local []int
 	// Period is D-GET's q: a node takes its large-batch gradient every q
 	// rounds; 0 means DefaultPeriod.
 	Period int
@@ -52,9 +59,9 @@ func (c Config) PeriodOrDefault() int {
 	return DefaultPeriod
 }
 
-// WorkerCount returns the number of goroutines an optimizer of m nodes runs
-// node work on, min(Workers or GOMAXPROCS, m): its Oracle sees worker ids
-// 0..WorkerCount(m)−1.
+// WorkerCount returns the number of goroutines an optimizer running m
+// nodes does node work on, min(Workers or GOMAXPROCS, m): its Oracle sees
+// worker ids 0..WorkerCount(m)−1.
 func (c Config) WorkerCount(m int) int {
 	n := c.Workers
 	if n == 0 {

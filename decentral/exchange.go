@@ -25,6 +25,17 @@ type Exchange interface {
 	Recv(node, from int) [][]float32
 }
 
+// RoundExchange is an [Exchange] that must know each round before its Sends:
+// a transport between processes, which labels its messages with the round
+// and waits for the messages its nodes' in-neighbours send. The optimizer
+// calls BeginRound(t, W_t, shares) once per round, before the round's Sends:
+// every node i it runs then receives shares vectors from each node of
+// W_t.From(i), sent by Send(j, to, vecs) on whichever process runs j.
+type RoundExchange interface {
+	Exchange
+	BeginRound(t int, w *Mixing, shares int) error
+}
+
 // MemExchange is the in-memory Exchange of a single process simulating all
 // nodes: a sent vector is shared with the neighbours, not copied, and the
 // bytes reported are those a network transport would send — every float to

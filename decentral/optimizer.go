@@ -24,7 +24,8 @@ type Optimizer struct {
 	sampler BatchSource
 	oracle  Oracle
 	m, p    int
-	procs   int // goroutines and worker ids used: min(Config.Workers, m)
+	local   []int // the nodes this optimizer runs: Config.Local, or all
+	procs   int   // goroutines and worker ids used: min(Config.Workers, len(local))
 	x0      []float32
 
 	// The method's state slabs, m × p each, x first: cur[k] is slab k's
@@ -86,7 +87,11 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 		return nil, fmt.Errorf("%s: initial parameters are not finite", cfg.Algorithm)
 	}
 	m, p := mix.Nodes(), len(x0)
-	procs := cfg.WorkerCount(m)
+	local, err := localNodes(cfg.Local, m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
+	}
+	procs := cfg.WorkerCount(len(local))
 	if cfg.Period < 0 || cfg.BigBatch < 0 {
 		return nil, fmt.Errorf("%s: period %d and big batch %d, want ≥ 0", cfg.Algorithm, cfg.Period, cfg.BigBatch)
 	}
@@ -96,7 +101,7 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	opt := &Optimizer{
 		cfg: cfg, meth: meth, sched: sched, topo: topo, mix: mix, ex: cfg.Exchange,
-		sampler: s, oracle: o, m: m, p: p, procs: procs,
+		sampler: s, oracle: o, m: m, p: p, local: local, procs: procs,
 		x0:       append([]float32(nil), x0...),
 		dir:      -1,
 		samples:  make([]int64, m),
@@ -154,7 +159,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		o.rLoss[i] = math.NaN()
 	}
 	o.setRates(0)
-	if err := o.parallel(phaseInit, o.m); err != nil {
+	if err := o.parallel(phaseInit, len(o.local)); err != nil {
 		return fmt.Errorf("%s init: %w", o.meth.Name(), err)
 	}
 	o.commitCounters()
@@ -185,8 +190,13 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		o.mix = mx
 	}
 	o.setRates(t)
+	if rx, ok := o.ex.(RoundExchange); ok {
+		if err := rx.BeginRound(t, o.mix, o.meth.Shares()); err != nil {
+			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
+		}
+	}
 	to := o.mix.to
-	for i := 0; i < o.m; i++ {
+	for _, i := range o.local {
 		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
 		n, err := o.ex.Send(i, to[i], o.send[i])
 		if err != nil {
@@ -197,7 +207,7 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	if err := o.ex.Wait(ctx); err != nil {
 		return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 	}
-	if err := o.parallel(phaseStep, o.m); err != nil {
+	if err := o.parallel(phaseStep, len(o.local)); err != nil {
 		o.failed = fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		return o.failed
 	}
@@ -230,12 +240,37 @@ func (o *Optimizer) checkMixing(mx *Mixing) error {
 }
 
 func (o *Optimizer) commitCounters() {
-	for i := 0; i < o.m; i++ {
+	for _, i := range o.local {
 		o.samples[i] += o.rSamples[i]
 		o.evals[i] += o.rEvals[i]
 		o.loss[i] = o.rLoss[i]
 	}
 }
+
+// localNodes checks Config.Local against m nodes and returns the nodes an
+// optimizer runs: those listed, or all m when the list is empty.
+func localNodes(list []int, m int) ([]int, error) {
+	if len(list) == 0 {
+		all := make([]int, m)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	for k, i := range list {
+		switch {
+		case i < 0 || i >= m:
+			return nil, fmt.Errorf("local node %d: want a node of [0, %d)", i, m)
+		case k > 0 && i <= list[k-1]:
+			return nil, fmt.Errorf("local nodes %v: want distinct nodes in increasing order", list)
+		}
+	}
+	return append([]int(nil), list...), nil
+}
+
+// Local returns the nodes this optimizer runs, in increasing order: all m,
+// or Config.Local. The slice belongs to the optimizer.
+func (o *Optimizer) Local() []int { return o.local }
 
 // row returns node i's p-float row of slab.
 func (o *Optimizer) row(slab []float32, i int) []float32 {

@@ -35,7 +35,7 @@ func (o *Optimizer) parallel(phase, n int) error {
 			if phase == phaseEval {
 				return fmt.Errorf("batch %d: %w", i, err)
 			}
-			return fmt.Errorf("node %d: %w", i, err)
+			return fmt.Errorf("node %d: %w", o.local[i], err)
 		}
 	}
 	return nil
@@ -62,11 +62,13 @@ func (o *Optimizer) job(w, i int) (err error) {
 	}()
 	switch o.phase {
 	case phaseInit:
-		o.rSamples[i], o.rEvals[i] = 0, 0
-		return o.meth.Init(RoundContext{o, w, i})
+		node := o.local[i]
+		o.rSamples[node], o.rEvals[node] = 0, 0
+		return o.meth.Init(RoundContext{o, w, node})
 	case phaseStep:
-		o.rSamples[i], o.rEvals[i] = 0, 0
-		return o.meth.Step(RoundContext{o, w, i})
+		node := o.local[i]
+		o.rSamples[node], o.rEvals[node] = 0, 0
+		return o.meth.Step(RoundContext{o, w, node})
 	default:
 		return o.evalJob(w, i)
 	}

@@ -1,0 +1,196 @@
+package decentral
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+)
+
+// rankBus carries the vectors of K in-process ranks, as a network transport
+// between processes would: each rank's Send copies its vectors (labelled
+// with the round), and Wait returns once every rank has sent the round.
+// A rank may run one round ahead of another, so rounds are double-buffered.
+type rankBus struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	ranks int
+	sent  [2][][][]float32 // [round parity][node] → the node's vectors
+	ready map[int]int      // round → ranks whose sends are complete
+}
+
+func newRankBus(ranks, m int) *rankBus {
+	b := &rankBus{ranks: ranks, ready: map[int]int{}}
+	b.cond = sync.NewCond(&b.mu)
+	for p := range b.sent {
+		b.sent[p] = make([][][]float32, m)
+	}
+	return b
+}
+
+// rankExchange is one rank's RoundExchange on a rankBus.
+type rankExchange struct {
+	bus *rankBus
+	t   int
+}
+
+func (e *rankExchange) BeginRound(t int, w *Mixing, shares int) error {
+	e.t = t
+	return nil
+}
+
+func (e *rankExchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
+	cp := make([][]float32, len(vecs))
+	floats := 0
+	for k, v := range vecs {
+		cp[k] = append([]float32(nil), v...)
+		floats += len(v)
+	}
+	e.bus.mu.Lock()
+	e.bus.sent[e.t%2][node] = cp
+	e.bus.mu.Unlock()
+	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+func (e *rankExchange) Wait(ctx context.Context) error {
+	b := e.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ready[e.t]++
+	b.cond.Broadcast()
+	for b.ready[e.t] < b.ranks {
+		b.cond.Wait()
+	}
+	return ctx.Err()
+}
+
+func (e *rankExchange) Recv(node, from int) [][]float32 {
+	e.bus.mu.Lock()
+	defer e.bus.mu.Unlock()
+	return e.bus.sent[e.t%2][from]
+}
+
+// blocks returns K contiguous blocks of m nodes.
+func blocks(m, k int) [][]int {
+	out := make([][]int, k)
+	for i := range m {
+		r := i * k / m
+		out[r] = append(out[r], i)
+	}
+	return out
+}
+
+// TestRanksEqualOneProcess: a run split over K ranks, each running its own
+// block of nodes and exchanging copies of its vectors, ends with every
+// node's state and counters bit for bit those of the one-process run,
+// whatever K, for every algorithm and on static and time-varying graphs.
+// Mixing sums a row's neighbours in the same fixed order on every rank, a
+// node's batches come from its own stream, and its gradients depend only on
+// its batch and parameters: nothing depends on where the node runs.
+func TestRanksEqualOneProcess(t *testing.T) {
+	const m, rounds = 10, 25
+	pr := newLS(m, 6, 40, 1, 9)
+	er := mustGraph(ErdosRenyi(m, 0.4, 3))
+	// Each rank builds its own topology, as a process does (a LinkDrop
+	// caches its last matrix and is not shared between goroutines).
+	topologies := map[string]func() Topology{
+		"static": func() Topology { return Static{mustMixing(t, MixLaplacian, er)} },
+		"exp": func() Topology {
+			e, err := OnePeerExponential(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		},
+		"link-drop": func() Topology {
+			l, err := NewLinkDrop(er, MixLaplacian, 0.3, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
+	}
+	for _, algo := range Algorithms() {
+		for tname, newTopo := range topologies {
+			topo := newTopo()
+			cfg := Config{Algorithm: algo, Eta0: 0.05, Workers: 2, Topology: topo, Period: 7}
+			want, _ := lsRun(t, cfg, topo.Mixing(0), pr, 3, 11)
+			for range rounds {
+				if err := want.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, k := range []int{1, 2, 3, 5} {
+				name := fmt.Sprintf("%s/%s/K=%d", algo, tname, k)
+				bus := newRankBus(k, m)
+				ranks := make([]*Optimizer, k)
+				for r, local := range blocks(m, k) {
+					c := cfg
+					c.Local, c.Exchange, c.Topology = local, &rankExchange{bus: bus}, newTopo()
+					ranks[r], _ = lsRun(t, c, c.Topology.Mixing(0), pr, 3, 11)
+				}
+				var wg sync.WaitGroup
+				errs := make([]error, k)
+				for r, o := range ranks {
+					wg.Go(func() {
+						for range rounds {
+							if errs[r] = o.Step(ctx); errs[r] != nil {
+								// Release the others: a failed rank's round
+								// still counts as sent.
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				for r, err := range errs {
+					if err != nil {
+						t.Fatalf("%s: rank %d: %v", name, r, err)
+					}
+				}
+				wantC := want.Counters()
+				for _, o := range ranks {
+					c := o.Counters()
+					for _, i := range o.Local() {
+						for slab := range want.cur {
+							if !sameBits(o.row(o.cur[slab], i), want.row(want.cur[slab], i)) {
+								t.Fatalf("%s: node %d's %s differs from the one-process run", name, i, want.meth.Slabs()[slab])
+							}
+						}
+						if c.BytesSent[i] != wantC.BytesSent[i] || o.samples[i] != want.samples[i] || o.evals[i] != want.evals[i] {
+							t.Errorf("%s: node %d counted %d bytes, %d samples, %d evaluations; one process %d, %d, %d",
+								name, i, c.BytesSent[i], o.samples[i], o.evals[i], wantC.BytesSent[i], want.samples[i], want.evals[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameBits reports whether a and b hold the same float32 bit patterns.
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if math.Float32bits(a[k]) != math.Float32bits(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestLocalNodesChecked: Config.Local must list distinct nodes of [0, m) in
+// increasing order.
+func TestLocalNodesChecked(t *testing.T) {
+	pr := newLS(4, 2, 5, 1, 1)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	for _, local := range [][]int{{-1}, {4}, {1, 1}, {2, 1}} {
+		_, err := New(Config{Algorithm: DSGD, Eta0: 0.1, Local: local}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, 2))
+		if err == nil {
+			t.Errorf("Local %v accepted", local)
+		}
+	}
+}
