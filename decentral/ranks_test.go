@@ -164,6 +164,25 @@ func TestRanksEqualOneProcess(t *testing.T) {
 						}
 					}
 				}
+				// Rank 0 gathers the others' nodes and measures the run as
+				// the one process does.
+				var st NodeState
+				for _, o := range ranks[1:] {
+					for _, i := range o.Local() {
+						st = o.ExportNode(i, st)
+						if err := ranks[0].ImportNode(st); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				a, b := make([]float32, pr.d), make([]float32, pr.d)
+				ranks[0].Mean(a)
+				want.Mean(b)
+				gotC := ranks[0].Counters()
+				if !sameBits(a, b) || ranks[0].ConsensusError() != want.ConsensusError() || gotC.Samples != wantC.Samples ||
+					gotC.MaxBytesSent() != wantC.MaxBytesSent() || !(ranks[0].Loss() == want.Loss() || math.IsNaN(want.Loss())) {
+					t.Errorf("%s: rank 0's measures after gathering differ from the one-process run's", name)
+				}
 			}
 		}
 	}
@@ -180,6 +199,29 @@ func sameBits(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestImportNodeChecked: a node state is refused for a node of the rank
+// itself, out of range, of the wrong length or not finite.
+func TestImportNodeChecked(t *testing.T) {
+	pr := newLS(4, 2, 5, 1, 1)
+	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	o, _ := lsRun(t, Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}}, mx, pr, 1, 1)
+	nan := float32(math.NaN())
+	for _, s := range []NodeState{
+		{Node: 1, X: []float32{1, 2}},
+		{Node: 4, X: []float32{1, 2}},
+		{Node: 2, X: []float32{1}},
+		{Node: 2, X: []float32{1, nan}},
+		{Node: 3, X: []float32{1, 2}, Samples: -1},
+	} {
+		if err := o.ImportNode(s); err == nil {
+			t.Errorf("ImportNode(%+v) accepted", s)
+		}
+	}
+	if err := o.ImportNode(NodeState{Node: 2, X: []float32{1, 2}, Samples: 5}); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestLocalNodesChecked: Config.Local must list distinct nodes of [0, m) in
