@@ -40,9 +40,11 @@ func (r *runner) checkpoint() error {
 	if err != nil {
 		return err
 	}
-	mark, err := r.metrics.sync()
-	if err != nil {
-		return err
+	var mark metricsMark
+	if r.metrics != nil { // a rank other than 0 writes no metrics
+		if mark, err = r.metrics.sync(); err != nil {
+			return err
+		}
 	}
 	m, err := json.Marshal(meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs})
 	if err != nil {
@@ -120,6 +122,9 @@ func (r *runner) restore(st *resumeState) error {
 		return err
 	}
 	r.rows = keepRows(rows, r.s.cfg, st.snap.Round)
+	if last := r.lastRow(); last != nil {
+		r.measured = last.Round
+	}
 	if r.metrics, err = createMetrics(filepath.Join(r.out, MetricsFile), r.rows); err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, opt)
+	r, err := newRunner(cfg, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, opt)
+	r, err := newRunner(cfg, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +218,13 @@ type runner struct {
 	xbar     []float32
 	report   *reporter
 	progress io.Writer // notes for the user; nil for none
+	rank     *rankRole // one rank of a run over several processes; nil for all nodes here
+	measured int       // the round last measured (recorded or, on a rank, gathered); -1 for none
 }
 
 // newRunner builds the run of cfg, whose memory its caller has checked.
-func newRunner(cfg Config, opt Options) (*runner, error) {
-	s, err := buildSetup(cfg)
+func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
+	s, err := buildSetup(cfg, part)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +233,7 @@ func newRunner(cfg Config, opt Options) (*runner, error) {
 		out:      opt.Out,
 		start:    time.Now(),
 		lastCkp:  -1,
+		measured: -1,
 		xbar:     make([]float32, s.model.NumParams()),
 		report:   newReporter(opt.Progress, opt.Bar, cfg),
 		progress: opt.Progress,
@@ -322,8 +325,19 @@ func (r *runner) lastRow() *Row {
 	return &r.rows[len(r.rows)-1]
 }
 
-// record evaluates the current state and appends a metrics row.
+// record evaluates the current state and appends a metrics row. On a rank
+// of a run over several processes it first gathers every node's state on
+// rank 0, which alone evaluates and writes the row.
 func (r *runner) record(ctx context.Context) error {
+	r.measured = r.s.opt.Round()
+	if r.rank != nil {
+		if err := r.rank.gather(ctx, r.s.opt); err != nil {
+			return err
+		}
+		if !r.rank.measures() {
+			return nil
+		}
+	}
 	row, err := r.evaluate(ctx)
 	if err != nil {
 		return err
@@ -373,7 +387,7 @@ func (r *runner) evaluate(ctx context.Context) (Row, error) {
 // finish evaluates the final round if no row has (a resume to the rounds
 // already done), then writes the final checkpoint, model, summary and curve.
 func (r *runner) finish() (*Summary, error) {
-	if last := r.lastRow(); last == nil || last.Round != r.s.opt.Round() {
+	if r.measured != r.s.opt.Round() {
 		if err := r.record(context.Background()); err != nil {
 			return nil, r.fail(err)
 		}
@@ -382,6 +396,9 @@ func (r *runner) finish() (*Summary, error) {
 		if err := r.checkpoint(); err != nil {
 			return nil, err
 		}
+	}
+	if r.rank != nil && !r.rank.measures() {
+		return nil, nil // rank 0 writes the model, summary and curve
 	}
 	if err := r.writeModel(); err != nil {
 		return nil, err

@@ -37,11 +37,19 @@ func newSetup(cfg Config) (*setup, error) {
 	if err := cfg.CheckMemory(); err != nil {
 		return nil, err // a *MemoryError, before anything large is allocated
 	}
-	return buildSetup(cfg)
+	return buildSetup(cfg, nil)
 }
 
-// buildSetup is newSetup for a cfg whose memory was checked already.
-func buildSetup(cfg Config) (*setup, error) {
+// rankPart is the part of a run one process (a rank) runs: its nodes and
+// the exchange that reaches the others.
+type rankPart struct {
+	local []int
+	ex    decentral.Exchange
+}
+
+// buildSetup is newSetup for a cfg whose memory was checked already; part,
+// if not nil, restricts the optimizer to one rank's nodes.
+func buildSetup(cfg Config, part *rankPart) (*setup, error) {
 	s := &setup{cfg: cfg}
 	var err error
 	if s.train, s.test, err = loadData(cfg); err != nil {
@@ -83,8 +91,12 @@ func buildSetup(cfg Config) (*setup, error) {
 		Period:       cfg.Period,
 		BigBatch:     cfg.BigBatch,
 	}
+	nodes := cfg.Nodes
+	if part != nil {
+		dc.Local, dc.Exchange, nodes = part.local, part.ex, len(part.local)
+	}
 	// One model worker per optimizer worker id.
-	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(cfg.Nodes)); err != nil {
+	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(nodes)); err != nil {
 		return nil, err
 	}
 	x0 := s.model.Init(cfg.Seed)

@@ -1,0 +1,152 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// Peers is the network side of one rank of a run spread over processes:
+// the exchange that carries its nodes' vectors to their neighbours on other
+// ranks, and the gathering of every node's state on rank 0 for the metrics.
+type Peers interface {
+	decentral.RoundExchange
+	// Gather delivers the states of this rank's nodes after round t to
+	// rank 0. On rank 0 it returns the states of every other rank's nodes
+	// (in any order); on other ranks, nil once the states are sent.
+	Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error)
+}
+
+// NodeOptions describe one rank of a run spread over processes: which
+// rank it is, which rank runs each node, and its peers. Options.Out is the
+// run folder on rank 0 (metrics, summary, curve, model and rank 0's
+// checkpoints, as Train writes them) and the rank's own folder for its
+// checkpoints elsewhere.
+type NodeOptions struct {
+	Options
+	Rank  int
+	Owner []int // Owner[i] is the rank running node i
+	Peers Peers
+}
+
+// rankRole is a runner's part in a run over several ranks.
+type rankRole struct {
+	id     int
+	owner  []int
+	peers  Peers
+	states []decentral.NodeState // this rank's nodes, reused
+}
+
+// measures reports whether this rank evaluates and writes the run's
+// metrics: rank 0.
+func (k *rankRole) measures() bool { return k.id == 0 }
+
+// gather sends this rank's node states to rank 0, which imports the others'
+// into its optimizer so that every measure covers the whole run.
+func (k *rankRole) gather(ctx context.Context, opt *decentral.Optimizer) error {
+	for n, i := range opt.Local() {
+		k.states[n] = opt.ExportNode(i, k.states[n])
+	}
+	got, err := k.peers.Gather(ctx, opt.Round(), k.states)
+	if err != nil {
+		return fmt.Errorf("gather round %d: %w", opt.Round(), err)
+	}
+	if !k.measures() {
+		return nil
+	}
+	seen := 0
+	for _, s := range got {
+		if s.Node < 0 || s.Node >= len(k.owner) || k.owner[s.Node] == k.id {
+			return fmt.Errorf("gather round %d: a state for node %d, which no other rank runs", opt.Round(), s.Node)
+		}
+		if err := opt.ImportNode(s); err != nil {
+			return fmt.Errorf("gather round %d from rank %d: %w", opt.Round(), k.owner[s.Node], err)
+		}
+		seen++
+	}
+	if want := len(k.owner) - len(opt.Local()); seen != want {
+		return fmt.Errorf("gather round %d: %d node states, want %d", opt.Round(), seen, want)
+	}
+	return nil
+}
+
+// localOf returns the nodes owner assigns to rank, in increasing order.
+func localOf(owner []int, rank int) []int {
+	var local []int
+	for i, r := range owner {
+		if r == rank {
+			local = append(local, i)
+		}
+	}
+	return local
+}
+
+// RunNode runs rank opt.Rank's nodes of cfg from the start, exchanging
+// with the other ranks through opt.Peers. Every rank takes the same cfg, so
+// each derives the same graph, partition, seeds and initial parameters; the
+// run's numbers do not depend on how the nodes are spread (see
+// decentral.Config.Local). Rank 0 returns the run's summary and writes its
+// folder as Train does; the other ranks return nil and write their own
+// checkpoints into their folder.
+func RunNode(ctx context.Context, cfg Config, opt NodeOptions) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := cfg.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(opt.Owner) != cfg.Nodes:
+		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
+	case opt.Peers == nil:
+		return nil, fmt.Errorf("rank %d: no peers", opt.Rank)
+	}
+	local := localOf(opt.Owner, opt.Rank)
+	if len(local) == 0 {
+		return nil, fmt.Errorf("rank %d runs no node", opt.Rank)
+	}
+	if err := cfg.CheckMemory(); err != nil {
+		return nil, err
+	}
+	unlock, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := clearPrevious(opt.Options); err != nil {
+		return nil, err
+	}
+	inputs, err := inputFiles(cfg, opt.fingerprints)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	r.inputs = inputs
+	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
+	work := context.WithoutCancel(ctx)
+	if err := r.s.opt.Init(work); err != nil {
+		return nil, err
+	}
+	if r.rank.measures() {
+		if r.metrics, err = createMetrics(filepath.Join(opt.Out, MetricsFile), nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.record(work); err != nil {
+		return nil, r.fail(err)
+	}
+	if err := r.checkpoint(); err != nil {
+		return nil, err
+	}
+	return r.loop(ctx)
+}

@@ -1,0 +1,160 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// memBus connects in-process ranks as a network would: vectors are copied
+// at Send, a round's Wait returns once every rank has sent it, and node
+// states gathered for a round reach rank 0.
+type memBus struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	ranks    int
+	sent     [2][][][]float32 // [round parity][node]
+	ready    map[int]int      // round → ranks that have sent it
+	gathered map[int][]decentral.NodeState
+}
+
+func newMemBus(ranks, m int) *memBus {
+	b := &memBus{ranks: ranks, ready: map[int]int{}, gathered: map[int][]decentral.NodeState{}}
+	b.cond = sync.NewCond(&b.mu)
+	for p := range b.sent {
+		b.sent[p] = make([][][]float32, m)
+	}
+	return b
+}
+
+// memPeers is one rank's Peers on a memBus.
+type memPeers struct {
+	bus  *memBus
+	rank int
+	t    int
+}
+
+func (p *memPeers) BeginRound(t int, w *decentral.Mixing, shares int) error { p.t = t; return nil }
+
+func (p *memPeers) Send(node int, to []int, vecs [][]float32) (int64, error) {
+	cp := make([][]float32, len(vecs))
+	floats := 0
+	for k, v := range vecs {
+		cp[k] = slices.Clone(v)
+		floats += len(v)
+	}
+	p.bus.mu.Lock()
+	p.bus.sent[p.t%2][node] = cp
+	p.bus.mu.Unlock()
+	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+func (p *memPeers) Wait(ctx context.Context) error {
+	b := p.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ready[p.t]++
+	b.cond.Broadcast()
+	for b.ready[p.t] < b.ranks {
+		b.cond.Wait()
+	}
+	return nil
+}
+
+func (p *memPeers) Recv(node, from int) [][]float32 {
+	p.bus.mu.Lock()
+	defer p.bus.mu.Unlock()
+	return p.bus.sent[p.t%2][from]
+}
+
+func (p *memPeers) Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error) {
+	b := p.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p.rank != 0 {
+		for _, s := range states {
+			s.X = slices.Clone(s.X)
+			b.gathered[round] = append(b.gathered[round], s)
+		}
+		b.cond.Broadcast()
+		return nil, nil
+	}
+	m := len(b.sent[0])
+	for len(b.gathered[round]) < m-len(states) {
+		b.cond.Wait()
+	}
+	return b.gathered[round], nil
+}
+
+// TestRanksEqualTrain: a run spread over K ranks (in-process peers) writes
+// on rank 0 the metrics rows, the counters and the final model of the same
+// run in one process, exactly.
+func TestRanksEqualTrain(t *testing.T) {
+	needA8A(t)
+	for _, algo := range []string{decentral.GTSTORM, decentral.DGET} {
+		cfg := lrConfig(algo)
+		cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery, cfg.Period = 30, 10, 10, 7
+		one := t.TempDir()
+		want, err := Train(context.Background(), cfg, Options{Out: one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 2, 5, 10} {
+			name := fmt.Sprintf("%s/K=%d", algo, k)
+			owner := make([]int, cfg.Nodes)
+			for i := range owner {
+				owner[i] = i * k / cfg.Nodes
+			}
+			bus := newMemBus(k, cfg.Nodes)
+			outs := make([]string, k)
+			sums := make([]*Summary, k)
+			errs := make([]error, k)
+			var wg sync.WaitGroup
+			for r := range k {
+				outs[r] = filepath.Join(t.TempDir(), fmt.Sprintf("rank%d", r))
+				wg.Go(func() {
+					sums[r], errs[r] = RunNode(context.Background(), cfg, NodeOptions{
+						Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: &memPeers{bus: bus, rank: r},
+					})
+				})
+			}
+			wg.Wait()
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("%s: rank %d: %v", name, r, err)
+				}
+			}
+			sameRows(t, rowsOf(t, outs[0]), rowsOf(t, one))
+			got := sums[0]
+			if got == nil || got.Samples != want.Samples || got.BytesSentPerNode != want.BytesSentPerNode ||
+				got.FinalTestAcc != want.FinalTestAcc || got.ConsensusError != want.ConsensusError {
+				t.Fatalf("%s: rank 0's summary %+v, one process %+v", name, got, want)
+			}
+			for r := 1; r < k; r++ {
+				if sums[r] != nil {
+					t.Errorf("%s: rank %d returned a summary", name, r)
+				}
+			}
+			a, err := weights.Read(filepath.Join(outs[0], ModelFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := weights.Read(filepath.Join(one, ModelFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range b.Params {
+				if math.Float32bits(a.Params[j]) != math.Float32bits(b.Params[j]) {
+					t.Fatalf("%s: model parameter %d is %v, one process %v", name, j, a.Params[j], b.Params[j])
+				}
+			}
+		}
+	}
+}
