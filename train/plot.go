@@ -16,10 +16,14 @@ import (
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
-// Curve is one line of a plot: a metric against rounds, averaged over one
-// or more runs with the same rows, with its standard deviation.
+// Curve is one line of a plot: a metric against rounds (or, for runs at
+// an equal budget of samples, against samples), averaged over one or more
+// runs with the same rows, with its standard deviation.
 type Curve struct {
 	Label string
+	// XLabel names what Rounds holds; "" is "round". The plot takes the
+	// first curve's.
+	XLabel string
 	// Colour and Style pick the curve's colour and line style from fixed,
 	// well-separated sets: a compare grid gives each algorithm a colour and
 	// each partition a style, a sweep each value a colour.
@@ -91,14 +95,18 @@ func PlotCurves(path, title string, curves []Curve) error {
 // positive value. Whatever the values, even none, it writes a PNG and does
 // not panic; err reports only a failure to write it.
 func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err error) {
+	xLabel := "round"
+	if len(curves) > 0 && curves[0].XLabel != "" {
+		xLabel = curves[0].XLabel
+	}
 	acc := plot.New()
 	acc.Title.Text = title + ": test accuracy of the averaged model"
-	acc.X.Label.Text = "round"
+	acc.X.Label.Text = xLabel
 	acc.Y.Label.Text = "accuracy"
 	acc.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
 	st := plot.New()
 	st.Title.Text = title + ": stationarity S(x)"
-	st.X.Label.Text = "round"
+	st.X.Label.Text = xLabel
 	st.Y.Label.Text = "squared global gradient norm + consensus error"
 	st.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
 

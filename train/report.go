@@ -258,6 +258,15 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 		}
 		curves[i] = CurveOf(cellLabel(r), runs)
 		curves[i].Colour, curves[i].Style = i, 0
+		if roundsNote(res, r) != "" {
+			// Cells of an equal budget of samples ran different rounds:
+			// drawn against the samples a node drew, they share an axis.
+			curves[i].XLabel = "samples per node"
+			nodes := float64(max(r.Configs[0].Nodes, 1))
+			for k := range curves[i].Rounds {
+				curves[i].Rounds[k] = float64(runs[0][k].Samples) / nodes
+			}
+		}
 		if pivot { // a colour per algorithm, a line style per partition
 			c := r.Configs[0]
 			curves[i].Colour, curves[i].Style = slices.Index(algos, c.Algo), slices.Index(parts, c.Partition)
