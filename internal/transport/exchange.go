@@ -1,0 +1,316 @@
+// Package transport carries a decentralized run's vectors between the
+// processes ("ranks") it is spread over: Exchange implements
+// decentral.RoundExchange over gRPC for one rank.
+//
+// Every graph edge {i, j} whose nodes run on different ranks gets one
+// bidirectional gRPC stream, opened by the rank of the lower node id when a
+// round first needs the edge and kept open; messages for the edge go both
+// ways on it, as internal/wire frames through a codec of raw bytes (no
+// protobuf). A stream opens with a HELLO each way that carries the run's
+// config hash: a peer with another hash is refused. With TLS, both sides
+// present certificates of the run's CA that name their rank
+// ("gtstorm-rank-R", URI "gtstorm://rank/R"), and a peer must be the rank
+// that runs the edge's node.
+//
+// Each round the optimizer calls BeginRound, Send for each local node, Wait
+// and then Recv. Vectors travel labelled with their round; a peer running
+// ahead may send the next round's vectors early and they are kept, by round
+// parity, apart from the current round's. Two or more rounds ahead — legal
+// when a time-varying directed W lets a rank run ahead of ranks it does not
+// hear from — the stream is simply not read until this rank catches up, so
+// gRPC's flow control holds the sender back.
+package transport
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+var _ decentral.RoundExchange = (*Exchange)(nil)
+
+// Exchange is one rank's decentral.RoundExchange over gRPC. Build it with
+// New or NewWithListener, Start it, and Close it when the run ends.
+type Exchange struct {
+	cfg     Config
+	owner   []int // owner[node] = its rank
+	local   []int // the nodes of this rank, increasing
+	chunk   int   // floats per DATA frame
+	timeout time.Duration
+	logf    func(string, ...any)
+
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine the Exchange starts
+	ln     net.Listener
+	srv    *grpc.Server
+	conns  []*grpc.ClientConn // by rank; nil for this rank
+
+	mu         sync.Mutex
+	cond       *sync.Cond // signalled when the round advances, on failure and on Close
+	started    bool
+	closed     bool
+	err        error // the first fatal error
+	begun      bool  // BeginRound was called
+	round      int64 // the round in progress
+	shares     int   // vectors each in-neighbour sends this round
+	veclen     int   // floats per vector, 0 until known
+	pending    int   // vectors of the round still to arrive
+	outPending int   // sends of the round not yet handed to gRPC
+	waitStart  time.Time
+	peers      []peerState // by rank
+	sent       [][][]float32
+	progress   chan struct{} // capacity 1: wakes Wait
+
+	cur   atomic.Int64 // the round in progress, read by Recv
+	emu   sync.RWMutex // guards edges; taken inside mu
+	edges map[uint64]*edge
+
+	logMu  sync.Mutex
+	logged map[string]bool // refusals reported, by reason
+
+	gather   gatherBox    // rank 0: the node states gathered, by round
+	gatherTo gatherClient // other ranks: the stream to rank 0
+
+	bytesSent, bytesRecv, waitNanos, waits atomic.Int64
+	held                                   atomic.Int64 // frames that came two or more rounds early
+}
+
+// peerState is what this rank knows of another.
+type peerState struct {
+	heard   time.Time // when it last sent or took a frame
+	lastErr error     // its last connection or stream failure
+}
+
+// Stats are an Exchange's totals since it was built.
+type Stats struct {
+	// BytesSent and BytesRecv count float payload bytes that crossed the
+	// network: vectors delivered in memory to nodes of this rank are not
+	// counted here, though Send's result counts them.
+	BytesSent, BytesRecv int64
+	// Wait is the wall time spent blocked in Wait, and Waits the number of
+	// Waits that returned: Wait/Waits is the time waiting on the network
+	// per round.
+	Wait  time.Duration
+	Waits int64
+}
+
+// New returns the Exchange of cfg.Rank; Start listens on cfg.Addrs[cfg.Rank].
+func New(cfg Config) (*Exchange, error) {
+	return newExchange(cfg, nil)
+}
+
+// NewWithListener is New with the rank's listener already open, as when
+// Addrs is only known after every rank listened on port 0. cfg.Addrs[Rank]
+// is what the other ranks dial; ln is what this one serves on.
+func NewWithListener(cfg Config, ln net.Listener) (*Exchange, error) {
+	if ln == nil {
+		return nil, fmt.Errorf("transport: rank %d: nil listener", cfg.Rank)
+	}
+	if cfg.Insecure && !Loopback(ln.Addr().String()) {
+		return nil, fmt.Errorf("transport: rank %d: insecure transport refused on the non-loopback listener %s", cfg.Rank, ln.Addr())
+	}
+	return newExchange(cfg, ln)
+}
+
+func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
+	cfg.Addrs = append([]string(nil), cfg.Addrs...)
+	owner, err := cfg.check()
+	if err != nil {
+		return nil, fmt.Errorf("transport: rank %d: %w", cfg.Rank, err)
+	}
+	x := &Exchange{
+		cfg: cfg, owner: owner, chunk: cfg.chunkFloats(), timeout: cfg.peerTimeout(),
+		logf: cfg.logf(), ln: ln, veclen: cfg.VectorLen,
+		conns:    make([]*grpc.ClientConn, len(cfg.Addrs)),
+		peers:    make([]peerState, len(cfg.Addrs)),
+		sent:     make([][][]float32, cfg.Nodes),
+		progress: make(chan struct{}, 1),
+		edges:    make(map[uint64]*edge),
+		logged:   make(map[string]bool),
+	}
+	x.cond = sync.NewCond(&x.mu)
+	x.gather.cond = sync.NewCond(&x.gather.mu)
+	x.gather.rounds = make(map[int][]decentral.NodeState)
+	x.ctx, x.cancel = context.WithCancel(context.Background())
+	for i, r := range owner {
+		if r == cfg.Rank {
+			x.local = append(x.local, i)
+		}
+	}
+	return x, nil
+}
+
+// Start listens, unless given a listener, serves the other ranks' streams
+// and prepares a connection to each of them; connections are dialed when a
+// round first needs them. ctx bounds the listen only: Close stops the rest.
+func (x *Exchange) Start(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case x.closed:
+		return fmt.Errorf("transport: rank %d: Start after Close", x.cfg.Rank)
+	case x.started:
+		return fmt.Errorf("transport: rank %d: started twice", x.cfg.Rank)
+	}
+	if x.ln == nil {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", x.cfg.Addrs[x.cfg.Rank])
+		if err != nil {
+			return fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err)
+		}
+		x.ln = ln
+	}
+	for r, addr := range x.cfg.Addrs {
+		if r == x.cfg.Rank {
+			continue
+		}
+		cc, err := grpc.NewClient("passthrough:///"+addr, x.dialOptions(r)...)
+		if err != nil {
+			x.closeConns()
+			clear(x.conns)
+			return fmt.Errorf("transport: rank %d: client for rank %d at %s: %w", x.cfg.Rank, r, addr, err)
+		}
+		x.conns[r] = cc
+	}
+	x.srv = grpc.NewServer(x.serverOptions()...)
+	x.srv.RegisterService(&serviceDesc, x)
+	x.started = true
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		if err := x.srv.Serve(x.ln); err != nil && !x.isClosed() {
+			x.fail(fmt.Errorf("transport: rank %d: serving on %s: %w", x.cfg.Rank, x.ln.Addr(), err))
+		}
+	}()
+	return nil
+}
+
+// Addr returns the address the Exchange listens on, or "" before it listens.
+func (x *Exchange) Addr() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ln == nil {
+		return ""
+	}
+	return x.ln.Addr().String()
+}
+
+// Close stops serving, closes every stream and connection, wakes a blocked
+// Wait and returns once every goroutine the Exchange started has ended.
+func (x *Exchange) Close() error {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return nil
+	}
+	x.closed = true
+	x.cond.Broadcast()
+	x.notify()
+	srv, ln := x.srv, x.ln
+	x.mu.Unlock()
+	x.cancel()
+	if srv != nil {
+		srv.Stop()
+	} else if ln != nil {
+		ln.Close()
+	}
+	x.closeConns()
+	x.wg.Wait()
+	return nil
+}
+
+func (x *Exchange) closeConns() {
+	for _, cc := range x.conns {
+		if cc != nil {
+			cc.Close()
+		}
+	}
+}
+
+// Stats returns the Exchange's totals so far.
+func (x *Exchange) Stats() Stats {
+	return Stats{
+		BytesSent: x.bytesSent.Load(), BytesRecv: x.bytesRecv.Load(),
+		Wait: time.Duration(x.waitNanos.Load()), Waits: x.waits.Load(),
+	}
+}
+
+// Local returns the nodes this rank runs, in increasing order: the
+// decentral.Config.Local of its optimizer. The slice belongs to the Exchange.
+func (x *Exchange) Local() []int { return x.local }
+
+func (x *Exchange) isClosed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.closed
+}
+
+// fail records the first fatal error and wakes everything waiting.
+func (x *Exchange) fail(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.failLocked(err)
+}
+
+func (x *Exchange) failLocked(err error) {
+	if x.err == nil && !x.closed {
+		x.err = err
+	}
+	x.cond.Broadcast()
+	x.notify()
+}
+
+// notify wakes Wait; x.mu is held or the channel alone is touched.
+func (x *Exchange) notify() {
+	select {
+	case x.progress <- struct{}{}:
+	default:
+	}
+}
+
+// peerError records rank r's last failure, for the error of a Wait that
+// times out waiting for it.
+func (x *Exchange) peerError(r int, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if r >= 0 && r < len(x.peers) {
+		x.peers[r].lastErr = err
+	}
+}
+
+// heardLocked notes that rank r sent or took a frame now.
+func (x *Exchange) heardLocked(r int) {
+	x.peers[r].heard = time.Now()
+	x.notify()
+}
+
+// maxLogged bounds the distinct refusals Logf reports.
+const maxLogged = 64
+
+// refusal reports a refusal through Logf, once per reason: a peer retrying
+// with the same fault is not reported again.
+func (x *Exchange) refusal(reason, format string, args ...any) {
+	x.logMu.Lock()
+	seen := x.logged[reason] || len(x.logged) >= maxLogged
+	if !seen {
+		x.logged[reason] = true
+	}
+	x.logMu.Unlock()
+	if !seen {
+		x.logf(format, args...)
+	}
+}
+
+// who names a remote node for errors: "node 3 (rank 1 at host:port)".
+func (x *Exchange) who(node int) string {
+	r := x.owner[node]
+	return fmt.Sprintf("node %d (rank %d at %s)", node, r, x.cfg.Addrs[r])
+}

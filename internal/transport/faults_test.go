@@ -1,0 +1,244 @@
+package transport
+
+import (
+	"context"
+	"math"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/wire"
+)
+
+// TestPeerTimeout: a peer that goes silent, one that closed, and one that
+// never started make Wait fail within the peer timeout, naming the rank and
+// its address.
+func TestPeerTimeout(t *testing.T) {
+	const timeout = time.Second
+	topo := static(decentral.MetropolisHastings(must(decentral.Ring(4))))
+	for _, how := range []string{"silent", "closed"} {
+		t.Run(how, func(t *testing.T) {
+			cl := newCluster(t, 2, 4, func(i int) int { return i % 2 }, func(r int, c *Config) { c.PeerTimeout = timeout })
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			checkErrs(t, cl.runAll(ctx, topo, 2, 1000, 0, 2, nil))
+			if how == "closed" {
+				cl.xs[1].Close()
+			}
+			start := time.Now()
+			err := runRank(ctx, cl.xs[0], topo, 2, 1000, 2, 1, nil)
+			elapsed := time.Since(start)
+			if err == nil {
+				t.Fatal("round 2 without rank 1 succeeded")
+			}
+			wantIn(t, "the error", err.Error(), "rank 1 at "+cl.xs[0].cfg.Addrs[1], "not answering within 1s")
+			if elapsed < timeout || elapsed > timeout+timeout/2 {
+				t.Errorf("Wait failed after %v, want the peer timeout, %v", elapsed, timeout)
+			}
+			t.Log(err)
+		})
+	}
+	t.Run("never started", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dead := ln.Addr().String()
+		ln.Close()
+		lb := &logBuf{}
+		x, err := New(Config{Addrs: []string{"127.0.0.1:0", dead}, Owner: func(i int) int { return i % 2 }, Nodes: 4,
+			Insecure: true, PeerTimeout: timeout, Logf: lb.logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		if err := x.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		err = runRank(context.Background(), x, topo, 1, 10, 0, 1, nil)
+		if err == nil {
+			t.Fatal("a round with a rank that never started succeeded")
+		}
+		wantIn(t, "the error", err.Error(), "rank 1 at "+dead, "TRANSIENT_FAILURE")
+		t.Log(err)
+	})
+}
+
+// TestLatePeer: a rank that starts after its peer began the round is dialed
+// again, with backoff, until it answers.
+func TestLatePeer(t *testing.T) {
+	topo := static(decentral.MetropolisHastings(must(decentral.Ring(4))))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := ln.Addr().String()
+	ln.Close()
+	addrs := []string{"127.0.0.1:0", late}
+	xs := make([]*Exchange, 2)
+	for r := range xs {
+		if xs[r], err = New(Config{Rank: r, Addrs: addrs, Owner: func(i int) int { return i % 2 }, Nodes: 4, Insecure: true, PeerTimeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		defer xs[r].Close()
+	}
+	if err := xs[0].Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addrs[0] = xs[0].Addr()
+	xs[1].cfg.Addrs[0] = addrs[0] // rank 0 listened on port 0
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- runRank(ctx, xs[0], topo, 1, 5000, 0, 3, nil) }()
+	time.Sleep(700 * time.Millisecond)
+	if err := xs[1].Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := runRank(ctx, xs[1], topo, 1, 5000, 0, 3, nil); err != nil {
+		t.Errorf("rank 1: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("rank 0: %v", err)
+	}
+}
+
+// rawPeer opens, as rank 1 running node 0, the edge to node 1 at addr and
+// trades HELLOs: a hand-driven peer that can send anything.
+func rawPeer(t *testing.T, ctx context.Context, addr string) grpc.ClientStream {
+	t.Helper()
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	cs, err := cc.NewStream(ctx, &serviceDesc.Streams[0], edgeMethod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "sha256:test")
+	var reply []byte
+	if err := cs.SendMsg(&hello); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.RecvMsg(&reply); err != nil {
+		t.Fatalf("HELLO refused: %v", err)
+	}
+	return cs
+}
+
+// TestMisbehavingPeer: frames of a past round, of the wrong length, with
+// NaN or Inf, out of order, for other nodes or of the wrong kind make Wait
+// fail naming the sender, and the sender is told.
+func TestMisbehavingPeer(t *testing.T) {
+	const p = 8
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	data := func(round uint64, k uint8, off, total uint32, vals ...float32) []byte {
+		return wire.AppendFloats(nil, wire.Header{Kind: wire.Data, K: k, Round: round, From: 0, To: 1, Offset: off, Total: total}, vals)
+	}
+	ok4 := []float32{1, 2, 3, 4}
+	tests := []struct {
+		name   string
+		frames [][]byte
+		want   string
+	}{
+		{"past round", [][]byte{data(3, 0, 0, p, make([]float32, p)...)}, "a past round"},
+		{"wrong length", [][]byte{data(5, 0, 0, 5, 1, 2, 3, 4, 5)}, "with 5 floats, want 8"},
+		{"NaN", [][]byte{data(5, 0, 0, p, 1, 2, nan, 4)}, "NaN at float 2"},
+		{"Inf", [][]byte{data(5, 0, 0, p, ok4...), data(5, 0, 4, p, 1, 2, 3, inf)}, "+Inf at float 7"},
+		{"ragged payload", [][]byte{append(data(5, 0, 0, p, ok4...), 0, 0, 0)}, "not a multiple of 4"},
+		{"past the end", [][]byte{data(5, 0, 6, p, ok4...)}, "chunk past the vector's end"},
+		{"repeated chunk", [][]byte{data(5, 0, 0, p, ok4...), data(5, 0, 0, p, ok4...)}, "out of order: a chunk at float 0, want 4"},
+		{"vector not shared", [][]byte{data(5, 1, 0, p, make([]float32, p)...)}, "vector 1 of round 5 to node 1, which that round does not expect"},
+		{"other nodes", [][]byte{wire.AppendFloats(nil, wire.Header{Kind: wire.Data, Round: 5, From: 0, To: 0, Total: p}, make([]float32, p))}, "a frame from node 0 to node 0"},
+		{"second HELLO", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "x")}, "a HELLO frame to node 1 on an open stream"},
+		{"ERROR", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Error, From: 0, To: 1}, "out of memory")}, "closed its stream to node 1: out of memory"},
+	}
+	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
+	w := topo.Mixing(5)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Rank 0 runs node 1; rank 1, node 0, is played by hand.
+			cl := newCluster(t, 2, 2, func(i int) int { return 1 - i }, func(r int, c *Config) {
+				c.VectorLen, c.PeerTimeout = p, 5*time.Second
+			})
+			x := cl.xs[0]
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cs := rawPeer(t, ctx, x.cfg.Addrs[0])
+			if err := x.BeginRound(5, w, 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Send(1, w.To(1), [][]float32{vec(1, 5, 0, p)}); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.frames {
+				if err := cs.SendMsg(&f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := x.Wait(ctx)
+			if err == nil {
+				t.Fatal("Wait succeeded")
+			}
+			wantIn(t, "the error", err.Error(), "node 0 (rank 1 at "+x.cfg.Addrs[1]+")", tt.want)
+			t.Log(err)
+			var got []byte
+			for err = nil; err == nil; err = cs.RecvMsg(&got) {
+			}
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("the peer was told %v, want InvalidArgument with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestHelloRefused: a stream opened for nodes the rank does not run, by
+// the wrong side, or starting with anything but HELLO is refused and logged.
+func TestHelloRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		first []byte
+		want  string
+	}{
+		{"not HELLO", wire.AppendFloats(nil, wire.Header{Kind: wire.Data, From: 0, To: 1, Total: 1}, []float32{1}), "a DATA frame before HELLO"},
+		{"not my node", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 2}, "sha256:test"), "HELLO to node 2, which rank 0 does not run"},
+		{"my own node", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 1, To: 1}, "sha256:test"), "HELLO from node 1, which no other rank runs"},
+		{"higher node opens", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 2, To: 1}, "sha256:test"), "the lower node's rank opens an edge"},
+		{"garbage", []byte("GET / HTTP/1.1"), "short frame"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cl := newCluster(t, 2, 3, func(i int) int { return []int{1, 0, 1}[i] }, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cc, err := grpc.NewClient("passthrough:///"+cl.xs[0].cfg.Addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()),
+				grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cc.Close()
+			cs, err := cc.NewStream(ctx, &serviceDesc.Streams[0], edgeMethod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var reply []byte
+			if err := cs.SendMsg(&tt.first); err != nil {
+				t.Fatal(err)
+			}
+			err = cs.RecvMsg(&reply)
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want InvalidArgument with %q", err, tt.want)
+			}
+			wantIn(t, "rank 0's log", cl.logs[0].String(), "rank 0 refused a stream", tt.want)
+		})
+	}
+}

@@ -1,0 +1,292 @@
+package transport
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/wire"
+)
+
+// Gathering: at evaluation rounds every rank but 0 sends its nodes' states
+// (parameters and counters) to rank 0, one GATHER frame per node on one
+// stream per rank, so that rank 0 measures the whole run. A GATHER frame's
+// header names the round and, in From, the sending rank; its payload is one
+// node state:
+//
+//	0  node     uint32
+//	4  samples  int64
+//	12 evals    int64
+//	20 bytes    int64
+//	28 loss     float64 (NaN for none)
+//	36 x        p float32, little-endian
+const (
+	gatherMethod    = "/" + serviceName + "/Gather"
+	stateHeaderSize = 36
+	// maxGatherFloats bounds a node's x in one GATHER frame, under gRPC's
+	// 4 MiB message limit.
+	maxGatherFloats = (4<<20 - wire.HeaderSize - stateHeaderSize) / 4
+)
+
+// gatherBox holds, on rank 0, the states that arrived per round.
+type gatherBox struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	rounds map[int][]decentral.NodeState
+	err    error // a peer's fault, reported by the next Gather
+	heard  time.Time
+}
+
+// gatherClient is a rank's stream to rank 0.
+type gatherClient struct {
+	mu  sync.Mutex
+	cs  grpc.ClientStream
+	buf []byte
+}
+
+// AppendState appends node state s as a GATHER payload.
+func AppendState(b []byte, s decentral.NodeState) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.Node))
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.Samples))
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.Evals))
+	b = binary.LittleEndian.AppendUint64(b, uint64(s.Bytes))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Loss))
+	for _, v := range s.X {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
+}
+
+// DecodeState decodes a GATHER payload of a node with p parameters. It
+// refuses a payload of another length, negative counters and a NaN or
+// Inf parameter, naming the fault.
+func DecodeState(b []byte, p int) (decentral.NodeState, error) {
+	var s decentral.NodeState
+	if len(b) < stateHeaderSize || (len(b)-stateHeaderSize)%4 != 0 {
+		return s, fmt.Errorf("node state of %d bytes, want %d + 4 per parameter", len(b), stateHeaderSize)
+	}
+	if n := (len(b) - stateHeaderSize) / 4; p > 0 && n != p {
+		return s, fmt.Errorf("node state with %d parameters, want %d", n, p)
+	}
+	s.Node = int(binary.LittleEndian.Uint32(b))
+	s.Samples = int64(binary.LittleEndian.Uint64(b[4:]))
+	s.Evals = int64(binary.LittleEndian.Uint64(b[12:]))
+	s.Bytes = int64(binary.LittleEndian.Uint64(b[20:]))
+	s.Loss = math.Float64frombits(binary.LittleEndian.Uint64(b[28:]))
+	if s.Samples < 0 || s.Evals < 0 || s.Bytes < 0 || math.IsInf(s.Loss, 0) {
+		return s, fmt.Errorf("node %d's state: counters %d samples, %d evaluations, %d bytes, loss %v", s.Node, s.Samples, s.Evals, s.Bytes, s.Loss)
+	}
+	s.X = make([]float32, (len(b)-stateHeaderSize)/4)
+	for k := range s.X {
+		v := math.Float32frombits(binary.LittleEndian.Uint32(b[stateHeaderSize+4*k:]))
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return s, fmt.Errorf("node %d's state: parameter %d is %v", s.Node, k, v)
+		}
+		s.X[k] = v
+	}
+	return s, nil
+}
+
+// Gather sends the states of this rank's nodes after round t to rank 0. On
+// rank 0 it waits for every other rank's nodes' states of round t and
+// returns them; a rank that sends nothing for the peer timeout is lost. It
+// makes Exchange a train.Peers.
+func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error) {
+	if x.cfg.Rank != 0 {
+		return nil, x.sendStates(ctx, round, states)
+	}
+	want := x.cfg.Nodes - len(x.local)
+	g := &x.gather
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.heard = time.Now()
+	stop := context.AfterFunc(ctx, func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() })
+	defer stop()
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // wake the wait to look at the clock
+		t := time.NewTicker(x.timeout / 10)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				g.mu.Lock()
+				g.cond.Broadcast()
+				g.mu.Unlock()
+			}
+		}
+	}()
+	for len(g.rounds[round]) < want {
+		switch {
+		case g.err != nil:
+			return nil, g.err
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case x.isClosed():
+			return nil, errors.New("transport closed")
+		case time.Since(g.heard) > x.timeout:
+			return nil, fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %s", len(g.rounds[round]), want, round, x.missing(round))
+		}
+		g.cond.Wait()
+	}
+	got := g.rounds[round]
+	delete(g.rounds, round)
+	return got, nil
+}
+
+// missing names the ranks whose states of round have not all arrived.
+func (x *Exchange) missing(round int) string {
+	have := map[int]int{}
+	for _, s := range x.gather.rounds[round] {
+		have[x.owner[s.Node]]++
+	}
+	count := map[int]int{}
+	for _, r := range x.owner {
+		count[r]++
+	}
+	for r := range x.cfg.Addrs {
+		if r != 0 && have[r] < count[r] {
+			return fmt.Sprintf("rank %d at %s sent %d of its %d nodes' states within %v", r, x.cfg.Addrs[r], have[r], count[r], x.timeout)
+		}
+	}
+	return "no rank is missing"
+}
+
+// sendStates sends this rank's node states of round to rank 0, opening the
+// gather stream on first use.
+func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
+	c := &x.gatherTo
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cs == nil {
+		cs, err := x.openGather(ctx)
+		if err != nil {
+			return fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		}
+		c.cs = cs
+	}
+	for _, s := range states {
+		if len(s.X) > maxGatherFloats {
+			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER frame's %d", s.Node, len(s.X), maxGatherFloats)
+		}
+		// Total counts the payload in 4-byte words, as a float frame's.
+		words := uint32(stateHeaderSize/4 + len(s.X))
+		c.buf = wire.AppendHeader(c.buf[:0], wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(x.cfg.Rank), Total: words})
+		c.buf = AppendState(c.buf, s)
+		if err := c.cs.SendMsg(&c.buf); err != nil {
+			return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		}
+		x.bytesSent.Add(int64(len(c.buf)))
+	}
+	return nil
+}
+
+// openGather opens this rank's gather stream to rank 0 and trades HELLOs.
+func (x *Exchange) openGather(ctx context.Context) (grpc.ClientStream, error) {
+	cs, err := x.conns[0].NewStream(x.ctx, &serviceDesc.Streams[1], gatherMethod, grpc.WaitForReady(true))
+	if err != nil {
+		return nil, err
+	}
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(x.cfg.Rank)}, x.cfg.ConfigHash)
+	var m inMsg
+	if err = cs.SendMsg(&hello); err == nil {
+		err = cs.RecvMsg(&m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.frame()
+	m.free()
+	if err == nil && (f.Kind != wire.Hello || string(f.Payload) != x.cfg.ConfigHash) {
+		err = fmt.Errorf("rank 0 answered with a %s frame (config hash %q, this rank's %q)", f.Kind, f.Payload, x.cfg.ConfigHash)
+	}
+	return cs, err
+}
+
+// serveGather serves the gather stream of another rank: it checks the
+// HELLO (the rank, its certificate, the config hash) and files every node
+// state that arrives by round.
+func (x *Exchange) serveGather(ss grpc.ServerStream) error {
+	from := "an unknown peer"
+	var auth credentials.AuthInfo
+	if p, ok := peer.FromContext(ss.Context()); ok {
+		from, auth = p.Addr.String(), p.AuthInfo
+	}
+	refuse := func(c codes.Code, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		x.refusal(msg, "transport: rank %d refused a gather stream from %s: %s", x.cfg.Rank, from, msg)
+		return status.Error(c, msg)
+	}
+	var m inMsg
+	if err := ss.RecvMsg(&m); err != nil {
+		return err
+	}
+	f, err := m.frame()
+	m.free()
+	rank := int(f.From)
+	switch {
+	case err != nil:
+		return refuse(codes.InvalidArgument, "HELLO: %v", err)
+	case f.Kind != wire.Hello:
+		return refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
+	case x.cfg.Rank != 0:
+		return refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", x.cfg.Rank)
+	case rank <= 0 || rank >= len(x.cfg.Addrs):
+		return refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(x.cfg.Addrs))
+	case string(f.Payload) != x.cfg.ConfigHash:
+		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, x.cfg.ConfigHash)
+	}
+	if r, err := certRank(auth); err != nil {
+		return refuse(codes.PermissionDenied, "%v", err)
+	} else if r >= 0 && r != rank {
+		return refuse(codes.PermissionDenied, "certificate of rank %d gathering as rank %d", r, rank)
+	}
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, x.cfg.ConfigHash)
+	if err := ss.SendMsg(&hello); err != nil {
+		return err
+	}
+	for {
+		var m inMsg
+		if err := ss.RecvMsg(&m); err != nil {
+			return err
+		}
+		f, err := m.frame()
+		m.free()
+		if err == nil && (f.Kind != wire.Gather || int(f.From) != rank) {
+			err = fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
+		}
+		var s decentral.NodeState
+		if err == nil {
+			s, err = DecodeState(f.Payload, x.cfg.VectorLen)
+		}
+		if err == nil && (s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank) {
+			err = fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
+		}
+		g := &x.gather
+		g.mu.Lock()
+		if err != nil {
+			g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
+			g.cond.Broadcast()
+			g.mu.Unlock()
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		x.bytesRecv.Add(int64(wire.HeaderSize + len(f.Payload)))
+		g.rounds[int(f.Round)] = append(g.rounds[int(f.Round)], s)
+		g.heard = time.Now()
+		g.cond.Broadcast()
+		g.mu.Unlock()
+	}
+}

@@ -1,0 +1,149 @@
+package transport
+
+import (
+	"context"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// A quadratic problem: node i's loss is ½‖x − c_i‖².
+type qBatch struct{ node int }
+
+func (*qBatch) Len() int { return 1 }
+
+type qSource struct{ b []qBatch }
+
+func (s *qSource) Sample(node int) decentral.Batch { return &s.b[node] }
+
+type qOracle struct{ c [][]float32 }
+
+func (o qOracle) Grad(_ int, x []float32, b decentral.Batch, g []float32) (float32, error) {
+	c := o.c[b.(*qBatch).node]
+	var loss float32
+	for n := range x {
+		d := x[n] - c[n]
+		g[n], loss = d, loss+d*d/2
+	}
+	return loss, nil
+}
+
+func quadratic(m, p int) (*qSource, qOracle) {
+	s, o := &qSource{b: make([]qBatch, m)}, qOracle{c: make([][]float32, m)}
+	for i := range m {
+		s.b[i].node, o.c[i] = i, vec(i, 0, 0, p)
+		for n := range o.c[i] {
+			o.c[i][n] = float32(math.Mod(float64(o.c[i][n]), 10)) // finite, moderate
+		}
+	}
+	return s, o
+}
+
+// TestOptimizerOverRanks runs decentral optimizers spread over ranks through
+// the transport and checks every node's parameters against a single process
+// running all nodes with decentral.MemExchange, bit for bit.
+func TestOptimizerOverRanks(t *testing.T) {
+	const m, p, rounds = 8, 1000, 6
+	exp, err := decentral.OnePeerExponential(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		algo  string
+		topo  decentral.Topology
+		ranks int
+	}{
+		{"GT-STORM ring 2 ranks", decentral.GTSTORM, static(decentral.MetropolisHastings(must(decentral.Ring(m)))), 2},
+		{"DSGD exp 4 ranks", decentral.DSGD, exp, 4},
+		{"GNSD ER 3 ranks", decentral.GNSD, static(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 3)))), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := decentral.Config{Algorithm: tt.algo, Eta0: 0.05, Workers: 2, Topology: tt.topo}
+			x0 := make([]float32, p)
+			src, orc := quadratic(m, p)
+			ref, err := decentral.New(cfg, tt.topo.Mixing(0), src, orc, x0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := ref.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for range rounds {
+				if err := ref.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			owner := func(i int) int { return i * tt.ranks / m }
+			cl := newCluster(t, tt.ranks, m, owner, func(r int, c *Config) { c.VectorLen, c.ChunkBytes = p, 1024 })
+			opts := make([]*decentral.Optimizer, tt.ranks)
+			errs := make([]error, tt.ranks)
+			var wg sync.WaitGroup
+			for r, x := range cl.xs {
+				c := cfg
+				c.Local, c.Exchange = x.Local(), x
+				src, orc := quadratic(m, p)
+				if opts[r], err = decentral.New(c, tt.topo.Mixing(0), src, orc, x0); err != nil {
+					t.Fatal(err)
+				}
+				defer opts[r].Close()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if errs[r] = opts[r].Init(ctx); errs[r] != nil {
+						return
+					}
+					for range rounds {
+						if errs[r] = opts[r].Step(ctx); errs[r] != nil {
+							return
+						}
+					}
+					// Every rank's nodes reach rank 0, which imports them.
+					var states []decentral.NodeState
+					for _, i := range opts[r].Local() {
+						states = append(states, opts[r].ExportNode(i, decentral.NodeState{}))
+					}
+					got, err := x.Gather(ctx, rounds, states)
+					if errs[r] = err; err != nil || r != 0 {
+						return
+					}
+					for _, s := range got {
+						if errs[r] = opts[0].ImportNode(s); errs[r] != nil {
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			checkErrs(t, errs)
+			a, b := make([]float32, p), make([]float32, p)
+			opts[0].Mean(a)
+			ref.Mean(b)
+			for n := range b {
+				if math.Float32bits(a[n]) != math.Float32bits(b[n]) {
+					t.Fatalf("rank 0's x̄[%d] after gathering = %v, single process %v", n, a[n], b[n])
+				}
+			}
+			if got, want := opts[0].Counters().Samples, ref.Counters().Samples; got != want {
+				t.Errorf("rank 0 counts %d samples after gathering, single process %d", got, want)
+			}
+			for r, o := range opts {
+				for _, i := range o.Local() {
+					got, want := o.Node(i), ref.Node(i)
+					for n := range want {
+						if math.Float32bits(got[n]) != math.Float32bits(want[n]) {
+							t.Fatalf("rank %d node %d: x[%d] = %v, single process %v", r, i, n, got[n], want[n])
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,253 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// maxShares is the most vectors a node may share a round: k is one byte.
+const maxShares = 256
+
+// BeginRound starts round t of W = w: every local node i expects shares
+// vectors from each node of w.From(i) that another rank runs. The first
+// round may be any t ≥ 0 (a run resumed from a snapshot); each later one
+// must be the next, after the previous round's Wait returned.
+func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case x.err != nil:
+		return x.err
+	case x.closed:
+		return fmt.Errorf("transport: rank %d: BeginRound after Close", x.cfg.Rank)
+	case !x.started:
+		return fmt.Errorf("transport: rank %d: BeginRound before Start", x.cfg.Rank)
+	case w == nil || w.Nodes() != x.cfg.Nodes:
+		return fmt.Errorf("transport: rank %d: round %d's mixing matrix is not over the run's %d nodes", x.cfg.Rank, t, x.cfg.Nodes)
+	case shares < 0 || shares > maxShares:
+		return fmt.Errorf("transport: rank %d: round %d shares %d vectors, want [0, %d]", x.cfg.Rank, t, shares, maxShares)
+	case t < 0:
+		return fmt.Errorf("transport: rank %d: round %d, want ≥ 0", x.cfg.Rank, t)
+	case x.begun && int64(t) != x.round+1:
+		return fmt.Errorf("transport: rank %d: round %d after round %d, want round %d", x.cfg.Rank, t, x.round, x.round+1)
+	case x.begun && (x.pending > 0 || x.outPending > 0):
+		return fmt.Errorf("transport: rank %d: round %d began before round %d's Wait returned", x.cfg.Rank, t, x.round)
+	}
+	r := int64(t)
+	x.round, x.begun, x.shares, x.pending = r, true, shares, 0
+	x.cur.Store(r)
+	for _, i := range x.local {
+		for _, j := range w.From(i) {
+			if x.owner[j] == x.cfg.Rank {
+				continue
+			}
+			e := x.edgeLocked(i, j)
+			e.expect[r&1] = r
+			x.pending += shares
+			if in := &e.in[r&1]; in.round == r {
+				for k := range in.seen {
+					if in.seen[k] && k >= shares {
+						return x.unexpectedLocked(e, r, k)
+					}
+					if in.done[k] && k < shares {
+						x.pending--
+					}
+				}
+			}
+		}
+		for _, j := range w.To(i) {
+			if x.owner[j] != x.cfg.Rank {
+				x.edgeLocked(i, j)
+			}
+		}
+	}
+	for _, e := range x.edges {
+		if e.in[r&1].round == r && e.expect[r&1] != r {
+			return x.unexpectedLocked(e, r, -1)
+		}
+	}
+	x.cond.Broadcast() // readers holding frames of round t+1 go on
+	return nil
+}
+
+// unexpectedLocked fails the Exchange: e's remote node sent vector k (or
+// anything, k < 0) of round r, which round r does not expect.
+func (x *Exchange) unexpectedLocked(e *edge, r int64, k int) error {
+	what := "vectors"
+	if k >= 0 {
+		what = fmt.Sprintf("vector %d", k)
+	}
+	err := fmt.Errorf("transport: rank %d: %s sent %s of round %d to node %d, which that round does not expect",
+		x.cfg.Rank, x.who(e.remote), what, r, e.local)
+	x.failLocked(err)
+	return err
+}
+
+// Send sends node's vectors of the round to the nodes of to: those of other
+// ranks over their edges' streams, those of this rank in memory (they read
+// vecs itself). vecs and its vectors must stay unchanged until the round's
+// Recv calls are over. It returns the payload bytes a network would carry
+// for all of to, 4 × floats × len(to), as decentral.MemExchange does.
+func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case x.err != nil:
+		return 0, x.err
+	case x.closed:
+		return 0, fmt.Errorf("transport: rank %d: Send after Close", x.cfg.Rank)
+	case !x.begun:
+		return 0, fmt.Errorf("transport: rank %d: Send before BeginRound", x.cfg.Rank)
+	case node < 0 || node >= x.cfg.Nodes || x.owner[node] != x.cfg.Rank:
+		return 0, fmt.Errorf("transport: rank %d: Send from node %d, which this rank does not run", x.cfg.Rank, node)
+	case len(vecs) != x.shares:
+		return 0, fmt.Errorf("transport: rank %d: node %d sends %d vectors in round %d, want %d", x.cfg.Rank, node, len(vecs), x.round, x.shares)
+	}
+	floats := 0
+	for k, v := range vecs {
+		if x.veclen == 0 {
+			x.veclen = len(v)
+		}
+		if len(v) != x.veclen {
+			return 0, fmt.Errorf("transport: rank %d: node %d's vector %d has %d floats, want %d", x.cfg.Rank, node, k, len(v), x.veclen)
+		}
+		floats += len(v)
+	}
+	for _, j := range to {
+		if j < 0 || j >= x.cfg.Nodes || j == node {
+			return 0, fmt.Errorf("transport: rank %d: node %d sends to node %d, want another node of [0, %d)", x.cfg.Rank, node, j, x.cfg.Nodes)
+		}
+	}
+	x.sent[node] = append(x.sent[node][:0], vecs...)
+	for _, j := range to {
+		if x.owner[j] == x.cfg.Rank {
+			continue
+		}
+		e := x.edgeLocked(node, j)
+		e.queue = append(e.queue, job{round: x.round, vecs: x.sent[node]})
+		x.outPending++
+		e.wakeWriter()
+	}
+	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+// Wait returns once every vector the round expects has arrived and every
+// vector sent has been handed to gRPC; or an error: ctx's, a fault of a
+// peer's frames (naming its node and rank), or a peer that neither sent nor
+// took a frame for the peer timeout (naming its rank and address).
+func (x *Exchange) Wait(ctx context.Context) error {
+	start := time.Now()
+	defer func() {
+		x.waitNanos.Add(int64(time.Since(start)))
+		x.waits.Add(1)
+	}()
+	x.mu.Lock()
+	x.waitStart = start
+	x.mu.Unlock()
+	tick := time.NewTicker(min(x.timeout/8, time.Second))
+	defer tick.Stop()
+	for {
+		x.mu.Lock()
+		switch {
+		case x.err != nil:
+			x.mu.Unlock()
+			return x.err
+		case x.closed:
+			x.mu.Unlock()
+			return fmt.Errorf("transport: rank %d: Wait after Close", x.cfg.Rank)
+		case !x.begun:
+			x.mu.Unlock()
+			return fmt.Errorf("transport: rank %d: Wait before BeginRound", x.cfg.Rank)
+		case x.pending == 0 && x.outPending == 0:
+			x.mu.Unlock()
+			return nil
+		}
+		x.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("transport: rank %d: round %d: %w", x.cfg.Rank, x.cur.Load(), ctx.Err())
+		case <-x.progress:
+		case <-tick.C:
+			x.mu.Lock()
+			err := x.stalledLocked(time.Now())
+			x.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// stalledLocked returns the error naming the ranks that Wait still waits on
+// and that have been silent for the peer timeout, or nil.
+func (x *Exchange) stalledLocked(now time.Time) error {
+	r := x.round
+	missing := make(map[int][]string) // by rank
+	for _, e := range x.edges {
+		in := &e.in[r&1]
+		if e.expect[r&1] == r {
+			for k := range x.shares {
+				if in.round != r || k >= len(in.done) || !in.done[k] {
+					missing[e.rank] = append(missing[e.rank], fmt.Sprintf("vector %d from node %d to node %d", k, e.remote, e.local))
+				}
+			}
+		}
+		if len(e.queue) > 0 {
+			missing[e.rank] = append(missing[e.rank], fmt.Sprintf("sending node %d's vectors to node %d", e.local, e.remote))
+		}
+	}
+	var lost []string
+	for rank, what := range missing {
+		p := &x.peers[rank]
+		since := now.Sub(x.waitStart)
+		if p.heard.After(x.waitStart) {
+			since = now.Sub(p.heard)
+		}
+		if since < x.timeout {
+			continue
+		}
+		sort.Strings(what)
+		if len(what) > 3 {
+			what = append(what[:3], fmt.Sprintf("%d more", len(what)-3))
+		}
+		msg := fmt.Sprintf("rank %d at %s silent for %v (waiting for %s)", rank, x.cfg.Addrs[rank], since.Round(time.Millisecond), strings.Join(what, ", "))
+		if cc := x.conns[rank]; cc != nil {
+			msg += fmt.Sprintf("; connection %v", cc.GetState())
+		}
+		if p.lastErr != nil {
+			msg += fmt.Sprintf("; last error: %v", p.lastErr)
+		}
+		lost = append(lost, msg)
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	sort.Strings(lost)
+	return fmt.Errorf("transport: rank %d: round %d: peer not answering within %v: %s", x.cfg.Rank, r, x.timeout, strings.Join(lost, "; "))
+}
+
+// Recv returns the vectors node from sent to node this round: those of a
+// node of this rank as Send got them, those of another rank from the
+// receive buffers of the round's parity. It is safe for concurrent use, does
+// not allocate, and returns nil for a node node does not hear from.
+func (x *Exchange) Recv(node, from int) [][]float32 {
+	if from < 0 || from >= len(x.owner) {
+		return nil
+	}
+	if x.owner[from] == x.cfg.Rank {
+		return x.sent[from]
+	}
+	r := x.cur.Load()
+	x.emu.RLock()
+	e := x.edges[edgeKey(node, from)]
+	x.emu.RUnlock()
+	if e == nil || e.in[r&1].round != r {
+		return nil
+	}
+	return e.in[r&1].vecs
+}
