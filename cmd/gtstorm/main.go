@@ -31,6 +31,8 @@ func commands() []command {
 		{"sweep", "vary one setting (rho, pc, nodes, eta0, …) and tabulate its effect", runSweep},
 		{"bench", "time rounds of one algorithm and print one JSON line", runBench},
 		{"topology", "print a communication graph, its mixing matrix W and λ", runTopology},
+		{"node", "run one rank (a process hosting some of the nodes) of a run spread over processes and hosts", runNode},
+		{"launch", "run a run as K local rank processes on loopback, writing the run folder as train does", runLaunch},
 		{"certs", "make a CA and one certificate per rank for the mutual TLS of `node`", runCerts},
 		{"data", "fetch datasets (data fetch NAME) and list those present (data info)", runData},
 	}

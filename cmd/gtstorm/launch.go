@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/internal/certs"
+	"github.com/gtstorm/gtstorm/internal/cluster"
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// runLaunch runs a run as K `gtstorm node` processes on loopback.
+func runLaunch(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("launch", "launch --ranks K [--insecure] [run flags]\n\n"+
+		"Starts K rank processes (`gtstorm node`) on loopback ports, each hosting a block of\n"+
+		"the nodes, with certificates made for the run (in --out/certs) unless --insecure,\n"+
+		"waits for them, and leaves the run folder exactly as `gtstorm train` writes it\n"+
+		"(the other ranks' checkpoints in --out/ranks/rank-R). Its lines are the ranks',\n"+
+		"each prefixed with its rank.", stdout)
+	cfg := train.Default()
+	cfg.Flags(fs)
+	k := fs.Int("ranks", 2, "number of rank processes K, at most --nodes")
+	out := fs.String("out", "", "output folder (default runs/<timestamp>-<algo>-<dataset>)")
+	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
+	insecure := fs.Bool("insecure", false, "plaintext between the ranks instead of mutual TLS")
+	peerTimeout := fs.Duration("peer-timeout", 60*time.Second, "how long a silent rank is waited for")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return runError(err)
+	}
+	switch {
+	case *k < 1 || *k > cfg.Nodes:
+		return usagef("--ranks %d: want 1 to --nodes (%d) ranks", *k, cfg.Nodes)
+	case *peerTimeout <= 0:
+		return usagef("--peer-timeout %v: want a positive duration", *peerTimeout)
+	}
+	if *out == "" {
+		*out = cfg.DefaultOut(time.Now())
+	}
+	base, err := launchFiles(*out, *k, *insecure)
+	if err != nil {
+		return err
+	}
+	// Every rank gets the run flags this command was given.
+	var pass []string
+	settings := map[string]bool{}
+	for _, s := range train.Settings() {
+		settings[s.Name] = true
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if settings[f.Name] {
+			pass = append(pass, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, "ranks.txt"))
+	if *insecure {
+		pass = append(pass, "--insecure")
+	} else {
+		pass = append(pass, "--certs="+filepath.Join(*out, "certs"))
+	}
+	if *force {
+		pass = append(pass, "--force")
+	}
+	return supervise(*k, *out, base, pass, *peerTimeout, stdout, stderr)
+}
+
+// launchFiles picks K free loopback ports and writes the ranks file and,
+// unless insecure, the run's certificates into out; it returns the command
+// that starts a rank.
+func launchFiles(out string, k int, insecure bool) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("launch: the gtstorm executable: %w", err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("launch: %w", err)
+	}
+	rk, err := cluster.Loopback(k)
+	if err != nil {
+		return "", err
+	}
+	// Ports the kernel hands out now; a process that takes one before the
+	// rank binds it makes that rank fail to listen, naming the address.
+	for r := range rk.Addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("launch: a loopback port for rank %d: %w", r, err)
+		}
+		defer ln.Close()
+		rk.Addrs[r] = ln.Addr().String()
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(out, "ranks.txt"), rk.Marshal()); err != nil {
+		return "", err
+	}
+	if !insecure {
+		if err := certs.GenerateWith(filepath.Join(out, "certs"), k, certs.Options{Overwrite: true}); err != nil {
+			return "", err
+		}
+	}
+	return exe, nil
+}
+
+// supervise starts the K ranks, forwards signals to them, prefixes their
+// lines with their rank, and waits. When a rank fails, the others are
+// asked to stop (they checkpoint) and killed if they do not within the
+// peer timeout.
+func supervise(k int, out, exe string, pass []string, timeout time.Duration, stdout, stderr io.Writer) error {
+	var (
+		mu    sync.Mutex
+		procs = make([]*exec.Cmd, k)
+		lines sync.WaitGroup
+	)
+	errLog := &lineWriter{w: stderr}
+	for r := range k {
+		dir := out
+		if r > 0 {
+			dir = filepath.Join(out, "ranks", "rank-"+strconv.Itoa(r))
+		}
+		cmd := exec.Command(exe, append([]string{"node", "--rank=" + strconv.Itoa(r), "--out=" + dir}, pass...)...)
+		cmd.Env = os.Environ()
+		if r == 0 {
+			cmd.Stdout = stdout
+		}
+		pipe, err := cmd.StderrPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("launch: start rank %d: %w", r, err)
+		}
+		procs[r] = cmd
+		lines.Add(1)
+		go func() {
+			defer lines.Done()
+			sc := bufio.NewScanner(pipe)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() {
+				errLog.line(fmt.Sprintf("[rank %d] %s", r, sc.Text()))
+			}
+		}()
+	}
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	stopAll := func(s os.Signal) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range procs {
+			if p.ProcessState == nil {
+				p.Process.Signal(s)
+			}
+		}
+	}
+	go func() {
+		for s := range signals {
+			stopAll(s)
+		}
+	}()
+	type result struct {
+		rank int
+		err  error
+	}
+	done := make(chan result, k)
+	for r, p := range procs {
+		go func() { done <- result{r, p.Wait()} }()
+	}
+	var first error
+	var killer *time.Timer
+	for range k {
+		res := <-done
+		if res.err != nil && first == nil {
+			first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
+			stopAll(syscall.SIGTERM)
+			killer = time.AfterFunc(timeout+10*time.Second, func() { stopAll(syscall.SIGKILL) })
+		}
+	}
+	if killer != nil {
+		killer.Stop()
+	}
+	lines.Wait()
+	var exit *exec.ExitError
+	if errors.As(first, &exit) && exit.ExitCode() == 2 {
+		return usageError{first}
+	}
+	return first
+}
+
+// lineWriter writes whole lines to w from several goroutines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) line(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(l.w, s)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gtstorm/gtstorm/internal/certs"
+	"github.com/gtstorm/gtstorm/internal/cluster"
+	"github.com/gtstorm/gtstorm/internal/transport"
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// hashOmits are the settings left out of the config hash ranks compare at
+// connect: they do not change results (goroutines, the memory limit) or
+// may differ between hosts (where the data lies; its content is
+// fingerprinted in the run's inputs).
+var hashOmits = []string{"workers", "max_memory", "data_dir"}
+
+// runNode runs one rank of a run spread over processes.
+func runNode(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("node", "node --rank R --ranks FILE (--certs DIR | --insecure) [run flags]\n\n"+
+		"Runs rank R's nodes of the run the flags describe, talking to the other ranks over\n"+
+		"gRPC with mutual TLS. Every rank takes the same run flags; the ranks FILE lists one\n"+
+		"host:port per rank (and optionally `node I R` lines placing node I on rank R).\n"+
+		"Rank 0 writes the run folder as `gtstorm train` does.", stdout)
+	cfg := train.Default()
+	cfg.Flags(fs)
+	var nf nodeFlags
+	nf.register(fs)
+	rank := fs.Int("rank", -1, "this process's rank, from 0")
+	ranksFile := fs.String("ranks", "", "the ranks FILE: one host:port per rank, in rank order")
+	out := fs.String("out", "", "this rank's folder: the run folder on rank 0 (default runs/<timestamp>-<algo>-<dataset>, and -rank<R> after it on the others)")
+	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *ranksFile == "" {
+		return usagef("--ranks: want the ranks FILE (one host:port per rank)")
+	}
+	rk, err := cluster.ReadRanksFile(*ranksFile)
+	if err != nil {
+		return err
+	}
+	if *rank < 0 || *rank >= len(rk.Addrs) {
+		return usagef("--rank %d: want a rank of [0, %d), the ranks %s lists", *rank, len(rk.Addrs), *ranksFile)
+	}
+	if err := nf.check(rk.Addrs); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = cfg.DefaultOut(time.Now())
+		if *rank > 0 {
+			*out += fmt.Sprintf("-rank%d", *rank)
+		}
+	}
+	ctx, stop := signalContext(stderr, *out)
+	defer stop()
+	opt := progressOptions(*out, stderr)
+	opt.Overwrite = *force
+	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, stderr)
+	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
+	if err != nil {
+		return runError(err)
+	}
+	if sum != nil {
+		printSummary(stdout, *out, sum)
+	}
+	return nil
+}
+
+// nodeFlags are the flags of a rank's network side.
+type nodeFlags struct {
+	certDir     *string
+	insecure    *bool
+	peerTimeout *time.Duration
+}
+
+func (nf *nodeFlags) register(fs *flag.FlagSet) {
+	nf.certDir = fs.String("certs", "", "folder of ca.pem and this rank's rank-R.pem and rank-R-key.pem (see `gtstorm certs`)")
+	nf.insecure = fs.Bool("insecure", false, "talk in plaintext without certificates: only when every rank is on a loopback address")
+	nf.peerTimeout = fs.Duration("peer-timeout", 60*time.Second, "how long a silent neighbour is retried before the run stops naming it")
+}
+
+// check refuses a missing choice of security, plaintext off loopback and
+// a timeout that is not positive.
+func (nf *nodeFlags) check(addrs []string) error {
+	switch {
+	case *nf.peerTimeout <= 0:
+		return usagef("--peer-timeout %v: want a positive duration", *nf.peerTimeout)
+	case *nf.insecure && *nf.certDir != "":
+		return usagef("--insecure: give either --certs or --insecure")
+	case !*nf.insecure && *nf.certDir == "":
+		return usagef("--certs: want the certificates folder (gtstorm certs), or --insecure for plaintext on loopback")
+	}
+	if *nf.insecure {
+		for r, a := range addrs {
+			if !transport.Loopback(a) {
+				return usagef("--insecure: rank %d's address %s is not a loopback address; plaintext is allowed on loopback only", r, a)
+			}
+		}
+	}
+	return nil
+}
+
+// run starts the rank's transport and runs its nodes; it returns rank 0's
+// summary and the transport's figures.
+func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, stderr io.Writer) (*train.Summary, string, error) {
+	owner, err := rk.Assign(cfg.Nodes)
+	if err != nil {
+		return nil, "", err
+	}
+	hash, err := cluster.ConfigHash(cfg, hashOmits...)
+	if err != nil {
+		return nil, "", err
+	}
+	tc := transport.Config{
+		Rank: rank, Addrs: rk.Addrs, Owner: func(i int) int { return owner[i] }, Nodes: cfg.Nodes,
+		Insecure: *nf.insecure, PeerTimeout: *nf.peerTimeout, ConfigHash: hash,
+		Logf: lockedLogf(stderr),
+	}
+	if !*nf.insecure {
+		m, err := certs.Load(*nf.certDir, rank)
+		if err != nil {
+			return nil, "", err
+		}
+		tc.TLS = transport.TLSOf(m)
+	}
+	x, err := transport.New(tc)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := x.Start(ctx); err != nil {
+		return nil, "", err
+	}
+	defer x.Close()
+	sum, err := train.RunNode(ctx, cfg, train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x})
+	return sum, statsLine(x.Stats(), cfg.Iters), err
+}
+
+// statsLine describes the transport's work: bytes and the time spent
+// waiting for neighbours.
+func statsLine(s transport.Stats, rounds int) string {
+	per := time.Duration(0)
+	if s.Waits > 0 {
+		per = s.Wait / time.Duration(s.Waits)
+	}
+	return fmt.Sprintf("network: sent %.1f MB, received %.1f MB; waited %.2f s on neighbours over %d rounds (%v per round)",
+		float64(s.BytesSent)/1e6, float64(s.BytesRecv)/1e6, s.Wait.Seconds(), s.Waits, per.Round(time.Microsecond))
+}
+
+// lockedLogf returns a Logf writing whole lines to w from any goroutine.
+func lockedLogf(w io.Writer) func(string, ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}

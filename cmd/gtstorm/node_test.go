@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// smallMNIST are the flags of a short default MNIST run.
+var smallMNIST = []string{"--iters", "12", "--eval-every", "6", "--checkpoint-every", "6", "--local-eval", "200", "--grad-samples", "20"}
+
+// metricsWithoutSeconds returns a run's metrics rows with the wall times
+// cleared.
+func metricsWithoutSeconds(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, train.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := train.ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for i := range rows {
+		rows[i].Seconds = 0
+	}
+	if err := train.WriteCSV(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// sameModel fails unless the model files of two runs hold the same
+// parameters, bit for bit.
+func sameModel(t *testing.T, a, b string) {
+	t.Helper()
+	ma, err := weights.Read(filepath.Join(a, train.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := weights.Read(filepath.Join(b, train.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ma.Params) != len(mb.Params) {
+		t.Fatalf("%d and %d parameters", len(ma.Params), len(mb.Params))
+	}
+	for j := range ma.Params {
+		if math.Float32bits(ma.Params[j]) != math.Float32bits(mb.Params[j]) {
+			t.Fatalf("parameter %d: %v in %s, %v in %s", j, ma.Params[j], a, mb.Params[j], b)
+		}
+	}
+}
+
+// TestLaunchEqualsTrain: the default MNIST run spread over K rank
+// processes talking gRPC over mutual TLS ends with train's final model and
+// metrics, bit for bit.
+func TestLaunchEqualsTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rank processes; run without -short")
+	}
+	dir := t.TempDir()
+	one := filepath.Join(dir, "train")
+	if b, err := gtstorm(append([]string{"train", "--out", one}, smallMNIST...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train: %v\n%s", err, b)
+	}
+	for _, k := range []int{2, 5} {
+		out := filepath.Join(dir, fmt.Sprintf("launch%d", k))
+		args := append([]string{"launch", "--ranks", fmt.Sprint(k), "--out", out}, smallMNIST...)
+		b, err := gtstorm(args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("launch --ranks %d: %v\n%s", k, err, b)
+		}
+		if !bytes.Contains(b, []byte(fmt.Sprintf("[rank %d] rank %d: network:", k-1, k-1))) {
+			t.Errorf("launch --ranks %d: no network line from rank %d:\n%s", k, k-1, b)
+		}
+		sameModel(t, out, one)
+		if got, want := metricsWithoutSeconds(t, out), metricsWithoutSeconds(t, one); got != want {
+			t.Errorf("launch --ranks %d: metrics\n%s\nwant train's\n%s", k, got, want)
+		}
+	}
+}
+
+// freePorts returns n loopback addresses free a moment ago.
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var addrs []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		addrs = append(addrs, ln.Addr().String())
+	}
+	return addrs
+}
+
+// TestNodeBadInput: a bad ranks file, rank or security choice gets one line
+// naming it and a non-zero exit, before any run starts.
+func TestNodeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.txt", "127.0.0.1:7001\n127.0.0.1:7002\n")
+	far := write("far.txt", "10.1.2.3:7001\n127.0.0.1:7002\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"node", "--rank", "0", "--ranks", write("dup.txt", "127.0.0.1:7001\n127.0.0.1:7001\n"), "--insecure"}, "duplicate address"},
+		{[]string{"node", "--rank", "0", "--ranks", write("bad.txt", "127.0.0.1:port\n"), "--insecure"}, "bad.txt:1"},
+		{[]string{"node", "--rank", "0", "--ranks", filepath.Join(dir, "missing.txt"), "--insecure"}, "missing.txt"},
+		{[]string{"node", "--rank", "2", "--ranks", good, "--insecure"}, "--rank 2"},
+		{[]string{"node", "--rank", "0", "--ranks", good}, "--certs"},
+		{[]string{"node", "--rank", "0", "--ranks", far, "--insecure"}, "not a loopback address"},
+		{[]string{"node", "--rank", "0"}, "--ranks"},
+		{[]string{"node", "--rank", "0", "--ranks", good, "--certs", filepath.Join(dir, "nocerts")}, "ca.pem"},
+		{[]string{"launch", "--ranks", "11"}, "--ranks 11"},
+	} {
+		cmd := gtstorm(tc.args...)
+		cmd.Dir = dir
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		msg := strings.TrimSpace(errb.String())
+		if err == nil || !strings.Contains(msg, tc.want) || strings.Contains(msg, "panic:") {
+			t.Errorf("gtstorm %s: %v, stderr %q; want a failure naming %q", strings.Join(tc.args, " "), err, msg, tc.want)
+		}
+	}
+}
+
+// TestNodeConfigMismatch: ranks started with different run flags refuse
+// each other at connect, naming both config hashes, and exit non-zero
+// within the peer timeout.
+func TestNodeConfigMismatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rank processes; run without -short")
+	}
+	dir := t.TempDir()
+	addrs := freePorts(t, 2)
+	ranks := filepath.Join(dir, "ranks.txt")
+	if err := os.WriteFile(ranks, []byte(strings.Join(addrs, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	outs := make([]bytes.Buffer, 2)
+	errs := make([]error, 2)
+	for r, eta := range []string{"0.01", "0.02"} {
+		args := append([]string{"node", "--rank", fmt.Sprint(r), "--ranks", ranks, "--insecure", "--peer-timeout", "5s",
+			"--eta0", eta, "--out", filepath.Join(dir, fmt.Sprint("rank", r))}, smallMNIST...)
+		cmd := exec.CommandContext(ctx, os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
+		cmd.Stderr = &outs[r]
+		wg.Go(func() { errs[r] = cmd.Run() })
+	}
+	wg.Wait()
+	all := outs[0].String() + outs[1].String()
+	for r, err := range errs {
+		if err == nil {
+			t.Errorf("rank %d with other flags than its peer succeeded", r)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the ranks did not stop within 90 s:\n%s", all)
+	}
+	if !strings.Contains(all, "config hash mismatch") {
+		t.Errorf("no rank named the config mismatch:\n%s", all)
+	}
+}
