@@ -57,6 +57,9 @@ func (r *runner) checkpoint() error {
 		return err
 	}
 	r.lastCkp, r.ckMark = s.opt.Round(), mark
+	if r.rank != nil {
+		return keepRankCheckpoint(r.out, s.opt.Round())
+	}
 	return nil
 }
 
@@ -117,6 +120,11 @@ func (r *runner) restore(st *resumeState) error {
 	if err := s.sampler.UnmarshalBinary(st.ck.Sampler); err != nil {
 		return err
 	}
+	r.prior = st.meta.Seconds
+	r.lastCkp = st.snap.Round
+	if r.rank != nil && !r.rank.measures() {
+		return nil // only rank 0 of a run over several processes writes metrics
+	}
 	rows, err := st.rows(filepath.Join(r.out, MetricsFile))
 	if err != nil {
 		return err
@@ -128,10 +136,9 @@ func (r *runner) restore(st *resumeState) error {
 	if r.metrics, err = createMetrics(filepath.Join(r.out, MetricsFile), r.rows); err != nil {
 		return err
 	}
-	r.prior = st.meta.Seconds
 	// Rows are dropped only when the round count changed, and then Resume
 	// writes a checkpoint at once.
-	r.lastCkp, r.ckMark = st.snap.Round, r.metrics.mark
+	r.ckMark = r.metrics.mark
 	return nil
 }
 

@@ -167,6 +167,9 @@ type Summary struct {
 	BytesSentPerNode   int64  `json:"bytes_sent_per_node"`
 	StateFloatsPerNode int    `json:"state_floats_per_node"`
 	Seconds            Num    `json:"seconds"`
+	// NetworkWaitPerRound is, for a run over several processes, the wall
+	// time rank 0 spent per round waiting for its neighbours' vectors.
+	NetworkWaitPerRound Num `json:"network_wait_per_round_seconds,omitempty"`
 	// Inputs fingerprints the files the run read (data, edge list).
 	Inputs []InputFile `json:"inputs,omitempty"`
 	// Diverged, when not empty, says that the run stopped because its state

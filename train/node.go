@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
 )
@@ -17,6 +18,12 @@ type Peers interface {
 	// rank 0. On rank 0 it returns the states of every other rank's nodes
 	// (in any order); on other ranks, nil once the states are sent.
 	Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error)
+}
+
+// waitClock is Peers that time how long their rank waited for its
+// neighbours; rank 0's summary then reports the wait per round.
+type waitClock interface {
+	WaitTime() time.Duration
 }
 
 // NodeOptions describe one rank of a run spread over processes: which

@@ -306,6 +306,13 @@ func (r *runner) fail(err error) error {
 	if r.metrics != nil {
 		r.metrics.sync() // the rows so far are all good; ignore a second failure
 	}
+	if r.rank != nil && !errors.Is(err, decentral.ErrDiverged) && r.lastCkp != r.s.opt.Round() {
+		// A rank lost a peer (or failed to measure): the state is still
+		// that of the last completed round, which a resume starts from.
+		if cerr := r.checkpoint(); cerr == nil {
+			return fmt.Errorf("%w (this rank's checkpoint of round %d is %s)", err, r.lastCkp, filepath.Join(r.out, RankCheckpointFile(r.lastCkp)))
+		}
+	}
 	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
 		sum := r.summary()
 		sum.Diverged = fmt.Sprintf("after round %d: %v", r.s.opt.Round(), err)
@@ -431,6 +438,12 @@ func (r *runner) summary() *Summary {
 		evalSet = "train"
 	}
 	lambda, meaning := s.lambda()
+	var wait Num
+	if r.rank != nil && c.Rounds > 0 {
+		if w, ok := r.rank.peers.(waitClock); ok {
+			wait = Num(w.WaitTime().Seconds() / float64(c.Rounds))
+		}
+	}
 	return &Summary{
 		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
 		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
@@ -442,7 +455,7 @@ func (r *runner) summary() *Summary {
 		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),
 		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
 		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
-		Seconds: Num(last.Seconds), Inputs: r.inputs,
+		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
 	}
 }
 

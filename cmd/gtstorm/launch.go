@@ -37,8 +37,12 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	insecure := fs.Bool("insecure", false, "plaintext between the ranks instead of mutual TLS")
 	peerTimeout := fs.Duration("peer-timeout", 60*time.Second, "how long a silent rank is waited for")
+	resume := fs.Bool("resume", false, "restart the ranks of the run in --out from the latest round all of them checkpointed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *resume {
+		return resumeLaunch(fs, *out, *peerTimeout, stdout, stderr)
 	}
 	if err := cfg.Validate(); err != nil {
 		return runError(err)
@@ -52,7 +56,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = cfg.DefaultOut(time.Now())
 	}
-	base, err := launchFiles(*out, *k, *insecure)
+	base, err := launchFiles(*out, *k, !*insecure)
 	if err != nil {
 		return err
 	}
@@ -79,10 +83,59 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	return supervise(*k, *out, base, pass, *peerTimeout, stdout, stderr)
 }
 
+// resumeLaunch restarts the K ranks of the launched run in out from the
+// latest round every rank keeps a checkpoint of, on fresh loopback ports.
+func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, stderr io.Writer) error {
+	if out == "" {
+		return usagef("--resume: want --out, the folder of the run to resume")
+	}
+	for _, s := range train.Settings() {
+		if isSet(fs, s.Name) {
+			return usagef("--%s: a resumed run keeps its settings; give none", s.Name)
+		}
+	}
+	rk, err := cluster.ReadRanksFile(filepath.Join(out, "ranks.txt"))
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", out, err)
+	}
+	k := len(rk.Addrs)
+	dirs := make([]string, k)
+	for r := range dirs {
+		dirs[r] = rankDir(out, r)
+	}
+	t, err := train.CommonRound(dirs)
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", out, err)
+	}
+	fmt.Fprintf(stderr, "resuming %d ranks from round %d\n", k, t)
+	_, statErr := os.Stat(filepath.Join(out, "certs", certs.CAFile))
+	secure := statErr == nil
+	base, err := launchFiles(out, k, false)
+	if err != nil {
+		return err
+	}
+	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, "ranks.txt"), "--resume-round=" + strconv.Itoa(t)}
+	if secure {
+		pass = append(pass, "--certs="+filepath.Join(out, "certs"))
+	} else {
+		pass = append(pass, "--insecure")
+	}
+	return supervise(k, out, base, pass, timeout, stdout, stderr)
+}
+
+// rankDir returns rank r's folder in a launched run's out: out itself for
+// rank 0.
+func rankDir(out string, r int) string {
+	if r == 0 {
+		return out
+	}
+	return filepath.Join(out, "ranks", "rank-"+strconv.Itoa(r))
+}
+
 // launchFiles picks K free loopback ports and writes the ranks file and,
-// unless insecure, the run's certificates into out; it returns the command
+// with newCerts, the run's certificates into out; it returns the command
 // that starts a rank.
-func launchFiles(out string, k int, insecure bool) (string, error) {
+func launchFiles(out string, k int, newCerts bool) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("launch: the gtstorm executable: %w", err)
@@ -107,7 +160,7 @@ func launchFiles(out string, k int, insecure bool) (string, error) {
 	if err := atomicfile.WriteBytes(filepath.Join(out, "ranks.txt"), rk.Marshal()); err != nil {
 		return "", err
 	}
-	if !insecure {
+	if newCerts {
 		if err := certs.GenerateWith(filepath.Join(out, "certs"), k, certs.Options{Overwrite: true}); err != nil {
 			return "", err
 		}
@@ -127,11 +180,7 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	)
 	errLog := &lineWriter{w: stderr}
 	for r := range k {
-		dir := out
-		if r > 0 {
-			dir = filepath.Join(out, "ranks", "rank-"+strconv.Itoa(r))
-		}
-		cmd := exec.Command(exe, append([]string{"node", "--rank=" + strconv.Itoa(r), "--out=" + dir}, pass...)...)
+		cmd := exec.Command(exe, append([]string{"node", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)...)
 		cmd.Env = os.Environ()
 		if r == 0 {
 			cmd.Stdout = stdout

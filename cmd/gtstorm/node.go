@@ -35,8 +35,24 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	ranksFile := fs.String("ranks", "", "the ranks FILE: one host:port per rank, in rank order")
 	out := fs.String("out", "", "this rank's folder: the run folder on rank 0 (default runs/<timestamp>-<algo>-<dataset>, and -rank<R> after it on the others)")
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
+	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps, which `launch --resume` finds (the run settings are the checkpoint's)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *resume >= 0 {
+		if *out == "" {
+			return usagef("--resume-round: want --out, the rank's folder")
+		}
+		for _, s := range train.Settings() {
+			if isSet(fs, s.Name) {
+				return usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", s.Name)
+			}
+		}
+		c, err := train.RankCheckpointConfig(*out, *resume)
+		if err != nil {
+			return err
+		}
+		cfg = c
 	}
 	if *ranksFile == "" {
 		return usagef("--ranks: want the ranks FILE (one host:port per rank)")
@@ -61,7 +77,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, stderr)
+	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, stderr)
 	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
 	if err != nil {
 		return runError(err)
@@ -106,9 +122,10 @@ func (nf *nodeFlags) check(addrs []string) error {
 	return nil
 }
 
-// run starts the rank's transport and runs its nodes; it returns rank 0's
-// summary and the transport's figures.
-func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, stderr io.Writer) (*train.Summary, string, error) {
+// run starts the rank's transport and runs its nodes, from the start or,
+// with resume ≥ 0, from the rank's checkpoint of that round; it returns
+// rank 0's summary and the transport's figures.
+func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, stderr io.Writer) (*train.Summary, string, error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
@@ -137,7 +154,13 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 		return nil, "", err
 	}
 	defer x.Close()
-	sum, err := train.RunNode(ctx, cfg, train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x})
+	no := train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
+	var sum *train.Summary
+	if resume >= 0 {
+		sum, err = train.ResumeNode(ctx, resume, no)
+	} else {
+		sum, err = train.RunNode(ctx, cfg, no)
+	}
 	return sum, statsLine(x.Stats(), cfg.Iters), err
 }
 

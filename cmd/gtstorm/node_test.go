@@ -189,3 +189,88 @@ func TestNodeConfigMismatch(t *testing.T) {
 		t.Errorf("no rank named the config mismatch:\n%s", all)
 	}
 }
+
+// startRanks starts one `gtstorm node` process per rank on fresh loopback
+// ports, in plaintext, with the given extra flags per rank.
+func startRanks(t *testing.T, ctx context.Context, dir string, k int, extra func(r int) []string) ([]*exec.Cmd, []*bytes.Buffer) {
+	t.Helper()
+	ranks := filepath.Join(dir, "ranks.txt")
+	if err := os.WriteFile(ranks, []byte(strings.Join(freePorts(t, k), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, k)
+	logs := make([]*bytes.Buffer, k)
+	for r := range k {
+		args := append([]string{"node", "--rank", fmt.Sprint(r), "--ranks", ranks, "--insecure", "--peer-timeout", "3s",
+			"--out", filepath.Join(dir, fmt.Sprint("rank", r))}, extra(r)...)
+		cmds[r] = exec.CommandContext(ctx, os.Args[0], args...)
+		cmds[r].Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
+		logs[r] = new(bytes.Buffer)
+		cmds[r].Stderr = logs[r]
+		if err := cmds[r].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cmds, logs
+}
+
+// TestKilledRankResumes: SIGKILL one rank of three mid-run; the survivors
+// stop within the peer timeout naming it and checkpoint, every rank then
+// restarts from the latest round all of them kept, and the finished run
+// equals train's uninterrupted one, number for number.
+func TestKilledRankResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rank processes; run without -short")
+	}
+	flags := []string{"--iters", "40", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
+	dir := t.TempDir()
+	one := filepath.Join(dir, "train")
+	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train: %v\n%s", err, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const k = 3
+	cmds, logs := startRanks(t, ctx, dir, k, func(int) []string { return flags })
+	// Kill rank 1 once it has checkpointed round 12.
+	victim := filepath.Join(dir, "rank1", train.RankCheckpointFile(12))
+	for {
+		if _, err := os.Stat(victim); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("rank 1 never checkpointed round 12")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmds[1].Process.Kill()
+	for r, c := range cmds {
+		err := c.Wait()
+		if r != 1 && (err == nil || !strings.Contains(logs[r].String(), "rank 1")) {
+			t.Errorf("rank %d after rank 1 was killed: %v, stderr:\n%s", r, err, logs[r])
+		}
+	}
+	dirs := []string{filepath.Join(dir, "rank0"), filepath.Join(dir, "rank1"), filepath.Join(dir, "rank2")}
+	round, err := train.CommonRound(dirs)
+	if err != nil || round < 12 {
+		t.Fatalf("common round %d (%v), want ≥ 12", round, err)
+	}
+	cmds, logs = startRanks(t, ctx, dir, k, func(int) []string { return []string{"--resume-round", fmt.Sprint(round)} })
+	failed := false
+	for r, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("resumed rank %d: %v", r, err)
+			failed = true
+		}
+	}
+	if failed {
+		for r, l := range logs {
+			t.Logf("rank %d:\n%s", r, l)
+		}
+		t.FailNow()
+	}
+	sameModel(t, dirs[0], one)
+	if got, want := metricsWithoutSeconds(t, dirs[0]), metricsWithoutSeconds(t, one); got != want {
+		t.Errorf("resumed run's metrics\n%s\nwant train's\n%s", got, want)
+	}
+}

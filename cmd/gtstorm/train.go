@@ -139,5 +139,8 @@ func printSummary(w io.Writer, out string, s *train.Summary) {
 		float64(s.Stationarity), float64(s.GradNormSq), float64(s.ConsensusError))
 	fmt.Fprintf(w, "  samples %d, bytes sent per node %d, state floats per node %d\n",
 		s.Samples, s.BytesSentPerNode, s.StateFloatsPerNode)
+	if s.NetworkWaitPerRound > 0 {
+		fmt.Fprintf(w, "  rank 0 waited %.4f s per round for its neighbours\n", float64(s.NetworkWaitPerRound))
+	}
 	fmt.Fprintf(w, "  outputs in %s\n", out)
 }

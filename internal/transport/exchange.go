@@ -247,6 +247,9 @@ func (x *Exchange) Stats() Stats {
 // decentral.Config.Local of its optimizer. The slice belongs to the Exchange.
 func (x *Exchange) Local() []int { return x.local }
 
+// WaitTime returns the wall time spent blocked in Wait so far.
+func (x *Exchange) WaitTime() time.Duration { return time.Duration(x.waitNanos.Load()) }
+
 func (x *Exchange) isClosed() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -1,0 +1,155 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// A rank keeps its recent checkpoints by round, so that after a failure
+// every rank can restart from a round all of them have: ranks may be a few
+// rounds apart when one is lost (at most the graph's diameter).
+const (
+	rankCheckpointPrefix = "checkpoint-r"
+	rankCheckpointsKept  = 4
+)
+
+// RankCheckpointFile returns the name of a rank's checkpoint of round t.
+func RankCheckpointFile(t int) string {
+	return rankCheckpointPrefix + strconv.Itoa(t) + ".gtck"
+}
+
+// keepRankCheckpoint links the checkpoint just written in dir under its
+// round's name and removes all but the most recent few.
+func keepRankCheckpoint(dir string, round int) error {
+	name := filepath.Join(dir, RankCheckpointFile(round))
+	os.Remove(name)
+	if err := os.Link(filepath.Join(dir, CheckpointFile), name); err != nil {
+		return fmt.Errorf("keep checkpoint of round %d: %w", round, err)
+	}
+	rounds, err := RankCheckpoints(dir)
+	if err != nil {
+		return err
+	}
+	for _, t := range rounds[:max(0, len(rounds)-rankCheckpointsKept)] {
+		os.Remove(filepath.Join(dir, RankCheckpointFile(t)))
+	}
+	return nil
+}
+
+// RankCheckpoints returns the rounds of the checkpoints a rank keeps in
+// dir, increasing.
+func RankCheckpoints(dir string) ([]int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var rounds []int
+	for _, e := range entries {
+		n, ok := strings.CutPrefix(e.Name(), rankCheckpointPrefix)
+		if n, ok2 := strings.CutSuffix(n, ".gtck"); ok && ok2 {
+			if t, err := strconv.Atoi(n); err == nil && t >= 0 && RankCheckpointFile(t) == e.Name() {
+				rounds = append(rounds, t)
+			}
+		}
+	}
+	slices.Sort(rounds)
+	return rounds, nil
+}
+
+// CommonRound returns the latest round of which every folder in dirs (one
+// per rank) keeps a checkpoint: where a run over several processes resumes.
+func CommonRound(dirs []string) (int, error) {
+	var common []int
+	for k, d := range dirs {
+		rounds, err := RankCheckpoints(d)
+		if err != nil {
+			return 0, fmt.Errorf("rank %d's checkpoints: %w", k, err)
+		}
+		if k == 0 {
+			common = rounds
+			continue
+		}
+		common = slices.DeleteFunc(common, func(t int) bool { return !slices.Contains(rounds, t) })
+	}
+	if len(common) == 0 {
+		return 0, fmt.Errorf("no round of which all %d ranks keep a checkpoint (%s): start the run again", len(dirs), strings.Join(dirs, ", "))
+	}
+	return common[len(common)-1], nil
+}
+
+// ResumeNode restarts rank opt.Rank of a run over several processes from
+// its checkpoint of round t in opt.Out, which every rank must resume from
+// (see CommonRound), and runs it to its end as RunNode does. The run's
+// settings are the checkpoint's.
+func ResumeNode(ctx context.Context, t int, opt NodeOptions) (*Summary, error) {
+	path := filepath.Join(opt.Out, RankCheckpointFile(t))
+	if _, err := os.Stat(path); err != nil {
+		return nil, &NoCheckpointError{Dir: opt.Out, Started: true, Err: err}
+	}
+	unlock, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ck, err := readCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg := ck.meta.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	inputs, err := inputFiles(cfg, opt.fingerprints)
+	if err != nil {
+		return nil, err
+	}
+	if ck.meta.Inputs != nil {
+		if d := inputsChanged(ck.meta.Inputs, inputs); d != "" {
+			return nil, fmt.Errorf("resume %s: %w: %s; the run must continue on the files it started with", opt.Out, ErrInputsChanged, d)
+		}
+	}
+	if len(opt.Owner) != cfg.Nodes || opt.Peers == nil {
+		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
+	}
+	for _, f := range []string{SummaryFile, CurveFile} {
+		if err := os.Remove(filepath.Join(opt.Out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("resume %s: %w", opt.Out, err)
+		}
+	}
+	local := localOf(opt.Owner, opt.Rank)
+	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	r.inputs = inputs
+	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
+	if err := r.restore(ck); err != nil {
+		return nil, fmt.Errorf("resume from %s: %w", path, err)
+	}
+	// Every rank measured the same rounds: the evaluation rounds up to t,
+	// and the last round of a run that ended.
+	r.measured = t - t%cfg.EvalEvery
+	if t == cfg.Iters {
+		r.measured = t
+	}
+	return r.loop(ctx)
+}
+
+// RankCheckpointConfig returns the run settings of a rank's checkpoint of
+// round t in dir, which a resumed rank runs with.
+func RankCheckpointConfig(dir string, t int) (Config, error) {
+	ck, err := readCheckpoint(filepath.Join(dir, RankCheckpointFile(t)))
+	if err != nil {
+		return Config{}, err
+	}
+	return ck.meta.Config, nil
+}
