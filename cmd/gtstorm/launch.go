@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -71,6 +72,11 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 			pass = append(pass, "--"+f.Name+"="+f.Value.String())
 		}
 	})
+	if !isSet(fs, "workers") {
+		// K processes share this machine's cores; results do not depend on
+		// the workers.
+		pass = append(pass, "--workers="+strconv.Itoa(max(1, runtime.NumCPU() / *k)))
+	}
 	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, "ranks.txt"))
 	if *insecure {
 		pass = append(pass, "--insecure")
