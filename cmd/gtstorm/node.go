@@ -35,9 +35,23 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	ranksFile := fs.String("ranks", "", "the ranks FILE: one host:port per rank, in rank order")
 	out := fs.String("out", "", "this rank's folder: the run folder on rank 0 (default runs/<timestamp>-<algo>-<dataset>, and -rank<R> after it on the others)")
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
-	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps, which `launch --resume` finds (the run settings are the checkpoint's)")
+	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps (the run settings are the checkpoint's)")
+	agree := fs.Bool("resume", false, "restart this rank from its checkpoints in --out: the ranks agree on the latest round all of them keep")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *agree && *resume >= 0 {
+		return usagef("--resume-round: give either --resume or --resume-round R")
+	}
+	if *agree {
+		if *out == "" {
+			return usagef("--resume: want --out, the rank's folder")
+		}
+		rounds, err := train.RankCheckpoints(*out)
+		if err != nil || len(rounds) == 0 {
+			return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", *out, err)
+		}
+		*resume = rounds[len(rounds)-1] // for the settings; the round is agreed below
 	}
 	if *resume >= 0 {
 		if *out == "" {
@@ -77,7 +91,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, stderr)
+	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, *agree, stderr)
 	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
 	if err != nil {
 		return runError(err)
@@ -123,9 +137,10 @@ func (nf *nodeFlags) check(addrs []string) error {
 }
 
 // run starts the rank's transport and runs its nodes, from the start or,
-// with resume ≥ 0, from the rank's checkpoint of that round; it returns
-// rank 0's summary and the transport's figures.
-func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, stderr io.Writer) (*train.Summary, string, error) {
+// with resume ≥ 0, from the rank's checkpoint of that round (with agree,
+// of the latest round all ranks keep, which they agree on through rank 0);
+// it returns rank 0's summary and the transport's figures.
+func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (*train.Summary, string, error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
@@ -155,6 +170,16 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	}
 	defer x.Close()
 	no := train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
+	if agree {
+		rounds, err := train.RankCheckpoints(opt.Out)
+		if err != nil {
+			return nil, "", err
+		}
+		if resume, err = x.AgreeRound(ctx, rounds); err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(stderr, "rank %d: resuming from round %d, the latest all ranks kept\n", rank, resume)
+	}
 	var sum *train.Summary
 	if resume >= 0 {
 		sum, err = train.ResumeNode(ctx, resume, no)

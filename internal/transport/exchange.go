@@ -139,6 +139,7 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 	x.cond = sync.NewCond(&x.mu)
 	x.gather.cond = sync.NewCond(&x.gather.mu)
 	x.gather.rounds = make(map[int][]decentral.NodeState)
+	x.gather.agree.rounds = make(map[int][]int)
 	x.ctx, x.cancel = context.WithCancel(context.Background())
 	for i, r := range owner {
 		if r == cfg.Rank {

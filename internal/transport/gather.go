@@ -46,6 +46,7 @@ type gatherBox struct {
 	rounds map[int][]decentral.NodeState
 	err    error // a peer's fault, reported by the next Gather
 	heard  time.Time
+	agree  agreeBox
 }
 
 // gatherClient is a rank's stream to rank 0.
@@ -171,12 +172,8 @@ func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral
 	c := &x.gatherTo
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cs == nil {
-		cs, err := x.openGather(ctx)
-		if err != nil {
-			return fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
-		}
-		c.cs = cs
+	if _, err := x.gatherStreamLocked(ctx); err != nil {
+		return err
 	}
 	for _, s := range states {
 		if len(s.X) > maxGatherFloats {
@@ -192,6 +189,20 @@ func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral
 		x.bytesSent.Add(int64(len(c.buf)))
 	}
 	return nil
+}
+
+// gatherStreamLocked returns this rank's gather stream to rank 0, opening
+// it on first use; it holds x.gatherTo.mu.
+func (x *Exchange) gatherStreamLocked(ctx context.Context) (grpc.ClientStream, error) {
+	c := &x.gatherTo
+	if c.cs == nil {
+		cs, err := x.openGather(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		}
+		c.cs = cs
+	}
+	return c.cs, nil
 }
 
 // openGather opens this rank's gather stream to rank 0 and trades HELLOs.
@@ -265,6 +276,12 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		}
 		f, err := m.frame()
 		m.free()
+		if err == nil && f.Kind == wire.Hello && f.K == agreeK && int(f.From) == rank {
+			if err := x.answerRound(ss, rank, string(f.Payload)); err != nil {
+				return status.Error(codes.InvalidArgument, err.Error())
+			}
+			continue
+		}
 		if err == nil && (f.Kind != wire.Gather || int(f.From) != rank) {
 			err = fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
 		}
