@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -77,6 +78,23 @@ func (k *rankRole) gather(ctx context.Context, opt *decentral.Optimizer) error {
 		return fmt.Errorf("gather round %d: %d node states, want %d", opt.Round(), seen, want)
 	}
 	return nil
+}
+
+// logNodes writes a line on the rank's own nodes after round t: their mean
+// minibatch loss and the samples they drew, the progress a rank other than
+// 0 can see (rank 0 measures the whole run).
+func (k *rankRole) logNodes(w io.Writer, t int) {
+	if w == nil || len(k.states) == 0 {
+		return
+	}
+	var loss float64
+	var samples int64
+	for _, s := range k.states {
+		loss += s.Loss
+		samples += s.Samples
+	}
+	fmt.Fprintf(w, "rank %d, round %d: its %d nodes' mean minibatch loss %.4f, %d samples drawn\n",
+		k.id, t, len(k.states), loss/float64(len(k.states)), samples)
 }
 
 // localOf returns the nodes owner assigns to rank, in increasing order.

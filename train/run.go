@@ -342,6 +342,7 @@ func (r *runner) record(ctx context.Context) error {
 			return err
 		}
 		if !r.rank.measures() {
+			r.rank.logNodes(r.progress, r.s.opt.Round())
 			return nil
 		}
 	}
