@@ -144,38 +144,7 @@ func TestGoldenV2Trajectories(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer o.Close()
-			if err := o.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
-			xbar := make([]float32, gf.Features)
-			worstNorm := 0.0
-			for r := 1; r <= c.Rounds; r++ {
-				if err := o.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if c.Algo == GTSTORM {
-					if got := o.Beta(); got != c.Betas[r-1] {
-						t.Errorf("β_%d = %v, file has %v", r, got, c.Betas[r-1])
-					}
-				}
-				o.Mean(xbar)
-				n := 0.0
-				for _, v := range xbar {
-					n += float64(v) * float64(v)
-				}
-				worstNorm = max(worstNorm, math.Abs(math.Sqrt(n)-c.XbarNorm[r-1])/c.XbarNorm[r-1])
-			}
-			if c.Algo != GTSTORM && len(c.Betas) != 0 {
-				t.Errorf("%d betas for %s", len(c.Betas), c.Algo)
-			}
-			worst, worstElem := finalXError(o, c.FinalX)
-			t.Logf("final x relative error %.2e (worst element %.2e), ‖x̄_t‖ %.2e", worst, worstElem, worstNorm)
-			if worstNorm > 1e-4 {
-				t.Errorf("‖x̄_t‖ relative error up to %.2e", worstNorm)
-			}
-			if worst > 1e-4 || worstElem > 1e-4 {
-				t.Errorf("final x: relative error %.2e, worst element %.2e; want ≤ 1e-4", worst, worstElem)
-			}
+			replayGolden(t, o, c.goldenRun)
 		})
 	}
 }

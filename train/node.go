@@ -116,41 +116,23 @@ func localOf(owner []int, rank int) []int {
 // folder as Train does; the other ranks return nil and write their own
 // checkpoints into their folder.
 func RunNode(ctx context.Context, cfg Config, opt NodeOptions) (*Summary, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg, err := cfg.Resolved()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(opt.Owner) != cfg.Nodes:
-		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
-	case opt.Peers == nil:
-		return nil, fmt.Errorf("rank %d: no peers", opt.Rank)
-	}
-	local := localOf(opt.Owner, opt.Rank)
-	if len(local) == 0 {
-		return nil, fmt.Errorf("rank %d runs no node", opt.Rank)
-	}
-	if err := cfg.CheckMemory(); err != nil {
-		return nil, err
-	}
-	unlock, err := lockOut(opt.Out)
+	var local []int
+	cfg, inputs, unlock, err := startRun(cfg, opt.Options, func(cfg Config) error {
+		switch {
+		case len(opt.Owner) != cfg.Nodes:
+			return fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
+		case opt.Peers == nil:
+			return fmt.Errorf("rank %d: no peers", opt.Rank)
+		}
+		if local = localOf(opt.Owner, opt.Rank); len(local) == 0 {
+			return fmt.Errorf("rank %d runs no node", opt.Rank)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := clearPrevious(opt.Options); err != nil {
-		return nil, err
-	}
-	inputs, err := inputFiles(cfg, opt.fingerprints)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
-		return nil, err
-	}
 	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
 	if err != nil {
 		return nil, err

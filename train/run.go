@@ -53,32 +53,11 @@ var ErrInputsChanged = errors.New("inputs changed")
 // that resuming does not depend on the current folder and refuses changed
 // inputs.
 func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg, err := cfg.Resolved()
-	if err != nil {
-		return nil, err
-	}
-	// A run that cannot fit is refused before it creates its folder.
-	if err := cfg.CheckMemory(); err != nil {
-		return nil, err
-	}
-	unlock, err := lockOut(opt.Out)
+	cfg, inputs, unlock, err := startRun(cfg, opt, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := clearPrevious(opt); err != nil {
-		return nil, err
-	}
-	inputs, err := inputFiles(cfg, opt.fingerprints)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
-		return nil, err
-	}
 	r, err := newRunner(cfg, opt, nil)
 	if err != nil {
 		return nil, err
@@ -108,6 +87,45 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	return r.loop(ctx)
+}
+
+// startRun checks cfg (and, for a rank, check), makes its file settings
+// absolute, refuses a run that cannot fit before it creates its folder,
+// takes opt.Out, clears a previous run's outputs and writes config.json.
+// It returns the resolved cfg, its inputs' fingerprints and the release of
+// the folder's lock.
+func startRun(cfg Config, opt Options, check func(Config) error) (Config, []InputFile, func(), error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, nil, err
+	}
+	cfg, err := cfg.Resolved()
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	if check != nil {
+		if err := check(cfg); err != nil {
+			return cfg, nil, nil, err
+		}
+	}
+	if err := cfg.CheckMemory(); err != nil {
+		return cfg, nil, nil, err
+	}
+	unlock, err := lockOut(opt.Out)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	inputs, err := inputFiles(cfg, opt.fingerprints)
+	if err == nil {
+		err = clearPrevious(opt)
+	}
+	if err == nil {
+		err = writeJSON(filepath.Join(opt.Out, ConfigFile), cfg)
+	}
+	if err != nil {
+		unlock()
+		return cfg, nil, nil, err
+	}
+	return cfg, inputs, unlock, nil
 }
 
 // clearPrevious refuses a folder that holds a run (it has a checkpoint, a
