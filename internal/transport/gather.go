@@ -11,8 +11,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -231,16 +229,7 @@ func (x *Exchange) openGather(ctx context.Context) (grpc.ClientStream, error) {
 // HELLO (the rank, its certificate, the config hash) and files every node
 // state that arrives by round.
 func (x *Exchange) serveGather(ss grpc.ServerStream) error {
-	from := "an unknown peer"
-	var auth credentials.AuthInfo
-	if p, ok := peer.FromContext(ss.Context()); ok {
-		from, auth = p.Addr.String(), p.AuthInfo
-	}
-	refuse := func(c codes.Code, format string, args ...any) error {
-		msg := fmt.Sprintf(format, args...)
-		x.refusal(msg, "transport: rank %d refused a gather stream from %s: %s", x.cfg.Rank, from, msg)
-		return status.Error(c, msg)
-	}
+	auth, refuse := x.refuser(ss, "a gather stream")
 	var m inMsg
 	if err := ss.RecvMsg(&m); err != nil {
 		return err

@@ -185,19 +185,26 @@ func (x *Exchange) openStream(e *edge, cc *grpc.ClientConn) (*attachment, error)
 	return x.attachLocked(e, cs, cancel), nil
 }
 
-// serveEdge serves a stream another rank opened: it checks the HELLO, the
-// peer's certificate and the config hash, answers, and reads the stream.
-func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
+// refuser returns the peer's credentials of a stream another rank opened
+// and the refusal of the stream (what it is named in the log): logged once
+// per reason and answered with code c.
+func (x *Exchange) refuser(ss grpc.ServerStream, what string) (credentials.AuthInfo, func(c codes.Code, format string, args ...any) error) {
 	from := "an unknown peer"
 	var auth credentials.AuthInfo
 	if p, ok := peer.FromContext(ss.Context()); ok {
 		from, auth = p.Addr.String(), p.AuthInfo
 	}
-	refuse := func(c codes.Code, format string, args ...any) error {
+	return auth, func(c codes.Code, format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
-		x.refusal(msg, "transport: rank %d refused a stream from %s: %s", x.cfg.Rank, from, msg)
+		x.refusal(msg, "transport: rank %d refused %s from %s: %s", x.cfg.Rank, what, from, msg)
 		return status.Error(c, msg)
 	}
+}
+
+// serveEdge serves a stream another rank opened: it checks the HELLO, the
+// peer's certificate and the config hash, answers, and reads the stream.
+func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
+	auth, refuse := x.refuser(ss, "a stream")
 	var m inMsg
 	if err := ss.RecvMsg(&m); err != nil {
 		return err
