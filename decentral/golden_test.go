@@ -150,19 +150,27 @@ func (s *replaySampler) Sample(node int) Batch {
 	return b
 }
 
-func TestGoldenTrajectories(t *testing.T) {
-	raw, err := os.ReadFile(goldenPath)
+// loadGolden decodes the golden file at path into gf and returns its rows of
+// a8a; the test is skipped when either file is missing.
+func loadGolden(t *testing.T, path string, gf any, head *goldenFile) *lrData {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("golden trajectories not available: %v", err)
 	}
-	var gf goldenFile
-	if err := json.Unmarshal(raw, &gf); err != nil {
-		t.Fatalf("%s: %v", goldenPath, err)
+	if err := json.Unmarshal(raw, gf); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	data, err := readLibSVM(a8aPath, gf.Rows, gf.Features)
+	data, err := readLibSVM(a8aPath, head.Rows, head.Features)
 	if err != nil {
 		t.Skipf("a8a not available: %v", err)
 	}
+	return data
+}
+
+func TestGoldenTrajectories(t *testing.T) {
+	var gf goldenFile
+	data := loadGolden(t, goldenPath, &gf, &gf)
 	if len(gf.Cases) != 8 {
 		t.Fatalf("%d cases, want 8", len(gf.Cases))
 	}

@@ -1,10 +1,8 @@
 package decentral
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -110,18 +108,8 @@ func goldenV2Mixing(t *testing.T, nodes int, c goldenV2Run) (*Mixing, Topology) 
 // each node's final x within 1e-4 relative, ‖x̄_t‖ every round within 1e-4,
 // and GT-STORM's β_t exactly.
 func TestGoldenV2Trajectories(t *testing.T) {
-	raw, err := os.ReadFile(goldenV2Path)
-	if err != nil {
-		t.Skipf("golden trajectories v2 not available: %v", err)
-	}
 	var gf goldenV2File
-	if err := json.Unmarshal(raw, &gf); err != nil {
-		t.Fatalf("%s: %v", goldenV2Path, err)
-	}
-	data, err := readLibSVM(a8aPath, gf.Rows, gf.Features)
-	if err != nil {
-		t.Skipf("a8a not available: %v", err)
-	}
+	data := loadGolden(t, goldenV2Path, &gf, &gf.goldenFile)
 	want := []string{"d2-ring4", "d-get-ring4-q4", "dsgd-exp4", "gnsd-exp4", "gt-storm-exp4-rho4", "d2-exp4"}
 	if len(gf.Cases) != len(want) {
 		t.Fatalf("%d cases, want %d", len(gf.Cases), len(want))

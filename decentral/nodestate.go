@@ -3,6 +3,7 @@ package decentral
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // NodeState is what a process running some of the nodes (a rank) reports
@@ -52,13 +53,6 @@ func (o *Optimizer) ImportNode(s NodeState) error {
 
 // runs reports whether node i is one of the optimizer's own nodes.
 func (o *Optimizer) runs(i int) bool {
-	if len(o.local) == o.m {
-		return true
-	}
-	for _, j := range o.local {
-		if j == i {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearch(o.local, i)
+	return found
 }

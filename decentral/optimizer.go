@@ -336,7 +336,7 @@ func (o *Optimizer) fullGrad(w, i int, x, dst []float32) (float32, error) {
 	if total == 0 {
 		return 0, errors.New("the batch source gave an empty large batch")
 	}
-	g, _ := o.scratch[2*w], o.scratch[2*w+1]
+	g := o.scratch[2*w]
 	var loss float64
 	for k, b := range pieces {
 		out := dst

@@ -21,6 +21,21 @@ type TimeVarying interface {
 	// Lambda returns the per-round contraction of a run of rounds ≥ 1
 	// rounds, a value in [0, 1]: 0 for exact averaging, 1 for none.
 	Lambda(rounds int) (float64, error)
+	// LambdaMeaning says, for a report, what Lambda(rounds) summarises.
+	LambdaMeaning(rounds int) string
+}
+
+// LambdaMeaning says what Lambda reports: the per-round contraction over
+// one period.
+func (e *OnePeerExp) LambdaMeaning(int) string {
+	p := e.Period()
+	return fmt.Sprintf("per round over one period of %d rounds: ‖W_%d⋯W_0 − J‖^(1/%d)", p, p-1, p)
+}
+
+// LambdaMeaning says what Lambda(rounds) reports: the mean of the rounds'
+// λ(W_t) over the first ones.
+func (l *LinkDrop) LambdaMeaning(rounds int) string {
+	return fmt.Sprintf("mean of λ(W_t) over rounds 1–%d", min(rounds, LinkDropLambdaRounds))
 }
 
 var (

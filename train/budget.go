@@ -42,13 +42,17 @@ func ParseBudget(s string) (Budget, error) {
 // which is every node's share under the iid and label partitions up to
 // rounding.
 func (b Budget) Rounds(c Config) (int, error) {
+	return b.rounds(c, c.dataSizes().train)
+}
+
+// rounds is Rounds for data of trainSamples training samples.
+func (b Budget) rounds(c Config, trainSamples int) (int, error) {
 	cost := decentral.Cost{Batch: c.Batch, Full: c.BigBatch, Period: c.Period}
 	if cost.Period == 0 {
 		cost.Period = decentral.DefaultPeriod
 	}
 	if cost.Full == 0 {
-		ds := c.dataSizes()
-		cost.Full = max(ds.train/max(c.Nodes, 1), 1)
+		cost.Full = max(trainSamples/max(c.Nodes, 1), 1)
 	}
 	rounds, err := decentral.RoundsWithin(c.Algo, b.Samples, cost)
 	if err != nil {
@@ -63,13 +67,20 @@ func (b Budget) Rounds(c Config) (int, error) {
 }
 
 // BudgetCells returns cells with each configuration's rounds set to what
-// the budget buys its algorithm.
+// the budget buys its algorithm. Each data set's size is read once.
 func BudgetCells(cells []Cell, b Budget) ([]Cell, error) {
 	out := make([]Cell, len(cells))
+	sizes := map[[2]string]int{} // dataset and folder → training samples
 	for i, cell := range cells {
 		cell.Configs = append([]Config(nil), cell.Configs...)
-		for k := range cell.Configs {
-			r, err := b.Rounds(cell.Configs[k])
+		for k, c := range cell.Configs {
+			key := [2]string{c.Dataset, c.DataDir}
+			n, ok := sizes[key]
+			if !ok {
+				n = c.dataSizes().train
+				sizes[key] = n
+			}
+			r, err := b.rounds(c, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", cell.Label, err)
 			}

@@ -97,6 +97,18 @@ func (k *rankRole) logNodes(w io.Writer, t int) {
 		k.id, t, len(k.states), loss/float64(len(k.states)), samples)
 }
 
+// newRankRunner builds the runner of rank opt.Rank, which runs the nodes
+// local of cfg and reads inputs.
+func newRankRunner(cfg Config, local []int, inputs []InputFile, opt NodeOptions) (*runner, error) {
+	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
+	if err != nil {
+		return nil, err
+	}
+	r.inputs = inputs
+	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
+	return r, nil
+}
+
 // localOf returns the nodes owner assigns to rank, in increasing order.
 func localOf(owner []int, rank int) []int {
 	var local []int
@@ -133,13 +145,11 @@ func RunNode(ctx context.Context, cfg Config, opt NodeOptions) (*Summary, error)
 		return nil, err
 	}
 	defer unlock()
-	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
+	r, err := newRankRunner(cfg, local, inputs, opt)
 	if err != nil {
 		return nil, err
 	}
 	defer r.close()
-	r.inputs = inputs
-	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
 	work := context.WithoutCancel(ctx)
 	if err := r.s.opt.Init(work); err != nil {
 		return nil, err

@@ -2,15 +2,12 @@ package train
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/gtstorm/gtstorm/decentral"
 )
 
 // A rank keeps its recent checkpoints by round, so that after a failure
@@ -104,34 +101,18 @@ func ResumeNode(ctx context.Context, t int, opt NodeOptions) (*Summary, error) {
 		return nil, err
 	}
 	cfg := ck.meta.Config
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	inputs, err := inputFiles(cfg, opt.fingerprints)
-	if err != nil {
-		return nil, err
-	}
-	if ck.meta.Inputs != nil {
-		if d := inputsChanged(ck.meta.Inputs, inputs); d != "" {
-			return nil, fmt.Errorf("resume %s: %w: %s; the run must continue on the files it started with", opt.Out, ErrInputsChanged, d)
-		}
-	}
 	if len(opt.Owner) != cfg.Nodes || opt.Peers == nil {
 		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
 	}
-	for _, f := range []string{SummaryFile, CurveFile} {
-		if err := os.Remove(filepath.Join(opt.Out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("resume %s: %w", opt.Out, err)
-		}
+	inputs, err := reopenRun(cfg, ck, path, opt.Options)
+	if err != nil {
+		return nil, err
 	}
-	local := localOf(opt.Owner, opt.Rank)
-	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers})
+	r, err := newRankRunner(cfg, localOf(opt.Owner, opt.Rank), inputs, opt)
 	if err != nil {
 		return nil, err
 	}
 	defer r.close()
-	r.inputs = inputs
-	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
 	if err := r.restore(ck); err != nil {
 		return nil, fmt.Errorf("resume from %s: %w", path, err)
 	}

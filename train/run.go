@@ -180,26 +180,9 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 		}
 		cfg.Iters = iters
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", ckPath, err)
-	}
-	if err := cfg.CheckMemory(); err != nil {
-		return nil, err
-	}
-	inputs, err := inputFiles(cfg, opt.fingerprints)
+	inputs, err := reopenRun(cfg, ck, ckPath, opt)
 	if err != nil {
 		return nil, err
-	}
-	if ck.meta.Inputs != nil {
-		if d := inputsChanged(ck.meta.Inputs, inputs); d != "" {
-			return nil, fmt.Errorf("resume %s: %w: %s; the run must continue on the files it started with", out, ErrInputsChanged, d)
-		}
-	}
-	// The summary of a shorter run would pass for this one's until it ends.
-	for _, f := range []string{SummaryFile, CurveFile} {
-		if err := os.Remove(filepath.Join(out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("resume %s: %w", out, err)
-		}
 	}
 	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
 		return nil, err
@@ -220,6 +203,35 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 		}
 	}
 	return r.loop(ctx)
+}
+
+// reopenRun checks the settings of a run resumed from the checkpoint ck at
+// ckPath in opt.Out, and that it fits in memory; it returns the inputs'
+// fingerprints, refusing any file that changed since the checkpoint, and
+// removes the summary and curve a shorter run left, which would otherwise
+// pass for this one's until it ends.
+func reopenRun(cfg Config, ck *resumeState, ckPath string, opt Options) ([]InputFile, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", ckPath, err)
+	}
+	if err := cfg.CheckMemory(); err != nil {
+		return nil, err
+	}
+	inputs, err := inputFiles(cfg, opt.fingerprints)
+	if err != nil {
+		return nil, err
+	}
+	if ck.meta.Inputs != nil {
+		if d := inputsChanged(ck.meta.Inputs, inputs); d != "" {
+			return nil, fmt.Errorf("resume %s: %w: %s; the run must continue on the files it started with", opt.Out, ErrInputsChanged, d)
+		}
+	}
+	for _, f := range []string{SummaryFile, CurveFile} {
+		if err := os.Remove(filepath.Join(opt.Out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("resume %s: %w", opt.Out, err)
+		}
+	}
+	return inputs, nil
 }
 
 // runner drives one run: the round loop, evaluations, outputs, checkpoints.

@@ -147,18 +147,7 @@ func (s *setup) lambda() (float64, string) {
 	if err != nil {
 		return math.NaN(), err.Error()
 	}
-	return lam, lambdaMeaning(s.topo, s.cfg.Iters)
-}
-
-// lambdaMeaning says what a time-varying topology's λ summarises.
-func lambdaMeaning(topo decentral.Topology, rounds int) string {
-	switch t := topo.(type) {
-	case *decentral.OnePeerExp:
-		return fmt.Sprintf("per round over one period of %d rounds: ‖W_%d⋯W_0 − J‖^(1/%d)", t.Period(), t.Period()-1, t.Period())
-	case *decentral.LinkDrop:
-		return fmt.Sprintf("mean of λ(W_t) over rounds 1–%d", min(rounds, decentral.LinkDropLambdaRounds))
-	}
-	return "summary over the run"
+	return lam, tv.LambdaMeaning(s.cfg.Iters)
 }
 
 // loadData loads the training and test sets of cfg.Dataset; data's errors

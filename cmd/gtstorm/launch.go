@@ -95,10 +95,8 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if out == "" {
 		return usagef("--resume: want --out, the folder of the run to resume")
 	}
-	for _, s := range train.Settings() {
-		if isSet(fs, s.Name) {
-			return usagef("--%s: a resumed run keeps its settings; give none", s.Name)
-		}
+	if name, ok := givenSetting(fs); ok {
+		return usagef("--%s: a resumed run keeps its settings; give none", name)
 	}
 	rk, err := cluster.ReadRanksFile(filepath.Join(out, "ranks.txt"))
 	if err != nil {

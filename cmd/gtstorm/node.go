@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/gtstorm/gtstorm/internal/certs"
@@ -57,10 +56,8 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		if *out == "" {
 			return usagef("--resume-round: want --out, the rank's folder")
 		}
-		for _, s := range train.Settings() {
-			if isSet(fs, s.Name) {
-				return usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", s.Name)
-			}
+		if name, ok := givenSetting(fs); ok {
+			return usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
 		}
 		c, err := train.RankCheckpointConfig(*out, *resume)
 		if err != nil {
@@ -100,6 +97,16 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		printSummary(stdout, *out, sum)
 	}
 	return nil
+}
+
+// givenSetting returns the first run setting given on fs's command line.
+func givenSetting(fs *flag.FlagSet) (string, bool) {
+	for _, s := range train.Settings() {
+		if isSet(fs, s.Name) {
+			return s.Name, true
+		}
+	}
+	return "", false
 }
 
 // nodeFlags are the flags of a rank's network side.
@@ -202,10 +209,6 @@ func statsLine(s transport.Stats, rounds int) string {
 
 // lockedLogf returns a Logf writing whole lines to w from any goroutine.
 func lockedLogf(w io.Writer) func(string, ...any) {
-	var mu sync.Mutex
-	return func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(w, format+"\n", args...)
-	}
+	l := &lineWriter{w: w}
+	return func(format string, args ...any) { l.line(fmt.Sprintf(format, args...)) }
 }

@@ -10,10 +10,17 @@ import (
 	"path/filepath"
 )
 
-// Write creates path by calling fill on a buffered temporary file in the same
-// directory, syncing it and renaming it into place. On any error the
-// temporary file is removed and path is left untouched.
-func Write(path string, fill func(w io.Writer) error) (err error) {
+// Write creates path, mode 0644, by calling fill on a buffered temporary
+// file in the same directory, syncing it and renaming it into place. On any
+// error the temporary file is removed and path is left untouched.
+func Write(path string, fill func(w io.Writer) error) error {
+	return WriteMode(path, 0o644, fill)
+}
+
+// WriteMode is Write giving the file mode perm. The temporary file is
+// created with mode 0600, so content meant to stay private (a key) is never
+// readable by others on the way.
+func WriteMode(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -39,7 +46,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
 	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
+	if err = os.Chmod(tmp, perm); err != nil {
 		return fmt.Errorf("chmod %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
@@ -52,9 +59,14 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	return nil
 }
 
-// WriteBytes atomically replaces path with b.
+// WriteBytes atomically replaces path with b, mode 0644.
 func WriteBytes(path string, b []byte) error {
-	return Write(path, func(w io.Writer) error {
+	return WriteBytesMode(path, b, 0o644)
+}
+
+// WriteBytesMode atomically replaces path with b, mode perm.
+func WriteBytesMode(path string, b []byte, perm os.FileMode) error {
+	return WriteMode(path, perm, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -33,6 +33,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
 )
 
 // Names of the files in a certificates folder.
@@ -261,45 +263,9 @@ func writePair(dir, certName string, der []byte, keyName string, key *ecdsa.Priv
 		return fmt.Errorf("encode %s: %w", keyName, err)
 	}
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})
-	if err := writeFile(filepath.Join(dir, keyName), keyPEM, 0o600); err != nil {
+	if err := atomicfile.WriteBytesMode(filepath.Join(dir, keyName), keyPEM, 0o600); err != nil {
 		return err
 	}
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return writeFile(filepath.Join(dir, certName), certPEM, 0o644)
-}
-
-// writeFile replaces path with b atomically: a temporary file in the same
-// folder, created with mode 0600, is synced, given mode perm and renamed.
-func writeFile(path string, b []byte, perm fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp, perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename into %s: %w", path, err)
-	}
-	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteBytes(filepath.Join(dir, certName), certPEM)
 }

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,26 +44,20 @@ func (x *Exchange) AgreeRound(ctx context.Context, rounds []int) (int, error) {
 func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 	g := &x.gather
 	deadline := time.Now().Add(x.timeout)
-	stop := context.AfterFunc(ctx, func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() })
-	defer stop()
-	wake := time.AfterFunc(x.timeout, func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() })
-	defer wake.Stop()
-	for len(g.agree.rounds) < len(x.cfg.Addrs) {
-		switch {
-		case ctx.Err() != nil:
-			return 0, ctx.Err()
-		case x.isClosed():
-			return 0, errors.New("transport closed")
-		case time.Now().After(deadline):
-			var missing []string
-			for r := range x.cfg.Addrs {
-				if _, ok := g.agree.rounds[r]; !ok {
-					missing = append(missing, fmt.Sprintf("rank %d at %s", r, x.cfg.Addrs[r]))
-				}
-			}
-			return 0, fmt.Errorf("transport: no resume round from %s within %v", strings.Join(missing, ", "), x.timeout)
+	err := x.waitGatherLocked(ctx, func() bool { return len(g.agree.rounds) == len(x.cfg.Addrs) }, func() error {
+		if time.Now().Before(deadline) {
+			return nil
 		}
-		g.cond.Wait()
+		var missing []string
+		for r := range x.cfg.Addrs {
+			if _, ok := g.agree.rounds[r]; !ok {
+				missing = append(missing, fmt.Sprintf("rank %d at %s", r, x.cfg.Addrs[r]))
+			}
+		}
+		return fmt.Errorf("transport: no resume round from %s within %v", strings.Join(missing, ", "), x.timeout)
+	})
+	if err != nil {
+		return 0, err
 	}
 	common := g.agree.rounds[0]
 	for _, rs := range g.agree.rounds {

@@ -110,40 +110,59 @@ func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.Nod
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.heard = time.Now()
-	stop := context.AfterFunc(ctx, func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() })
-	defer stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() { // wake the wait to look at the clock
-		t := time.NewTicker(x.timeout / 10)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				g.mu.Lock()
-				g.cond.Broadcast()
-				g.mu.Unlock()
-			}
+	err := x.waitGatherLocked(ctx, func() bool { return len(g.rounds[round]) >= want }, func() error {
+		if g.err != nil {
+			return g.err
 		}
-	}()
-	for len(g.rounds[round]) < want {
-		switch {
-		case g.err != nil:
-			return nil, g.err
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case x.isClosed():
-			return nil, errors.New("transport closed")
-		case time.Since(g.heard) > x.timeout:
-			return nil, fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %s", len(g.rounds[round]), want, round, x.missing(round))
+		if time.Since(g.heard) > x.timeout {
+			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %s", len(g.rounds[round]), want, round, x.missing(round))
 		}
-		g.cond.Wait()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	got := g.rounds[round]
 	delete(g.rounds, round)
 	return got, nil
+}
+
+// waitGatherLocked waits on the gather box, holding its lock, until done
+// reports true. It stops with ctx's error, when the transport closes, or
+// with the error failed returns, and wakes at least every tenth of the peer
+// timeout so that failed can look at the clock.
+func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, failed func() error) error {
+	g := &x.gather
+	wake := func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() }
+	stop := context.AfterFunc(ctx, wake)
+	defer stop()
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		t := time.NewTicker(x.timeout / 10)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				wake()
+			}
+		}
+	}()
+	for !done() {
+		if err := failed(); err != nil {
+			return err
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case x.isClosed():
+			return errors.New("transport closed")
+		}
+		g.cond.Wait()
+	}
+	return nil
 }
 
 // missing names the ranks whose states of round have not all arrived.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -220,28 +218,5 @@ func TestRankOf(t *testing.T) {
 	}
 	if _, err := NewTLS([]byte("no pem"), nil, nil); err == nil {
 		t.Error("NewTLS without a CA accepted")
-	}
-}
-
-// TestLoadTLS reads a rank's PEM files into a configuration that names it.
-func TestLoadTLS(t *testing.T) {
-	ca := newCA(t, "run CA")
-	certPEM, keyPEM := ca.issue(t, 4)
-	dir := t.TempDir()
-	files := map[string][]byte{"ca.pem": ca.pem, "rank.pem": certPEM, "rank.key": keyPEM}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := LoadTLS(filepath.Join(dir, "ca.pem"), filepath.Join(dir, "rank.pem"), filepath.Join(dir, "rank.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkTLS(c, 4); err != nil {
-		t.Error(err)
-	}
-	if _, err := LoadTLS(filepath.Join(dir, "missing.pem"), "", ""); err == nil || !strings.Contains(err.Error(), "missing.pem") {
-		t.Errorf("LoadTLS of a missing file: %v", err)
 	}
 }

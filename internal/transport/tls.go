@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 
 	"github.com/gtstorm/gtstorm/internal/certs"
 
@@ -60,19 +59,6 @@ func NewTLS(caPEM, certPEM, keyPEM []byte) (*tls.Config, error) {
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		MinVersion:   tls.VersionTLS13,
 	}, nil
-}
-
-// LoadTLS is NewTLS on the contents of PEM files.
-func LoadTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
-	var data [3][]byte
-	for i, name := range []string{caFile, certFile, keyFile} {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("tls: %w", err)
-		}
-		data[i] = b
-	}
-	return NewTLS(data[0], data[1], data[2])
 }
 
 // checkTLS checks that c has a certificate naming rank and a CA.
