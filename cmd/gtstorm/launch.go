@@ -178,9 +178,10 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 // peer timeout.
 func supervise(k int, out, exe string, pass []string, timeout time.Duration, stdout, stderr io.Writer) error {
 	var (
-		mu    sync.Mutex
-		procs = make([]*exec.Cmd, k)
-		lines sync.WaitGroup
+		mu     sync.Mutex
+		procs  = make([]*exec.Cmd, k)
+		exited = make([]bool, k) // guarded by mu: Wait owns ProcessState
+		lines  sync.WaitGroup
 	)
 	errLog := &lineWriter{w: stderr}
 	for r := range k {
@@ -213,8 +214,8 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	stopAll := func(s os.Signal) {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, p := range procs {
-			if p.ProcessState == nil {
+		for r, p := range procs {
+			if !exited[r] {
 				p.Process.Signal(s)
 			}
 		}
@@ -236,6 +237,9 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	var killer *time.Timer
 	for range k {
 		res := <-done
+		mu.Lock()
+		exited[res.rank] = true
+		mu.Unlock()
 		if res.err != nil && first == nil {
 			first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
 			stopAll(syscall.SIGTERM)
