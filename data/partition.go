@@ -16,12 +16,18 @@ import (
 type Partition struct {
 	Nodes [][]int // Nodes[i]: the sample indices of node i, increasing
 	Hist  [][]int // Hist[i][c]: how many of node i's samples have class c
+
+	// A partition Restrict returned holds the shares of the nodes kept
+	// only; fp is the fingerprint of the whole partition it was cut from.
+	kept []bool
+	fp   uint64
 }
 
 // Len returns the number of nodes.
 func (p *Partition) Len() int { return len(p.Nodes) }
 
-// Sizes returns how many samples each node holds.
+// Sizes returns how many samples each node holds (0 for a node whose share
+// Restrict dropped).
 func (p *Partition) Sizes() []int {
 	s := make([]int, len(p.Nodes))
 	for i, n := range p.Nodes {

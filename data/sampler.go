@@ -32,7 +32,10 @@ type samplerNode struct {
 }
 
 // NewSampler returns a sampler of batch indices per draw over the nodes of
-// p, whose indices must lie in d.
+// p, whose indices must lie in d. Over a partition that Restrict returned,
+// only the nodes it holds may be sampled; each draws the samples it would
+// draw over the whole partition, and a state saved by either sampler
+// restores into the other.
 func NewSampler(d *Dataset, p *Partition, batch int, seed uint64) (*Sampler, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("sampler: batch size %d, want at least 1", batch)
@@ -41,6 +44,9 @@ func NewSampler(d *Dataset, p *Partition, batch int, seed uint64) (*Sampler, err
 		return nil, errors.New("sampler: empty partition, want at least one node")
 	}
 	for i, idx := range p.Nodes {
+		if !p.Holds(i) {
+			continue // dropped by Restrict: never sampled here
+		}
 		if len(idx) == 0 {
 			return nil, fmt.Errorf("sampler: node %d has no samples", i)
 		}
@@ -50,12 +56,14 @@ func NewSampler(d *Dataset, p *Partition, batch int, seed uint64) (*Sampler, err
 			}
 		}
 	}
-	s := &Sampler{data: d, part: p, batch: batch, seed: seed, fp: fingerprint(p), nodes: make([]samplerNode, len(p.Nodes))}
+	s := &Sampler{data: d, part: p, batch: batch, seed: seed, fp: p.fingerprint(), nodes: make([]samplerNode, len(p.Nodes))}
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		n.pcg.Seed(pcgSeeds(seed, streamSampler, uint64(i)))
 		n.rng = rand.New(&n.pcg)
-		n.batch = Batch{Data: d, Index: make([]int, batch)}
+		if p.Holds(i) {
+			n.batch = Batch{Data: d, Index: make([]int, batch)}
+		}
 	}
 	return s, nil
 }

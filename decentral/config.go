@@ -46,6 +46,27 @@ type Config struct {
 	// BigBatch is the size of D-GET's large batch S1: that many samples
 	// drawn from the node's share, or its whole share when 0.
 	BigBatch int
+	// Compress is the compressor of a method that sends compressed
+	// messages (CHOCO): a spec of package compress such as "topk:0.01";
+	// empty means "none". Other methods refuse anything but empty or "none".
+	Compress string
+	// Gamma is CHOCO's consensus step γ in (0, 1]; 0 means DefaultGamma.
+	Gamma float64
+	// Seed seeds the stochastic compressors (rand-k, QSGD): node i's message
+	// of round t is drawn from a stream that depends only on (Seed, i, t).
+	Seed uint64
+	// Network, if not nil, is the simulated network and compute that
+	// [Optimizer.SimSeconds] turns rounds into seconds with. It needs every
+	// node in one process (Local empty).
+	Network *Network
+}
+
+// GammaOrDefault returns Gamma, or DefaultGamma when it is 0.
+func (c Config) GammaOrDefault() float64 {
+	if c.Gamma != 0 {
+		return c.Gamma
+	}
+	return DefaultGamma
 }
 
 // DefaultPeriod is D-GET's default period q.

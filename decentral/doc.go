@@ -1,6 +1,6 @@
-// Package decentral runs decentralized optimizers — DSGD, D², GNSD, D-GET
-// and GT-STORM — over m simulated nodes on a communication graph that may
-// change per round.
+// Package decentral runs decentralized optimizers — DSGD, D², GNSD, D-GET,
+// GT-STORM and CHOCO-SGD — over m simulated nodes on a communication graph
+// that may change per round.
 //
 // The package holds every node's parameters as one flat m × p float32 slab,
 // mixes them through a sparse doubly stochastic matrix W over the graph's
@@ -34,10 +34,16 @@
 //   - [Topology]: the mixing matrix W_t of each round ([Static] for a fixed
 //     graph; a time-varying one returns another [Mixing] per round, and the
 //     exchange delivers to round t's neighbours);
-//   - DSGD, D², GNSD, D-GET and GT-STORM, one self-contained file each
-//     (dsgd.go, d2.go, gnsd.go, dget.go, gtstorm.go), each a [Method] run
-//     by an [Optimizer] that counts samples, rounds, bytes and state floats
-//     ([Counters]) as SPEC §6 defines them.
+//   - DSGD, D², GNSD, D-GET, GT-STORM and CHOCO-SGD, one self-contained
+//     file each (dsgd.go, d2.go, gnsd.go, dget.go, gtstorm.go, choco.go),
+//     each a [Method] run by an [Optimizer] that counts samples, rounds,
+//     bytes and state floats ([Counters]) as SPEC §6 defines them;
+//   - compressed messages (messages.go): a [Compressing] method's messages
+//     go through Config.Compress, a compressor of package
+//     [github.com/gtstorm/gtstorm/decentral/compress], and count their
+//     encoded bytes;
+//   - the simulated clock (netclock.go): a [Network] of latency, bandwidth
+//     and per-node compute turns rounds into [Optimizer.SimSeconds].
 //
 // # Adding an algorithm
 //
@@ -52,13 +58,18 @@
 // with W_t's row over what the neighbours shared, Batch, Grad and GradPair
 // (counted), η_t, β_{t+1}, the worker's scratch and SetLoss. Optional
 // interfaces add what only some algorithms have: [Tracker] (the slab
-// [Optimizer.Direction] returns) and [Momentum] (the β_t [Optimizer.Beta]
-// reports). The optimizer, the snapshot format and package weights need no
+// [Optimizer.Direction] returns), [Momentum] (the β_t [Optimizer.Beta]
+// reports), [Preparer] (work before the round's messages are sent),
+// [Compressing] (messages through RoundContext.Compress) and [StaticOnly]
+// (no time-varying W). The optimizer, the snapshot format and package weights need no
 // change: a new algorithm's checkpoints hold its named slabs.
 //
 // D² and D-GET were added exactly so, and are the examples to copy: d2.go
 // (D², one shared bracket vector and a [MixingChecker] that refuses a W with
 // λ_min(W) ≤ −1/3) and dget.go (D-GET, a constant step and a large-batch
 // gradient every Config.Period rounds through RoundContext.FullGrad and a
-// [FullBatcher]) are one new file each, plus their line in the registry.
+// [FullBatcher]) are one new file each, plus their line in the registry;
+// so is choco.go (CHOCO-SGD: a Prepare that takes the local step and
+// compresses the message, and a Step that applies the neighbours'
+// messages).
 package decentral

@@ -243,3 +243,14 @@ func sameSlabs(a, b *Snapshot) bool {
 	}
 	return true
 }
+
+// staticOnly reports whether algo needs the same W every round (CHOCO), so
+// that tests over time-varying topologies leave it out.
+func staticOnly(algo string) bool {
+	m, err := newMethod(algo)
+	if err != nil {
+		panic(err)
+	}
+	_, ok := m.(StaticOnly)
+	return ok
+}

@@ -46,7 +46,8 @@ func SnapshotFloats(algo string, p int) (int, error) {
 // OptimizerBytes returns the bytes New allocates for m nodes of p
 // parameters with the given number of worker goroutines: the state slabs,
 // the per-node counters and message lists, the in-memory exchange, each
-// worker's two gradient buffers and the p-float reduction buffers.
+// worker's two gradient buffers, the p-float reduction buffers and, for a
+// method that compresses, each node's message.
 func OptimizerBytes(algo string, m, p, workers int) (int64, error) {
 	f, err := SlabFloats(algo, p)
 	if err != nil {
@@ -59,6 +60,13 @@ func OptimizerBytes(algo string, m, p, workers int) (int64, error) {
 	b := n*int64(f)*4 + n*perNode
 	b += w * (2*pp*4 + sliceHeader) // scratch
 	b += pp * (4 + 8 + 4)           // x0, acc, mean32
+	if meth, _ := newMethod(algo); meth != nil {
+		if _, ok := meth.(Compressing); ok {
+			// Each node's decoded message and its encoding, at most 4p
+			// bytes (the uncompressed vector).
+			b += n * (pp*(4+4) + 2*sliceHeader + 8)
+		}
+	}
 	return b, nil
 }
 

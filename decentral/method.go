@@ -3,6 +3,8 @@ package decentral
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // Method is one decentralized algorithm: its update rule and the state it
@@ -54,6 +56,28 @@ type MixingChecker interface {
 	CheckMixing(w *Mixing) error
 }
 
+// Preparer is a [Method] whose nodes work before the round's messages are
+// sent (CHOCO takes its local step and compresses what it sends): the
+// optimizer runs Prepare for every node, in parallel, before Share. Prepare
+// may write the node's next rows, which Step then reads.
+type Preparer interface {
+	Prepare(c RoundContext) error
+}
+
+// Compressing is a [Method] that sends compressed messages made by
+// [RoundContext.Compress] with Config.Compress: the optimizer keeps a
+// message per node and counts its encoded length as the bytes sent.
+// Methods that do not implement it refuse a compressor.
+type Compressing interface {
+	Compresses()
+}
+
+// StaticOnly is a [Method] that needs the same W every round (CHOCO keeps
+// Σ_j W_ij x̂_j): New refuses a time-varying topology for it.
+type StaticOnly interface {
+	StaticOnly()
+}
+
 // Tracker is a [Method] with a tracked direction (GNSD's y, GT-STORM's v):
 // Direction is its slab's index in Slabs, what [Optimizer.Direction] returns.
 type Tracker interface {
@@ -74,6 +98,7 @@ var methods = []Method{
 	gnsd{},
 	dget{},
 	gtstorm{},
+	choco{},
 }
 
 // Algorithms returns the algorithm names in the order the paper compares them.
@@ -210,6 +235,25 @@ func (c RoundContext) GradPair(xNew, xOld []float32, b Batch, gNew, gOld []float
 func (c RoundContext) FullGrad(x, dst []float32) (float32, error) {
 	return c.o.fullGrad(c.w, c.i, x, dst)
 }
+
+// Gamma returns CHOCO's consensus step γ (Config.Gamma or DefaultGamma).
+func (c RoundContext) Gamma() float32 { return float32(c.o.cfg.GammaOrDefault()) }
+
+// Compressor returns the run's compressor, Config.Compress.
+func (c RoundContext) Compressor() compress.Compressor { return c.o.comp }
+
+// Compress encodes v with the run's compressor, seeded by Config.Seed, the
+// node and the round, and returns the node's message buffer set to the
+// vector the message decodes to: what every neighbour applies, and the
+// buffer [RoundContext.Message] returns until the next Compress. The
+// message's length is what the node sends each neighbour this round.
+func (c RoundContext) Compress(v []float32) ([]float32, error) {
+	return c.o.compressRow(c.i, v)
+}
+
+// Message returns the node's decoded message of this round, as Compress
+// left it (and the method then scaled it, if it did).
+func (c RoundContext) Message() []float32 { return c.o.dec[c.i] }
 
 // SetLoss records the loss of the node's last evaluation at its own
 // parameters (NaN for none), for [Optimizer.Loss].

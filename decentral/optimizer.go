@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
+
+	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // Optimizer runs one decentralized algorithm, a [Method], over m nodes with
@@ -46,6 +48,17 @@ type Optimizer struct {
 
 	// Per-round η_t, η_{t+1} and β_{t+1}, read-only while nodes work.
 	eta32, etaNext32, beta32 float32
+
+	// Compressed messages (a Compressing method's): node i's encoded
+	// message of the round, what it decodes to, and its length in bytes.
+	comp     compress.Compressor
+	enc      [][]byte
+	dec      [][]float32
+	msgBytes []int64
+
+	// The simulated clock (Config.Network): T_i, when node i finished the
+	// last round, in seconds.
+	simT, simReady []float64
 
 	send    [][][]float32 // send[i]: node i's vectors this round
 	scratch [][]float32   // two p-float gradient buffers per worker
@@ -99,9 +112,26 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	if topo == nil {
 		topo = Static{mix}
 	}
+	if _, ok := meth.(StaticOnly); ok {
+		if _, static := topo.(Static); !static {
+			return nil, fmt.Errorf("%s needs a static graph (it keeps Σ_j W_ij x̂_j), not one that changes every round", cfg.Algorithm)
+		}
+	}
+	comp, err := newCompressor(cfg, meth)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
+	}
+	if cfg.Network != nil {
+		if err := cfg.Network.validate(mix.Nodes()); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
+		}
+		if len(cfg.Local) != 0 {
+			return nil, fmt.Errorf("%s: the simulated network needs every node in one process", cfg.Algorithm)
+		}
+	}
 	opt := &Optimizer{
 		cfg: cfg, meth: meth, sched: sched, topo: topo, mix: mix, ex: cfg.Exchange,
-		sampler: s, oracle: o, m: m, p: p, local: local, procs: procs,
+		sampler: s, oracle: o, m: m, p: p, local: local, procs: procs, comp: comp,
 		x0:       append([]float32(nil), x0...),
 		dir:      -1,
 		samples:  make([]int64, m),
@@ -121,6 +151,12 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	if opt.ex == nil {
 		opt.ex = NewMemExchange(mix.Graph())
+	}
+	if comp != nil {
+		opt.allocMessages()
+	}
+	if cfg.Network != nil {
+		opt.simT, opt.simReady = make([]float64, m), make([]float64, m)
 	}
 	if err := opt.checkMixing(mix); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm, err)
@@ -158,10 +194,12 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		o.samples[i], o.evals[i], o.bytes[i], o.loss[i] = 0, 0, 0, math.NaN()
 		o.rLoss[i] = math.NaN()
 	}
+	clear(o.simT)
 	o.setRates(0)
 	if err := o.parallel(phaseInit, len(o.local)); err != nil {
 		return fmt.Errorf("%s init: %w", o.meth.Name(), err)
 	}
+	o.startClock()
 	o.commitCounters()
 	o.initialized = true
 	return nil
@@ -195,12 +233,22 @@ func (o *Optimizer) Step(ctx context.Context) error {
 			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		}
 	}
+	if _, ok := o.meth.(Preparer); ok {
+		if err := o.parallel(phasePrepare, len(o.local)); err != nil {
+			o.failed = fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
+			return o.failed
+		}
+	}
 	to := o.mix.to
 	for _, i := range o.local {
 		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
 		n, err := o.ex.Send(i, to[i], o.send[i])
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.meth.Name(), t+1, i, err)
+		}
+		if o.comp != nil {
+			// The encoded message to every neighbour, whatever carried it.
+			n = o.msgBytes[i] * int64(len(to[i]))
 		}
 		o.rBytes[i] = n
 	}
@@ -213,6 +261,7 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	}
 	o.cur, o.nxt = o.nxt, o.cur
 	o.x = o.cur[0]
+	o.advanceClock()
 	o.commitCounters()
 	for i, b := range o.rBytes {
 		o.bytes[i] += b

@@ -10,6 +10,7 @@ import (
 const (
 	phaseInit = iota
 	phaseStep
+	phasePrepare
 	phaseEval
 )
 
@@ -65,9 +66,15 @@ func (o *Optimizer) job(w, i int) (err error) {
 		node := o.local[i]
 		o.rSamples[node], o.rEvals[node] = 0, 0
 		return o.meth.Init(RoundContext{o, w, node})
-	case phaseStep:
+	case phasePrepare:
 		node := o.local[i]
 		o.rSamples[node], o.rEvals[node] = 0, 0
+		return o.meth.(Preparer).Prepare(RoundContext{o, w, node})
+	case phaseStep:
+		node := o.local[i]
+		if _, prepared := o.meth.(Preparer); !prepared {
+			o.rSamples[node], o.rEvals[node] = 0, 0
+		}
 		return o.meth.Step(RoundContext{o, w, node})
 	default:
 		return o.evalJob(w, i)

@@ -25,6 +25,9 @@ type Snapshot struct {
 	GradEvals []int64   // per node
 	BytesSent []int64   // per node
 	Loss      []float64 // per node, of the last evaluation (NaN if none)
+	// SimTime is the simulated clock T_i per node (Config.Network), nil for
+	// a run without one.
+	SimTime []float64
 }
 
 // Slab is one named m × p state slab of a [Snapshot].
@@ -90,6 +93,14 @@ func (s *Snapshot) Validate() error {
 	if len(s.Loss) != s.Nodes {
 		return fmt.Errorf("Loss has %d values, want one per node (%d)", len(s.Loss), s.Nodes)
 	}
+	if s.SimTime != nil && len(s.SimTime) != s.Nodes {
+		return fmt.Errorf("SimTime has %d values, want one per node (%d) or none", len(s.SimTime), s.Nodes)
+	}
+	for i, v := range s.SimTime {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("SimTime of node %d is %v, want a finite time ≥ 0", i, v)
+		}
+	}
 	return nil
 }
 
@@ -117,6 +128,7 @@ func (o *Optimizer) State() (*Snapshot, error) {
 		GradEvals: slices.Clone(o.evals),
 		BytesSent: slices.Clone(o.bytes),
 		Loss:      slices.Clone(o.loss),
+		SimTime:   slices.Clone(o.simT),
 	}
 	for k, name := range o.meth.Slabs() {
 		s.Slabs = append(s.Slabs, Slab{name, slices.Clone(o.cur[k])})
@@ -140,6 +152,12 @@ func (o *Optimizer) Restore(s *Snapshot) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
+	switch {
+	case o.simT != nil && s.SimTime == nil:
+		return fmt.Errorf("restore: the snapshot has no simulated clock and the optimizer simulates a network")
+	case o.simT == nil && s.SimTime != nil:
+		return fmt.Errorf("restore: the snapshot has a simulated clock and the optimizer simulates no network")
+	}
 	for _, sl := range s.Slabs {
 		if !finite(sl.Data) {
 			return fmt.Errorf("restore: slab %q is not finite", sl.Name)
@@ -157,6 +175,7 @@ func (o *Optimizer) Restore(s *Snapshot) error {
 	copy(o.evals, s.GradEvals)
 	copy(o.bytes, s.BytesSent)
 	copy(o.loss, s.Loss)
+	copy(o.simT, s.SimTime)
 	o.round = s.Round
 	o.failed = nil
 	o.initialized = true

@@ -45,6 +45,9 @@ func TestTimeVaryingTopology(t *testing.T) {
 		mustMixing(t, MixLaplacian, mustGraph(Star(6))),
 	}
 	for _, algo := range Algorithms() {
+		if staticOnly(algo) {
+			continue
+		}
 		o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: ws}, ws[0], pr, 3, 9)
 		shares := o.meth.Shares()
 		bytes := make([]int64, o.Nodes())

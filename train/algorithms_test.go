@@ -3,6 +3,8 @@ package train
 import (
 	"context"
 	"errors"
+	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -25,6 +27,14 @@ func TestResumeNewPaths(t *testing.T) {
 		{"gnsd link drop metropolis", func(c *Config) { c.Algo, c.LinkDrop, c.Mixing = decentral.GNSD, 0.5, decentral.MixMetropolis }},
 		{"gt-storm exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.GTSTORM, decentral.ExpTopology, 8 }},
 		{"d2 exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.D2, decentral.ExpTopology, 6 }},
+		{"choco qsgd on a simulated network", func(c *Config) {
+			c.Algo, c.Compress, c.Gamma = decentral.CHOCO, "qsgd:7", 0.3
+			c.LinkLatency, c.LinkBandwidth, c.Compute, c.Stragglers = 0.001, 1e7, 0.002, "1:5"
+		}},
+		{"choco top-k", func(c *Config) { c.Algo, c.Compress = decentral.CHOCO, "topk:0.05" }},
+		{"gt-storm on a simulated network", func(c *Config) {
+			c.Algo, c.LinkLatency, c.LinkBandwidth, c.Compute = decentral.GTSTORM, 0.05, 1e7, 0.01
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +57,10 @@ func TestResumeNewPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameRows(t, rowsOf(t, cut), rowsOf(t, fresh))
-			if got.Samples != want.Samples || got.BytesSentPerNode != want.BytesSentPerNode || got.FinalTestAcc != want.FinalTestAcc {
+			if cfg.SimulatesNetwork() && !(got.SimSeconds > 0) {
+				t.Errorf("simulated network, summary sim_seconds %v", got.SimSeconds)
+			}
+			if got.Samples != want.Samples || got.BytesSentPerNode != want.BytesSentPerNode || got.FinalTestAcc != want.FinalTestAcc || got.SimSeconds != want.SimSeconds {
 				t.Errorf("resumed summary: %d samples, %d bytes, acc %v; uninterrupted %d, %d, %v",
 					got.Samples, got.BytesSentPerNode, got.FinalTestAcc, want.Samples, want.BytesSentPerNode, want.FinalTestAcc)
 			}
@@ -105,5 +118,38 @@ func TestBudget(t *testing.T) {
 	cfg := lrConfig(decentral.DGET)
 	if _, err := (Budget{Samples: 10}).Rounds(cfg); err == nil {
 		t.Error("a budget below one round of d-get accepted")
+	}
+}
+
+// TestMeasuredComputeSurvivesResume: without --compute the gradient time
+// is measured once, when the run starts; a resumed run keeps using it.
+func TestMeasuredComputeSurvivesResume(t *testing.T) {
+	needA8A(t)
+	cfg := lrConfig(decentral.DSGD)
+	cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 40, 10, 10
+	cfg.LinkLatency = 0.001
+	cut := t.TempDir()
+	if _, err := Train(&cancelOnLook{Context: context.Background(), at: 26}, cfg, Options{Out: cut}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want an interruption", err)
+	}
+	ck, err := readCheckpoint(filepath.Join(cut, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ck.meta.Compute > 0) {
+		t.Fatalf("checkpoint records a measured compute time of %v s", ck.meta.Compute)
+	}
+	got, err := Resume(context.Background(), cut, cfg.Iters, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(got.ComputeSeconds) != ck.meta.Compute {
+		t.Errorf("resumed run assumed %v s per gradient, the run measured %v s", got.ComputeSeconds, ck.meta.Compute)
+	}
+	// DSGD with every node computing alike and unlimited bandwidth: each
+	// round takes one gradient and one latency, so sim_seconds = rounds ×
+	// (compute + latency).
+	if want := 40 * (ck.meta.Compute + 0.001); math.Abs(float64(got.SimSeconds)-want) > 1e-9*want {
+		t.Errorf("sim_seconds %v, want 40 × (%v + 0.001) = %v", got.SimSeconds, ck.meta.Compute, want)
 	}
 }

@@ -27,6 +27,9 @@ type meta struct {
 	Rows    string      `json:"metrics,omitempty"` // earlier releases: the rows in metrics.csv's form
 	Seconds float64     `json:"seconds"`
 	Inputs  []InputFile `json:"inputs,omitempty"`
+	// Compute is the gradient time the simulated network uses, measured
+	// when the run started unless --compute set it.
+	Compute float64 `json:"compute,omitempty"`
 }
 
 // checkpoint writes the resume state of the last completed round.
@@ -46,7 +49,7 @@ func (r *runner) checkpoint() error {
 			return err
 		}
 	}
-	m, err := json.Marshal(meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs})
+	m, err := json.Marshal(meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute})
 	if err != nil {
 		return err
 	}

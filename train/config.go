@@ -16,7 +16,7 @@ type Config struct {
 	DataDir   string  `json:"data_dir"`                // see data.Load; "" for the defaults
 	Normalize bool    `json:"normalize"`               // CIFAR-10: standardise each channel
 	Features  int     `json:"features"`                // LibSVM feature count; 0 = from the data
-	Algo      string  `json:"algo"`                    // dsgd, d2, gnsd, d-get or gt-storm
+	Algo      string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
 	Nodes     int     `json:"nodes"`                   // m
 	Topology  string  `json:"topology"`                // er, ring, path, complete, star, torus, exp or an edge-list file
 	PC        float64 `json:"pc"`                      // Erdős–Rényi edge probability
@@ -32,6 +32,19 @@ type Config struct {
 	LinkDrop  float64 `json:"link_drop"`               // probability that an edge fails in a round
 	Period    int     `json:"period"`                  // D-GET's q; 0 = decentral.DefaultPeriod
 	BigBatch  int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
+	Compress  string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
+	Gamma     float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
+
+	// The simulated network (sim_seconds); all zero for none.
+	LinkLatency   float64 `json:"link_latency,omitempty"`   // seconds per message
+	LinkBandwidth float64 `json:"link_bandwidth,omitempty"` // bits per second per link and direction; 0 = unlimited
+	Compute       float64 `json:"compute,omitempty"`        // seconds per minibatch gradient; 0 = measured
+	Stragglers    string  `json:"stragglers,omitempty"`     // K:F, nodes 0..K−1 F times slower
+	Speeds        string  `json:"speeds,omitempty"`         // file of per-node slowdown factors
+
+	// Targets for time-to-target figures; 0 for none. They change no result.
+	TargetAcc  float64 `json:"target_acc,omitempty"`  // test accuracy of x̄
+	TargetStat float64 `json:"target_stat,omitempty"` // S(x) at most this
 
 	EvalEvery        int `json:"eval_every"`         // rounds between metric rows
 	LocalEvalSamples int `json:"local_eval_samples"` // test samples for the mean local accuracy; 0 = all

@@ -39,13 +39,17 @@ func Seeds(cfg Config, n int) []Config {
 }
 
 // CompareCells returns the cells of `gtstorm compare`: every algorithm on
-// every partition, each under seeds seeds.
+// every partition, each under seeds seeds. An algorithm may name its
+// compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%.
 func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
 	var cells []Cell
 	for _, a := range algos {
 		for _, p := range partitions {
 			c := base
 			c.Algo, c.Partition = a, p
+			if algo, comp, ok := strings.Cut(a, ":"); ok {
+				c.Algo, c.Compress = algo, comp
+			}
 			cells = append(cells, Cell{Label: a + " / " + p, Configs: Seeds(c, seeds)})
 		}
 	}
@@ -147,7 +151,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 // runKey identifies the results of a run: its settings, less those that
 // cannot change them.
 func runKey(c Config) string {
-	c.Workers, c.MaxMemory = 0, 0
+	c.Workers, c.MaxMemory, c.TargetAcc, c.TargetStat = 0, 0, 0, 0
 	b, _ := json.Marshal(c)
 	return string(b)
 }

@@ -29,7 +29,7 @@ func (c Config) edgeListFile() bool {
 }
 
 // Resolved returns c with its file settings (--data-dir, an edge-list
-// --topology) made absolute, so that the run does not depend on the folder
+// --topology, --speeds) made absolute, so that the run does not depend on the folder
 // it is resumed from.
 func (c Config) Resolved() (Config, error) {
 	if c.DataDir != "" {
@@ -46,11 +46,18 @@ func (c Config) Resolved() (Config, error) {
 		}
 		c.Topology = abs
 	}
+	if c.Speeds != "" {
+		abs, err := filepath.Abs(c.Speeds)
+		if err != nil {
+			return c, &ConfigError{"speeds", c.Speeds, fmt.Sprintf("a path that can be made absolute (%v)", err)}
+		}
+		c.Speeds = abs
+	}
 	return c, nil
 }
 
 // inputFiles returns the fingerprints of every file the run of c reads: its
-// data files and its edge list. cache, if not nil, holds fingerprints
+// data files, its edge list and its speeds file. cache, if not nil, holds fingerprints
 // already computed (by path, size and modification time).
 func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	paths, err := data.Files(c.Dataset, c.DataDir)
@@ -59,6 +66,13 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	}
 	if c.edgeListFile() {
 		abs, err := filepath.Abs(c.Topology)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, abs)
+	}
+	if c.Speeds != "" {
+		abs, err := filepath.Abs(c.Speeds)
 		if err != nil {
 			return nil, err
 		}

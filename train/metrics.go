@@ -24,6 +24,7 @@ type Row struct {
 	Samples      int64   // IFO calls so far, all nodes
 	BytesPerNode int64   // bytes sent by the busiest node so far
 	Seconds      float64 // wall time of training so far, evaluations included
+	SimSeconds   float64 // simulated seconds of the rounds so far (--link-*); NaN without a simulated network
 }
 
 // Stationarity returns the paper's S(x): global gradient norm² plus
@@ -33,7 +34,7 @@ func (r Row) Stationarity() float64 { return r.GradNormSq + r.Consensus }
 // csvHeader names the columns of metrics.csv.
 var csvHeader = []string{"round", "test_acc", "test_loss", "local_test_acc", "train_loss",
 	"consensus_error", "grad_norm_sq", "stationarity", "eta", "beta",
-	"samples", "comm_rounds", "bytes_sent_per_node", "seconds"}
+	"samples", "comm_rounds", "bytes_sent_per_node", "seconds", "sim_seconds"}
 
 // record returns r as metrics.csv fields. Floats are written in the shortest
 // form that reads back to the same bits, so a resumed run can compare its
@@ -43,7 +44,7 @@ func (r Row) record() []string {
 	return []string{strconv.Itoa(r.Round), f(r.TestAcc), f(r.TestLoss), f(r.LocalTestAcc), f(r.TrainLoss),
 		f(r.Consensus), f(r.GradNormSq), f(r.Stationarity()), f(r.Eta), f(r.Beta),
 		strconv.FormatInt(r.Samples, 10), strconv.Itoa(r.Round), strconv.FormatInt(r.BytesPerNode, 10),
-		strconv.FormatFloat(r.Seconds, 'f', 3, 64)}
+		strconv.FormatFloat(r.Seconds, 'f', 3, 64), f(r.SimSeconds)}
 }
 
 // WriteCSV writes the header and rows in metrics.csv's format.
@@ -63,7 +64,8 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || len(recs[0]) != len(csvHeader) || recs[0][0] != csvHeader[0] {
+	// Files of earlier releases lack the last column, sim_seconds.
+	if len(recs) == 0 || len(recs[0]) < len(csvHeader)-1 || len(recs[0]) > len(csvHeader) || recs[0][0] != csvHeader[0] {
 		return nil, fmt.Errorf("not a metrics file: want the header %v", csvHeader)
 	}
 	rows := make([]Row, 0, len(recs)-1)
@@ -97,6 +99,10 @@ func parseRecord(rec []string) (Row, error) {
 		Round: int(in(rec[0])), TestAcc: fl(rec[1]), TestLoss: fl(rec[2]), LocalTestAcc: fl(rec[3]),
 		TrainLoss: fl(rec[4]), Consensus: fl(rec[5]), GradNormSq: fl(rec[6]), Eta: fl(rec[8]),
 		Beta: fl(rec[9]), Samples: in(rec[10]), BytesPerNode: in(rec[12]), Seconds: fl(rec[13]),
+		SimSeconds: math.NaN(),
+	}
+	if len(rec) > 14 {
+		r.SimSeconds = fl(rec[14])
 	}
 	return r, err
 }
@@ -170,6 +176,18 @@ type Summary struct {
 	// NetworkWaitPerRound is, for a run over several processes, the wall
 	// time rank 0 spent per round waiting for its neighbours' vectors.
 	NetworkWaitPerRound Num `json:"network_wait_per_round_seconds,omitempty"`
+	// BytesPerRound is the busiest node's bytes sent per round, and
+	// CompressionRatio how many times fewer bytes its messages take than
+	// uncompressed float32 vectors (1 without compression).
+	BytesPerRound    Num `json:"bytes_per_round"`
+	CompressionRatio Num `json:"compression_ratio"`
+	// SimSeconds is the simulated time of the run's rounds (SPEC §9's
+	// network model), absent without a simulated network; ComputeSeconds
+	// the time of one minibatch gradient it assumed.
+	SimSeconds     Num `json:"sim_seconds,omitempty"`
+	ComputeSeconds Num `json:"compute_seconds,omitempty"`
+	// Target is when the run first reached --target-acc or --target-stat.
+	Target *TargetReached `json:"target,omitempty"`
 	// Inputs fingerprints the files the run read (data, edge list).
 	Inputs []InputFile `json:"inputs,omitempty"`
 	// Diverged, when not empty, says that the run stopped because its state

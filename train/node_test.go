@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/weights"
 )
@@ -157,6 +158,78 @@ func TestRanksEqualTrain(t *testing.T) {
 			for j := range b.Params {
 				if math.Float32bits(a.Params[j]) != math.Float32bits(b.Params[j]) {
 					t.Fatalf("%s: model parameter %d is %v, one process %v", name, j, a.Params[j], b.Params[j])
+				}
+			}
+		}
+	}
+}
+
+// TestRankKeepsItsShares: a rank other than 0 keeps only its nodes' training
+// samples (no test set, no evaluation subsets, no fixed gradient batches),
+// and its nodes draw the same minibatches and D-GET's large batches, sample
+// for sample, as over the whole training set that rank 0 keeps.
+func TestRankKeepsItsShares(t *testing.T) {
+	needA8A(t)
+	cfg, err := lrConfig(decentral.DGET).Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Batch = 5
+	const k = 3
+	owner := make([]int, cfg.Nodes)
+	for i := range owner {
+		owner[i] = i * k / cfg.Nodes
+	}
+	bus := newMemBus(k, cfg.Nodes)
+	runnerOf := func(rank int) *runner {
+		r, err := newRankRunner(cfg, localOf(owner, rank), nil, NodeOptions{
+			Options: Options{Out: t.TempDir()}, Rank: rank, Owner: owner, Peers: &memPeers{bus: bus, rank: rank},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.close)
+		return r
+	}
+	whole, part := runnerOf(0).s, runnerOf(1).s
+	if whole.test == nil || whole.localSet == nil || len(whole.gradBatches) != cfg.Nodes {
+		t.Fatalf("rank 0 keeps test set %v, local set %v and %d gradient batches; want all of them", whole.test != nil, whole.localSet != nil, len(whole.gradBatches))
+	}
+	local := localOf(owner, 1)
+	want := 0
+	for _, i := range local {
+		want += len(whole.part.Nodes[i])
+	}
+	if part.train.Len() != want || want == whole.train.Len() {
+		t.Fatalf("rank 1 keeps %d training samples, want its nodes' %d (of %d)", part.train.Len(), want, whole.train.Len())
+	}
+	if part.test != nil || part.evalSet != nil || part.localSet != nil || part.gradBatches != nil {
+		t.Fatal("rank 1 keeps evaluation data, which only rank 0 uses")
+	}
+	same := func(what string, a, b *data.Batch) {
+		t.Helper()
+		if a.Len() != b.Len() {
+			t.Fatalf("%s: %d samples, want %d", what, a.Len(), b.Len())
+		}
+		for n := range a.Index {
+			ca, va := a.Data.Sparse(a.Index[n])
+			cb, vb := b.Data.Sparse(b.Index[n])
+			if a.Data.Labels[a.Index[n]] != b.Data.Labels[b.Index[n]] || !slices.Equal(ca, cb) || !slices.Equal(va, vb) {
+				t.Fatalf("%s: sample %d differs from the whole data set's", what, n)
+			}
+		}
+	}
+	ps, ws := newSampler(part.sampler), newSampler(whole.sampler)
+	for round := range 4 {
+		for _, i := range local {
+			same(fmt.Sprintf("round %d node %d's minibatch", round, i), ps.Sample(i).(*data.Batch), ws.Sample(i).(*data.Batch))
+			for _, n := range []int{0, 12} {
+				pb, wb := ps.FullBatch(i, n), ws.FullBatch(i, n)
+				if len(pb) != len(wb) {
+					t.Fatalf("node %d's large batch of %d: %d pieces, want %d", i, n, len(pb), len(wb))
+				}
+				for j := range pb {
+					same(fmt.Sprintf("round %d node %d's large batch of %d, piece %d", round, i, n, j), pb[j].(*data.Batch), wb[j].(*data.Batch))
 				}
 			}
 		}

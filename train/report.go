@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,7 +105,52 @@ func Report(title string, res []CellResult, pivot bool) string {
 			statOf(s, func(s *Summary) float64 { return float64(s.BytesSentPerNode) }).fmt("%.0f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"))
 	}
+	writeTargets(&b, res)
 	return b.String()
+}
+
+// writeTargets writes, when the grid has a target (--target-acc or
+// --target-stat), what each cell took to reach it: rounds, samples, bytes
+// sent per node and simulated seconds, as means over the seeds that reached
+// it, or "not reached".
+func writeTargets(b *strings.Builder, res []CellResult) {
+	if len(res) == 0 || target(res[0].Configs[0], nil) == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nTo reach %s (first evaluation round that meets it):\n\n", target(res[0].Configs[0], nil).Target)
+	b.WriteString("| setting | reached | rounds | samples | bytes sent per node | simulated seconds |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range res {
+		var hit []*TargetReached
+		for k := range r.Summaries {
+			if t := target(r.Configs[k], r.Rows[k]); t != nil && t.Reached {
+				hit = append(hit, t)
+			}
+		}
+		label := cellLabel(r) + roundsNote(res, r)
+		if len(hit) == 0 {
+			fmt.Fprintf(b, "| %s | not reached | – | – | – | – |\n", label)
+			continue
+		}
+		of := func(f func(*TargetReached) float64) stat {
+			xs := make([]float64, len(hit))
+			for i, t := range hit {
+				xs[i] = f(t)
+			}
+			m, sd := meanStd(xs)
+			return stat{m, sd}
+		}
+		sim := of(func(t *TargetReached) float64 { return float64(t.SimSeconds) })
+		simText := sim.fmt("%.2f")
+		if math.IsNaN(sim.mean) {
+			simText = "–"
+		}
+		fmt.Fprintf(b, "| %s | %d of %d | %s | %s | %s | %s |\n", label, len(hit), len(r.Summaries),
+			of(func(t *TargetReached) float64 { return float64(t.Round) }).fmt("%.0f"),
+			of(func(t *TargetReached) float64 { return float64(t.Samples) }).fmt("%.0f"),
+			of(func(t *TargetReached) float64 { return float64(t.BytesPerNode) }).fmt("%.3g"),
+			simText)
+	}
 }
 
 // sharedSettings describes the settings common to every cell of a grid
@@ -143,6 +189,9 @@ func sharedSettings(res []CellResult) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s topology (%s)", topo, lam))
 	}
+	if n := networkLabel(c0); n != "" && same(func(c Config) any { return networkLabel(c) }) {
+		parts = append(parts, fmt.Sprintf("simulated network %s, %.3g s per gradient", n, float64(s0.ComputeSeconds)))
+	}
 	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
 	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
 	add(func(c Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
@@ -157,12 +206,8 @@ func writePivot(b *strings.Builder, res []CellResult) {
 	acc := map[[2]string]string{}
 	for _, r := range res {
 		c := r.Configs[0]
-		if !slices.Contains(algos, c.Algo) {
-			algos = append(algos, c.Algo)
-		}
-		if !slices.Contains(parts, c.Partition) {
-			parts = append(parts, c.Partition)
-		}
+		algos = appendNew(algos, algoLabel(c))
+		parts = appendNew(parts, columnLabel(res, c))
 		cell := "diverged"
 		if s := completed(r.Summaries); len(s) > 0 {
 			cell = statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
@@ -170,7 +215,7 @@ func writePivot(b *strings.Builder, res []CellResult) {
 				cell += fmt.Sprintf(" (%d of %d diverged)", len(r.Summaries)-len(s), len(r.Summaries))
 			}
 		}
-		acc[[2]string{c.Algo, c.Partition}] = cell + roundsNote(res, r)
+		acc[[2]string{algoLabel(c), columnLabel(res, c)}] = cell + roundsNote(res, r)
 	}
 	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
 	for _, p := range parts {
@@ -196,17 +241,17 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 		return "", nil, err
 	}
 	var csv strings.Builder
-	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds,status\n")
+	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds,sim_seconds,status\n")
 	for _, r := range res {
 		for k, s := range r.Summaries {
 			status := "finished"
 			if s.Diverged != "" {
 				status = "diverged " + s.Diverged
 			}
-			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%q\n", r.Label, s.Algo, s.Partition,
+			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%q\n", r.Label, s.Algo, s.Partition,
 				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
 				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
-				s.Samples, s.BytesSentPerNode, float64(s.Seconds), status)
+				s.Samples, s.BytesSentPerNode, float64(s.Seconds), float64(s.SimSeconds), status)
 		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
@@ -222,6 +267,45 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 		skipped[i] = path + ": " + s
 	}
 	return md, skipped, nil
+}
+
+// meanOver returns the mean over runs of f of their k-th rows.
+func meanOver(runs [][]Row, k int, f func(Row) float64) float64 {
+	s := 0.0
+	for _, r := range runs {
+		s += f(r[k])
+	}
+	return s / float64(len(runs))
+}
+
+// algoLabel names c's algorithm with its compressor, if any: "choco:topk:0.01".
+func algoLabel(c Config) string {
+	if c.Compress != "" && c.Compress != "none" {
+		return c.Algo + ":" + c.Compress
+	}
+	return c.Algo
+}
+
+// columnLabel is c's column in a compare grid's table: its partition, and
+// its simulated network when the grid's cells run on several.
+func columnLabel(res []CellResult, c Config) string {
+	for _, r := range res {
+		if networkLabel(r.Configs[0]) != networkLabel(c) {
+			return c.Partition + " / " + networkLabel(c)
+		}
+	}
+	return c.Partition
+}
+
+// simulated reports whether every cell of a grid simulates a network, so
+// that its curves are drawn against simulated seconds.
+func simulated(res []CellResult) bool {
+	for _, r := range res {
+		if !r.Configs[0].SimulatesNetwork() {
+			return false
+		}
+	}
+	return len(res) > 0
 }
 
 // appendNew appends v to list unless list holds it.
@@ -241,8 +325,8 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 	curves := make([]Curve, len(res))
 	var algos, parts []string
 	for _, r := range res {
-		algos = appendNew(algos, r.Configs[0].Algo)
-		parts = appendNew(parts, r.Configs[0].Partition)
+		algos = appendNew(algos, algoLabel(r.Configs[0]))
+		parts = appendNew(parts, columnLabel(res, r.Configs[0]))
 	}
 	for i, r := range res {
 		// The curve averages the runs that finished, or shows the diverged
@@ -267,9 +351,16 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 				curves[i].Rounds[k] = float64(runs[0][k].Samples) / nodes
 			}
 		}
-		if pivot { // a colour per algorithm, a line style per partition
+		if simulated(res) {
+			// On simulated networks, time is the axis that compares them.
+			curves[i].XLabel = "simulated seconds"
+			for k := range curves[i].Rounds {
+				curves[i].Rounds[k] = meanOver(runs, k, func(r Row) float64 { return r.SimSeconds })
+			}
+		}
+		if pivot { // a colour per algorithm, a line style per partition (and network)
 			c := r.Configs[0]
-			curves[i].Colour, curves[i].Style = slices.Index(algos, c.Algo), slices.Index(parts, c.Partition)
+			curves[i].Colour, curves[i].Style = slices.Index(algos, algoLabel(c)), slices.Index(parts, columnLabel(res, c))
 		}
 	}
 	return curves

@@ -36,6 +36,9 @@ type Options struct {
 	// fingerprints caches the input files' hashes across the runs of a
 	// grid (see inputFiles); nil outside one.
 	fingerprints map[string]InputFile
+	// compute is the measured gradient time of a resumed run's simulated
+	// network (0 measures it afresh).
+	compute float64
 }
 
 // ErrInputsChanged is wrapped by the error Resume returns when a file the
@@ -187,6 +190,7 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
 		return nil, err
 	}
+	opt.compute = ck.meta.Compute
 	r, err := newRunner(cfg, opt, nil)
 	if err != nil {
 		return nil, err
@@ -254,7 +258,7 @@ type runner struct {
 
 // newRunner builds the run of cfg, whose memory its caller has checked.
 func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
-	s, err := buildSetup(cfg, part)
+	s, err := buildSetup(cfg, part, opt.compute)
 	if err != nil {
 		return nil, err
 	}
@@ -419,6 +423,7 @@ func (r *runner) evaluate(ctx context.Context) (Row, error) {
 		Samples:      c.Samples,
 		BytesPerNode: c.MaxBytesSent(),
 		Seconds:      r.seconds(),
+		SimSeconds:   opt.SimSeconds(),
 	}, nil
 }
 
@@ -475,7 +480,7 @@ func (r *runner) summary() *Summary {
 			wait = Num(w.WaitTime().Seconds() / float64(c.Rounds))
 		}
 	}
-	return &Summary{
+	sum := &Summary{
 		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
 		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
 		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
@@ -487,7 +492,13 @@ func (r *runner) summary() *Summary {
 		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
 		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
 		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
+		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
+		ComputeSeconds: Num(s.compute), Target: target(cfg, r.rows),
 	}
+	if s.compute > 0 {
+		sum.SimSeconds = Num(last.SimSeconds)
+	}
+	return sum
 }
 
 // writeJSON writes v as indented JSON, atomically.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/compress"
 	"github.com/gtstorm/gtstorm/internal/memlimit"
 )
 
@@ -185,6 +186,60 @@ func settings() []Setting {
 				}
 				return ""
 			}},
+		{Name: "compress", Usage: "CHOCO's message compressor: none|topk:F|randk:F|qsgd:S|sign (F: fraction kept; S: levels, qsgd:7 is 4 bits a value)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Compress) },
+			want: func(c Config) string {
+				if c.Compress == "" || c.Compress == "none" {
+					return ""
+				}
+				if _, err := compress.Parse(c.Compress); err != nil {
+					return "none, topk:F or randk:F with F in (0, 1], qsgd:S with S in [1, 65535], or sign"
+				}
+				if c.Algo != decentral.CHOCO {
+					return "none with --algo " + c.Algo + ": compression applies to --algo " + decentral.CHOCO
+				}
+				return ""
+			}},
+		{Name: "gamma", Usage: fmt.Sprintf("CHOCO's consensus step γ (0: %g)", decentral.DefaultGamma), Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.Gamma) },
+			want:  finiteWhere(func(c Config) float64 { return c.Gamma }, func(g float64) bool { return g >= 0 && g <= 1 }, fmt.Sprintf("a consensus step in (0, 1] (0: %g)", decentral.DefaultGamma))},
+		{Name: "link-latency", Usage: "simulated network: seconds a message takes besides its bytes, e.g. 1ms or 50ms", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*secondsValue)(&c.LinkLatency) }},
+		{Name: "link-bandwidth", Usage: "simulated network: bandwidth of a link per direction, e.g. 1Gbit, 10Mbit or 100MB (bytes); 0 is unlimited", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*bandwidthValue)(&c.LinkBandwidth) }},
+		{Name: "compute", Usage: "simulated network: seconds one minibatch gradient takes (0: measured on this machine when the network is simulated)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*secondsValue)(&c.Compute) }},
+		{Name: "stragglers", Usage: "simulated network: K:F makes nodes 0..K−1 F times slower to compute", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Stragglers) },
+			want: func(c Config) string {
+				if c.Stragglers == "" {
+					return ""
+				}
+				if k, _, err := parseStragglers(c.Stragglers); err != nil || k > c.Nodes {
+					return fmt.Sprintf("K:F with 1 ≤ K ≤ %d nodes F > 0 times slower (e.g. 1:5)", c.Nodes)
+				}
+				if c.Speeds != "" {
+					return "no --stragglers with --speeds"
+				}
+				return ""
+			}},
+		{Name: "speeds", Usage: "simulated network: FILE of per-node slowdown factors, one per line in node order (1 is normal)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Speeds) },
+			want: func(c Config) string {
+				if c.Speeds == "" {
+					return ""
+				}
+				if st, err := os.Stat(c.Speeds); err != nil || st.IsDir() {
+					return "a file of one slowdown factor per node"
+				}
+				return ""
+			}},
+		{Name: "target-acc", Usage: "test accuracy of x̄ whose first round, samples, bytes and simulated seconds the summary and tables report (0: none)",
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.TargetAcc) },
+			want:  finiteWhere(func(c Config) float64 { return c.TargetAcc }, func(a float64) bool { return a >= 0 && a <= 1 }, "an accuracy in (0, 1] (0: none)")},
+		{Name: "target-stat", Usage: "stationarity S(x) at most this marks the target (LibSVM runs; 0: none)",
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.TargetStat) },
+			want:  finiteWhere(func(c Config) float64 { return c.TargetStat }, nonNegative, "a stationarity > 0 (0: none)")},
 	}
 }
 

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,6 +27,7 @@ type setup struct {
 	mix         *decentral.Mixing  // W_0: the static graph's W, or round 0's
 	opt         *decentral.Optimizer
 	gradBatches []decentral.Batch // fixed per-node training subsets for ∇f(x̄)
+	compute     float64           // seconds per gradient of the simulated network; 0 for none
 }
 
 // evalChunk is the number of samples evaluated per forward pass of a test set.
@@ -37,7 +39,7 @@ func newSetup(cfg Config) (*setup, error) {
 	if err := cfg.CheckMemory(); err != nil {
 		return nil, err // a *MemoryError, before anything large is allocated
 	}
-	return buildSetup(cfg, nil)
+	return buildSetup(cfg, nil, 0)
 }
 
 // rankPart is the part of a run one process (a rank) runs: its nodes and
@@ -45,36 +47,21 @@ func newSetup(cfg Config) (*setup, error) {
 type rankPart struct {
 	local []int
 	ex    decentral.Exchange
+	// measures marks rank 0, which evaluates the whole run and so keeps
+	// the whole data; another rank keeps its nodes' shares only.
+	measures bool
 }
 
 // buildSetup is newSetup for a cfg whose memory was checked already; part,
-// if not nil, restricts the optimizer to one rank's nodes.
-func buildSetup(cfg Config, part *rankPart) (*setup, error) {
+// if not nil, restricts the optimizer to one rank's nodes. compute is the
+// gradient time a simulated network uses when cfg.Compute is 0 (a resumed
+// run's measured one); 0 measures it.
+func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	s := &setup{cfg: cfg}
-	var err error
-	if s.train, s.test, err = loadData(cfg); err != nil {
-		return nil, err
-	}
-	s.evalSet = s.test
-	if s.evalSet == nil {
-		s.evalSet = s.train
-	}
-	s.localSet = s.evalSet.Head(cfg.LocalEvalSamples)
-
-	if s.model, err = newModel(cfg, s.train); err != nil {
-		return nil, err
-	}
-	spec, err := data.ParsePartition(cfg.Partition)
+	err := s.setData(cfg, part)
 	if err != nil {
-		return nil, &ConfigError{"partition", cfg.Partition, data.PartitionKinds}
-	}
-	if s.part, err = spec.Apply(s.train, cfg.Nodes, cfg.Seed); err != nil {
-		return nil, err // names the partition, the data and the node count
-	}
-	if s.sampler, err = data.NewSampler(s.train, s.part, cfg.Batch, cfg.Seed); err != nil {
 		return nil, err
 	}
-	s.gradBatches = fixedSubsets(s.train, s.part, cfg.GradSamples, cfg.Seed)
 
 	if s.topo, s.mix, err = newTopology(cfg); err != nil {
 		return nil, err
@@ -90,6 +77,9 @@ func buildSetup(cfg Config, part *rankPart) (*setup, error) {
 		Topology:     s.topo,
 		Period:       cfg.Period,
 		BigBatch:     cfg.BigBatch,
+		Compress:     cfg.Compress,
+		Gamma:        cfg.Gamma,
+		Seed:         cfg.Seed,
 	}
 	nodes := cfg.Nodes
 	if part != nil {
@@ -100,6 +90,17 @@ func buildSetup(cfg Config, part *rankPart) (*setup, error) {
 		return nil, err
 	}
 	x0 := s.model.Init(cfg.Seed)
+	if cfg.SimulatesNetwork() {
+		s.compute = cmp.Or(cfg.Compute, compute)
+		if s.compute == 0 {
+			if s.compute, err = measureCompute(s.pool, s.train, cfg.Batch, x0); err != nil {
+				return nil, err
+			}
+		}
+		if dc.Network, err = cfg.network(s.compute); err != nil {
+			return nil, err
+		}
+	}
 	if s.opt, err = decentral.New(dc, s.mix, newSampler(s.sampler), oracle{s.pool}, x0); err != nil {
 		return nil, err
 	}

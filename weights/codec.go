@@ -45,7 +45,7 @@ func encodedBodySize(c *Checkpoint) int {
 	}
 	if s := c.Optimizer; s != nil {
 		n += 4 + len(s.Algorithm) + 4*8 + 3*8 + 4 +
-			3*9 + 8*(len(s.Samples)+len(s.GradEvals)+len(s.BytesSent)) + 9 + 8*len(s.Loss)
+			3*9 + 8*(len(s.Samples)+len(s.GradEvals)+len(s.BytesSent)) + 2*9 + 8*(len(s.Loss)+len(s.SimTime))
 		for _, sl := range s.Slabs {
 			n += 4 + len(sl.Name) + 9 + 4*len(sl.Data)
 		}
@@ -84,6 +84,7 @@ func appendBody(b []byte, c *Checkpoint) []byte {
 		b = appendInt64s(b, s.GradEvals)
 		b = appendInt64s(b, s.BytesSent)
 		b = appendFloat64s(b, s.Loss)
+		b = appendFloat64s(b, s.SimTime)
 	}
 	b = appendBytes(b, c.Sampler)
 	b = appendBytes(b, c.Meta)
@@ -401,6 +402,9 @@ func (d *decoder) snapshot() *decentral.Snapshot {
 	s.GradEvals = d.int64s("GradEvals")
 	s.BytesSent = d.int64s("BytesSent")
 	s.Loss = d.float64s("Loss")
+	if d.version >= 3 {
+		s.SimTime = d.float64s("SimTime")
+	}
 	return s
 }
 

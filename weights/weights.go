@@ -15,8 +15,8 @@
 //
 //	offset  size  field
 //	0       8     magic "GTSTCKPT"
-//	8       4     format version, uint32 (this package writes 2, reads 1
-//	              and 2)
+//	8       4     format version, uint32 (this package writes 3, reads 1,
+//	              2 and 3)
 //	12      8     body length n, uint64
 //	20      n     body
 //	20+n    4     CRC-32C (Castagnoli) of bytes [0, 20+n)
@@ -40,6 +40,8 @@
 //	                   where the algorithm has none)
 //	  3 × vec int64    Samples, GradEvals, BytesSent (m each)
 //	  vec float64      Loss (m)
+//	  vec float64      SimTime (m, or nil without a simulated network;
+//	                   version 3 on, absent before)
 //	vec byte           sampler state (opaque)
 //	vec byte           metadata (opaque, JSON by convention)
 //
@@ -63,14 +65,15 @@ import (
 // Magic starts every checkpoint file.
 const Magic = "GTSTCKPT"
 
-// Version is the format version this package writes: 2, where the
-// optimizer state is the algorithm's named slabs. Version 1 held fixed X, V
-// and G vectors; Decode still reads it, mapping them in order onto the
-// algorithm's slabs (decentral.StateSlabs).
-const Version uint32 = 2
+// Version is the format version this package writes: 3, which adds the
+// simulated clock to version 2, where the optimizer state became the
+// algorithm's named slabs. Version 1 held fixed X, V and G vectors; Decode
+// still reads it, mapping them in order onto the algorithm's slabs
+// (decentral.StateSlabs), and reads version 2 without a clock.
+const Version uint32 = 3
 
 // supportedVersions lists the format versions Decode reads.
-var supportedVersions = []uint32{1, Version}
+var supportedVersions = []uint32{1, 2, Version}
 
 // Tensor names one parameter tensor of the model and its shape; the tensors
 // lie one after another in the flat vector.

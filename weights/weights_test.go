@@ -95,7 +95,8 @@ func same(a, b *Checkpoint) bool {
 	}
 	return s.Algorithm == t.Algorithm && s.Schedule == t.Schedule && s.Nodes == t.Nodes && s.Dim == t.Dim &&
 		s.Round == t.Round && slices.EqualFunc(s.Slabs, t.Slabs, func(a, b decentral.Slab) bool { return a.Name == b.Name && f32(a.Data, b.Data) }) &&
-		i64(s.Samples, t.Samples) && i64(s.GradEvals, t.GradEvals) && i64(s.BytesSent, t.BytesSent) && f64(s.Loss, t.Loss)
+		i64(s.Samples, t.Samples) && i64(s.GradEvals, t.GradEvals) && i64(s.BytesSent, t.BytesSent) && f64(s.Loss, t.Loss) &&
+		f64(s.SimTime, t.SimTime)
 }
 
 func encoded(t testing.TB, c *Checkpoint) []byte {
@@ -149,6 +150,8 @@ func TestRoundTrip(t *testing.T) {
 	emptyExtras := checkpoint(decentral.GTSTORM)
 	emptyExtras.Sampler, emptyExtras.Meta = []byte{}, []byte{}
 	scalar := &Checkpoint{Model: "scalar", Tensors: []Tensor{{Name: "s"}}, Params: []float32{float32(math.NaN())}}
+	clocked := checkpoint(decentral.CHOCO)
+	clocked.Optimizer.SimTime = []float64{0.5, 1.25, 3}
 	for _, tc := range []struct {
 		name string
 		c    *Checkpoint
@@ -160,6 +163,7 @@ func TestRoundTrip(t *testing.T) {
 		{"gt-storm", checkpoint(decentral.GTSTORM)},
 		{"empty sampler and meta", emptyExtras},
 		{"state without sampler", &Checkpoint{Model: "tiny", Tensors: layout(), Params: params(9), Optimizer: snapshot(decentral.DSGD, 1, 9)}},
+		{"choco with a simulated clock", clocked},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := encoded(t, tc.c)
@@ -307,6 +311,8 @@ func TestValidateRefuses(t *testing.T) {
 		{"samples short", mod(func(c *Checkpoint) { c.Optimizer.Samples = c.Optimizer.Samples[:2] }), "Samples has 2 values"},
 		{"negative bytes", mod(func(c *Checkpoint) { c.Optimizer.BytesSent[2] = -1 }), "BytesSent of node 2 is -1"},
 		{"loss missing", mod(func(c *Checkpoint) { c.Optimizer.Loss = nil }), "Loss has 0 values"},
+		{"short clock", mod(func(c *Checkpoint) { c.Optimizer.SimTime = []float64{1} }), "SimTime has 1 values, want one per node (3) or none"},
+		{"negative clock", mod(func(c *Checkpoint) { c.Optimizer.SimTime = []float64{1, -2, 3} }), "SimTime of node 1 is -2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -356,7 +362,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"wrong magic", with(func(b []byte) []byte { b[0] = 'X'; return b }), []string{"not a gtstorm checkpoint", Magic}},
 		{"text file", []byte("hello, world\n"), []string{"not a gtstorm checkpoint"}},
 		{"magic only", []byte(Magic), []string{"truncated", "header"}},
-		{"unknown version", with(func(b []byte) []byte { b[8] = 7; return b }), []string{"format version 7", "reads version [1 2]"}},
+		{"unknown version", with(func(b []byte) []byte { b[8] = 7; return b }), []string{"format version 7", "reads version [1 2 3]"}},
 		{"version 0", with(func(b []byte) []byte { b[8] = 0; return b }), []string{"format version 0"}},
 		{"header only", good[:headerSize], []string{"truncated"}},
 		{"truncated", good[:len(good)-1], []string{"truncated", "header announces"}},
@@ -572,6 +578,23 @@ func appendBodyV1(c *Checkpoint) []byte {
 	b = appendFloat64s(b, s.Loss)
 	b = appendBytes(b, c.Sampler)
 	return appendBytes(b, c.Meta)
+}
+
+// TestReadsVersion2 decodes a version-2 file, which has no simulated clock.
+func TestReadsVersion2(t *testing.T) {
+	want := checkpoint(decentral.GTSTORM)
+	want.Sampler, want.Meta = nil, nil
+	body := appendBody(nil, want) // ends with the clock, sampler and meta, each nil: one 0 byte
+	if !bytes.Equal(body[len(body)-3:], []byte{0, 0, 0}) {
+		t.Fatalf("the body ends with %v, want three absent vectors", body[len(body)-3:])
+	}
+	c, err := Decode(sealVersion(2, body[:len(body)-1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same(c, want) || c.Optimizer.SimTime != nil {
+		t.Fatalf("version 2 decodes to %+v, want %+v", c.Optimizer, want.Optimizer)
+	}
 }
 
 // TestReadsVersion1 decodes version-1 files, whose X, V and G become each

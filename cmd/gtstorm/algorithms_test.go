@@ -31,19 +31,7 @@ func TestCompareFiveAlgorithms(t *testing.T) {
 			if b, err := gtstorm(args...).CombinedOutput(); err != nil {
 				t.Fatalf("compare: %v\n%s", err, b)
 			}
-			f, err := os.Open(filepath.Join(out, "results.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rows, err := csv.NewReader(f).ReadAll()
-			if err != nil || len(rows) != 6 {
-				t.Fatalf("results.csv: %d rows (%v), want a header and 5 runs", len(rows), err)
-			}
-			col := map[string]int{}
-			for k, name := range rows[0] {
-				col[name] = k
-			}
+			rows, col := readResults(t, out, 5)
 			iters := map[string]int{}
 			for _, r := range rows[1:] {
 				nodes, _ := strconv.Atoi(r[col["nodes"]])
@@ -74,4 +62,64 @@ func TestCompareFiveAlgorithms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCompareCompressedOnNetworks: compare runs CHOCO with two compressors
+// beside DSGD on two simulated networks; results.csv has each run's
+// simulated seconds, the table says what reached the target, and the slow
+// network takes longer for the same rounds.
+func TestCompareCompressedOnNetworks(t *testing.T) {
+	needA8A(t)
+	out := filepath.Join(t.TempDir(), "grid")
+	args := []string{"compare", "--dataset", "libsvm", "--data-dir", a8a,
+		"--algos", "dsgd,choco:topk:0.1,choco:qsgd:7", "--partitions", "iid",
+		"--networks", "1ms/1Gbit,50ms/10Mbit", "--compute", "1ms", "--target-acc", "0.7",
+		"--iters", "60", "--batch", "4", "--eta0", "0.1", "--eval-every", "20", "--grad-samples", "20", "--local-eval", "100",
+		"--out", out}
+	if b, err := gtstorm(args...).CombinedOutput(); err != nil {
+		t.Fatalf("compare: %v\n%s", err, b)
+	}
+	rows, col := readResults(t, out, 6)
+	sim := map[string]float64{}
+	bytes := map[string]float64{}
+	for _, r := range rows[1:] {
+		sim[r[col["setting"]]], _ = strconv.ParseFloat(r[col["sim_seconds"]], 64)
+		bytes[r[col["setting"]]], _ = strconv.ParseFloat(r[col["bytes_sent_per_node"]], 64)
+	}
+	for _, a := range []string{"dsgd", "choco:topk:0.1", "choco:qsgd:7"} {
+		fast, slow := sim[a+" / iid / 1ms/1Gbit"], sim[a+" / iid / 50ms/10Mbit"]
+		if !(fast > 0.06) || !(slow > fast+60*0.049) {
+			t.Errorf("%s: %.3f simulated seconds on the fast network, %.3f on the slow one", a, fast, slow)
+		}
+	}
+	if b := bytes["choco:topk:0.1 / iid / 1ms/1Gbit"]; !(b < bytes["dsgd / iid / 1ms/1Gbit"]/4) {
+		t.Errorf("top-k 10%% sent %.0f bytes per node, DSGD %.0f: want at least 4 times fewer", b, bytes["dsgd / iid / 1ms/1Gbit"])
+	}
+	table, err := os.ReadFile(filepath.Join(out, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(table), "To reach test_acc ≥ 0.7") || !strings.Contains(string(table), "iid / 50ms/10Mbit") {
+		t.Errorf("table.md has no time-to-target table or no network columns:\n%s", table)
+	}
+}
+
+// readResults reads a grid's results.csv, which must hold runs runs, and
+// returns its lines (the header first) and each column's index by name.
+func readResults(t *testing.T, out string, runs int) ([][]string, map[string]int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != runs+1 {
+		t.Fatalf("results.csv: %d rows (%v), want a header and %d runs", len(rows), err, runs)
+	}
+	col := map[string]int{}
+	for k, name := range rows[0] {
+		col[name] = k
+	}
+	return rows, col
 }

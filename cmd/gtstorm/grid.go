@@ -43,9 +43,10 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", "compare [--algos A,B] [--partitions P,Q] [--seeds N] [run flags]", stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
-	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated")
+	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated; choco:SPEC names CHOCO's compressor (e.g. choco:topk:0.01)")
 	parts := fs.String("partitions", "iid,label", "partitions to compare, comma-separated")
 	budget := fs.String("budget", "", "samples=N: give each algorithm the most rounds whose samples per node stay within N, instead of --iters rounds for all")
+	networks := fs.String("networks", "", "simulated networks to run every cell on, comma-separated LATENCY/BANDWIDTH (e.g. 1ms/1Gbit,50ms/10Mbit)")
 	var g gridFlags
 	g.register(fs, "compare-<dataset>")
 	if err := parseFlags(fs, args); err != nil {
@@ -86,6 +87,19 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		title += fmt.Sprintf(" at an equal budget of %d samples per node", b.Samples)
+	}
+	if *networks != "" {
+		if isSet(fs, "link-latency") || isSet(fs, "link-bandwidth") {
+			return usagef("--networks sets each cell's --link-latency and --link-bandwidth; give one or the other")
+		}
+		nl, err := uniqueList("networks", *networks)
+		if err != nil {
+			return err
+		}
+		if cells, err = train.NetworkCells(cells, nl); err != nil {
+			return usagef("%v", err)
+		}
+		title += " on simulated networks"
 	}
 	return runGrid(cells, g, rerunCommand("compare", args, g.out, defaulted), title, true, stdout, stderr)
 }

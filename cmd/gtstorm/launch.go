@@ -30,7 +30,8 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 		"the nodes, with certificates made for the run (in --out/certs) unless --insecure,\n"+
 		"waits for them, and leaves the run folder exactly as `gtstorm train` writes it\n"+
 		"(the other ranks' checkpoints in --out/ranks/rank-R). Its lines are the ranks',\n"+
-		"each prefixed with its rank.", stdout)
+		"each prefixed with its rank. Ctrl-C stops every rank after the round it is in,\n"+
+		"each writing a checkpoint; --resume with the same --out continues the run.", stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
 	k := fs.Int("ranks", 2, "number of rank processes K, at most --nodes")
@@ -77,7 +78,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 		// the workers.
 		pass = append(pass, "--workers="+strconv.Itoa(max(1, runtime.NumCPU() / *k)))
 	}
-	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, "ranks.txt"))
+	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, "ranks.txt"), "--launched-run="+*out)
 	if *insecure {
 		pass = append(pass, "--insecure")
 	} else {
@@ -118,7 +119,7 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if err != nil {
 		return err
 	}
-	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, "ranks.txt"), "--resume-round=" + strconv.Itoa(t)}
+	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, "ranks.txt"), "--resume-round=" + strconv.Itoa(t), "--launched-run=" + out}
 	if secure {
 		pass = append(pass, "--certs="+filepath.Join(out, "certs"))
 	} else {
@@ -174,14 +175,18 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 
 // supervise starts the K ranks, forwards signals to them, prefixes their
 // lines with their rank, and waits. When a rank fails, the others are
-// asked to stop (they checkpoint) and killed if they do not within the
-// peer timeout.
+// asked to stop (they checkpoint) unless a signal asked them already, and
+// killed if they do not within the peer timeout. After a signal (Ctrl-C)
+// it returns an error naming the round the ranks resume from and the
+// command that does it.
 func supervise(k int, out, exe string, pass []string, timeout time.Duration, stdout, stderr io.Writer) error {
 	var (
-		mu     sync.Mutex
-		procs  = make([]*exec.Cmd, k)
-		exited = make([]bool, k) // guarded by mu: Wait owns ProcessState
-		lines  sync.WaitGroup
+		mu          sync.Mutex
+		procs       = make([]*exec.Cmd, k)
+		exited      = make([]bool, k) // guarded by mu: Wait owns ProcessState
+		asked       bool              // guarded by mu: the ranks were asked to stop
+		interrupted bool              // guarded by mu: by a signal
+		lines       sync.WaitGroup
 	)
 	errLog := &lineWriter{w: stderr}
 	for r := range k {
@@ -222,6 +227,10 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	}
 	go func() {
 		for s := range signals {
+			// A second signal is forwarded too: the ranks then stop at once.
+			mu.Lock()
+			asked, interrupted = true, true
+			mu.Unlock()
 			stopAll(s)
 		}
 	}()
@@ -242,7 +251,15 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		mu.Unlock()
 		if res.err != nil && first == nil {
 			first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
-			stopAll(syscall.SIGTERM)
+			mu.Lock()
+			again := asked
+			asked = true
+			mu.Unlock()
+			if !again {
+				// A rank stopped by a signal writes its checkpoint; a second
+				// signal would stop it at once, without one.
+				stopAll(syscall.SIGTERM)
+			}
 			killer = time.AfterFunc(timeout+10*time.Second, func() { stopAll(syscall.SIGKILL) })
 		}
 	}
@@ -250,11 +267,32 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		killer.Stop()
 	}
 	lines.Wait()
+	mu.Lock()
+	stopped := interrupted
+	mu.Unlock()
+	if stopped && first != nil {
+		return interruptedLaunch(out, k)
+	}
 	var exit *exec.ExitError
 	if errors.As(first, &exit) && exit.ExitCode() == 2 {
 		return usageError{first}
 	}
 	return first
+}
+
+// interruptedLaunch is the error of a launched run stopped by a signal: it
+// names the round every rank keeps a checkpoint of and the command that
+// continues the run from there.
+func interruptedLaunch(out string, k int) error {
+	dirs := make([]string, k)
+	for r := range dirs {
+		dirs[r] = rankDir(out, r)
+	}
+	t, err := train.CommonRound(dirs)
+	if err != nil {
+		return fmt.Errorf("launch: interrupted: %w (with the same flags, --out %s and --force)", err, out)
+	}
+	return fmt.Errorf("launch: interrupted; every rank keeps a checkpoint of round %d (continue with: gtstorm launch --resume --out %s)", t, out)
 }
 
 // lineWriter writes whole lines to w from several goroutines.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gtstorm/gtstorm/internal/certs"
@@ -36,6 +38,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps (the run settings are the checkpoint's)")
 	agree := fs.Bool("resume", false, "restart this rank from its checkpoints in --out: the ranks agree on the latest round all of them keep")
+	launched := fs.String("launched-run", "", "set by `gtstorm launch`: the run folder, which the advice after a stop names")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,7 +94,11 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, *agree, stderr)
 	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
 	if err != nil {
-		return runError(err)
+		next := "gtstorm launch --resume --out " + *launched
+		if *launched == "" {
+			next = fmt.Sprintf("gtstorm node --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", *rank, *ranksFile, nf.security(), *out)
+		}
+		return runError(withResume(err, next))
 	}
 	if sum != nil {
 		printSummary(stdout, *out, sum)
@@ -122,6 +129,14 @@ func (nf *nodeFlags) register(fs *flag.FlagSet) {
 	nf.peerTimeout = fs.Duration("peer-timeout", 60*time.Second, "how long a silent neighbour is retried before the run stops naming it")
 }
 
+// security returns the security flag a rank runs with, for advice.
+func (nf *nodeFlags) security() string {
+	if *nf.insecure {
+		return "--insecure"
+	}
+	return "--certs " + *nf.certDir
+}
+
 // check refuses a missing choice of security, plaintext off loopback and
 // a timeout that is not positive.
 func (nf *nodeFlags) check(addrs []string) error {
@@ -147,7 +162,7 @@ func (nf *nodeFlags) check(addrs []string) error {
 // with resume ≥ 0, from the rank's checkpoint of that round (with agree,
 // of the latest round all ranks keep, which they agree on through rank 0);
 // it returns rank 0's summary and the transport's figures.
-func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (*train.Summary, string, error) {
+func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
@@ -175,7 +190,16 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err := x.Start(ctx); err != nil {
 		return nil, "", err
 	}
-	defer x.Close()
+	defer func() {
+		// Tell the peers this rank stops, so that they stop waiting for it
+		// at once, and let them take what it sent before it closes.
+		lctx, cancel := context.WithTimeout(context.Background(), min(*nf.peerTimeout, leaveTimeout))
+		defer cancel()
+		if lerr := x.Leave(lctx, stopReason(err)); lerr != nil {
+			fmt.Fprintf(stderr, "rank %d: note: %v\n", rank, lerr)
+		}
+		x.Close()
+	}()
 	no := train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
 	if agree {
 		rounds, err := train.RankCheckpoints(opt.Out)
@@ -187,13 +211,62 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 		}
 		fmt.Fprintf(stderr, "rank %d: resuming from round %d, the latest all ranks kept\n", rank, resume)
 	}
-	var sum *train.Summary
 	if resume >= 0 {
 		sum, err = train.ResumeNode(ctx, resume, no)
 	} else {
 		sum, err = train.RunNode(ctx, cfg, no)
 	}
 	return sum, statsLine(x.Stats(), cfg.Iters), err
+}
+
+// leaveTimeout bounds how long a stopping rank waits for its peers to take
+// its goodbye.
+const leaveTimeout = 5 * time.Second
+
+// stopReason says in a few words why a rank stops, for its peers' errors.
+func stopReason(err error) string {
+	var peer *transport.PeerStoppedError
+	switch {
+	case err == nil:
+		return "finished"
+	case errors.Is(err, train.ErrInterrupted):
+		return "interrupted"
+	case errors.As(err, &peer):
+		return fmt.Sprintf("since rank %d stopped", peer.Rank)
+	}
+	why, _, _ := strings.Cut(err.Error(), "\n")
+	if len(why) > 200 {
+		why = why[:200] + "…"
+	}
+	return "failed: " + why
+}
+
+// resumeError is a rank's stop that a resume of every rank continues: an
+// interruption after a checkpoint, or a peer rank that stopped. It names the
+// command that resumes a run over several processes, and hides the
+// *train.InterruptedError, whose general advice names `gtstorm resume`,
+// while errors.Is still sees what it wraps.
+type resumeError struct {
+	err  error
+	next string
+}
+
+func (e *resumeError) Error() string { return fmt.Sprintf("%v (continue with: %s)", e.err, e.next) }
+
+// Is reports whether the wrapped error is target, as errors.Is does.
+func (e *resumeError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// withResume adds to err, if a resume continues the run, the command next
+// that does it.
+func withResume(err error, next string) error {
+	var (
+		stopped *train.InterruptedError
+		peer    *transport.PeerStoppedError
+	)
+	if (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer) {
+		return &resumeError{err, next}
+	}
+	return err
 }
 
 // statsLine describes the transport's work: bytes and the time spent

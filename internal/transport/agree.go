@@ -45,6 +45,9 @@ func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 	g := &x.gather
 	deadline := time.Now().Add(x.timeout)
 	err := x.waitGatherLocked(ctx, func() bool { return len(g.agree.rounds) == len(x.cfg.Addrs) }, func() error {
+		if err := x.stoppedOwingLocked(-1); err != nil {
+			return fmt.Errorf("transport: no resume round: %w", err)
+		}
 		if time.Now().Before(deadline) {
 			return nil
 		}

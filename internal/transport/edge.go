@@ -22,6 +22,7 @@ type edge struct {
 	opener        bool          // this rank opens the stream: local < remote
 	att           *attachment   // the live stream, or nil
 	queue         []job         // sends not yet handed to gRPC, oldest first
+	sending       bool          // the writer is sending queue[0]
 	wake          chan struct{} // capacity 1: wakes the writer
 	expect        [2]int64      // the round whose vectors in[p] must receive
 	in            [2]inbox      // receive buffers by round parity
@@ -131,6 +132,8 @@ func (x *Exchange) readLoop(e *edge, a *attachment) error {
 			f, _ := m.frame()
 			err = fmt.Errorf("transport: rank %d: %s closed its stream to node %d: %s", x.cfg.Rank, x.who(e.remote), e.local, f.Payload)
 			x.fail(err)
+		case h.Kind == wire.Bye:
+			err = x.bye(e, &m)
 		default:
 			err = fmt.Errorf("transport: rank %d: %s sent a %s frame to node %d on an open stream", x.cfg.Rank, x.who(e.remote), h.Kind, e.local)
 			x.fail(err)
@@ -164,10 +167,13 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 	if x.begun && r > x.round+1 {
 		x.held.Add(1)
 	}
-	for !x.closed && x.err == nil && e.att == a && (!x.begun || r > x.round+1) {
+	for !x.closed && !x.leaving && x.err == nil && e.att == a && (!x.begun || r > x.round+1) {
 		x.cond.Wait()
 	}
 	switch {
+	case x.leaving:
+		x.mu.Unlock()
+		return nil // no round takes it: read on, to the peer's end of the stream
 	case x.err != nil:
 		x.mu.Unlock()
 		return x.err
@@ -260,6 +266,11 @@ func (x *Exchange) writeLoop(e *edge, a *attachment) {
 			return
 		}
 		if len(e.queue) == 0 {
+			if x.leaving {
+				x.mu.Unlock()
+				x.sendBye(e, a)
+				return
+			}
 			x.mu.Unlock()
 			select {
 			case <-e.wake:
@@ -271,9 +282,19 @@ func (x *Exchange) writeLoop(e *edge, a *attachment) {
 			continue
 		}
 		j := e.queue[0]
+		e.sending = true
 		x.mu.Unlock()
 		err := x.sendJob(e, a, j, msg)
 		x.mu.Lock()
+		e.sending = false
+		if err != nil && x.peers[e.rank].stopped > j.round {
+			// The peer completed the job's round, so it had the vectors.
+			e.queue = e.queue[:copy(e.queue, e.queue[1:])]
+			x.outPending--
+			x.notify()
+			x.mu.Unlock()
+			continue
+		}
 		if err != nil {
 			// io.EOF: the stream broke, and its reader learns why.
 			if err != io.EOF {

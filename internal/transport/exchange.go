@@ -19,6 +19,13 @@
 // when a time-varying directed W lets a rank run ahead of ranks it does not
 // hear from — the stream is simply not read until this rank catches up, so
 // gRPC's flow control holds the sender back.
+//
+// A rank that stops — interrupted, failed or done — calls Leave before
+// Close: it says BYE on each stream, naming the rounds it completed, and
+// waits for its peers to take it. A peer whose round (or gathering) then
+// waits for something of a later round from it stops at once with a
+// *PeerStoppedError, instead of after the peer timeout, which remains for
+// a peer that goes silent.
 package transport
 
 import (
@@ -54,18 +61,22 @@ type Exchange struct {
 	conns  []*grpc.ClientConn // by rank; nil for this rank
 
 	mu         sync.Mutex
-	cond       *sync.Cond // signalled when the round advances, on failure and on Close
+	cond       *sync.Cond // signalled when the round advances, on failure, on Leave and on Close
 	started    bool
 	closed     bool
-	err        error // the first fatal error
-	begun      bool  // BeginRound was called
-	round      int64 // the round in progress
-	shares     int   // vectors each in-neighbour sends this round
-	veclen     int   // floats per vector, 0 until known
-	pending    int   // vectors of the round still to arrive
-	outPending int   // sends of the round not yet handed to gRPC
+	leaving    bool   // Leave was called: no round begins, BYE frames go out
+	why        string // the reason Leave gave
+	err        error  // the first fatal error
+	begun      bool   // BeginRound was called
+	round      int64  // the round in progress
+	done       int64  // rounds completed: the first round begun, then one more per Wait that returned nil
+	shares     int    // vectors each in-neighbour sends this round
+	veclen     int    // floats per vector, 0 until known
+	pending    int    // vectors of the round still to arrive
+	outPending int    // sends of the round not yet handed to gRPC
 	waitStart  time.Time
 	peers      []peerState // by rank
+	anyStopped bool        // some peer said BYE
 	sent       [][][]float32
 	progress   chan struct{} // capacity 1: wakes Wait
 
@@ -87,6 +98,8 @@ type Exchange struct {
 type peerState struct {
 	heard   time.Time // when it last sent or took a frame
 	lastErr error     // its last connection or stream failure
+	stopped int64     // the rounds it completed when it said BYE; -1 while it runs
+	why     string    // the reason its BYE gave
 }
 
 // Stats are an Exchange's totals since it was built.
@@ -141,6 +154,9 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 	x.gather.rounds = make(map[int][]decentral.NodeState)
 	x.gather.agree.rounds = make(map[int][]int)
 	x.ctx, x.cancel = context.WithCancel(context.Background())
+	for r := range x.peers {
+		x.peers[r].stopped = -1
+	}
 	for i, r := range owner {
 		if r == cfg.Rank {
 			x.local = append(x.local, i)
@@ -206,6 +222,8 @@ func (x *Exchange) Addr() string {
 
 // Close stops serving, closes every stream and connection, wakes a blocked
 // Wait and returns once every goroutine the Exchange started has ended.
+// Vectors handed to gRPC but not yet on the wire may be lost: a rank that
+// stops deliberately calls Leave first.
 func (x *Exchange) Close() error {
 	x.mu.Lock()
 	if x.closed {

@@ -99,9 +99,13 @@ func DecodeState(b []byte, p int) (decentral.NodeState, error) {
 
 // Gather sends the states of this rank's nodes after round t to rank 0. On
 // rank 0 it waits for every other rank's nodes' states of round t and
-// returns them; a rank that sends nothing for the peer timeout is lost. It
-// makes Exchange a train.Peers.
+// returns them; a rank that sends nothing for the peer timeout is lost, and
+// one that said BYE before round (see Leave) at once. It makes Exchange a
+// train.Peers.
 func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error) {
+	if x.gone(x.cfg.Rank) {
+		return nil, fmt.Errorf("transport: rank %d: Gather after Leave", x.cfg.Rank)
+	}
 	if x.cfg.Rank != 0 {
 		return nil, x.sendStates(ctx, round, states)
 	}
@@ -113,6 +117,9 @@ func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.Nod
 	err := x.waitGatherLocked(ctx, func() bool { return len(g.rounds[round]) >= want }, func() error {
 		if g.err != nil {
 			return g.err
+		}
+		if err := x.stoppedOwingLocked(round); err != nil {
+			return fmt.Errorf("transport: rank 0: gather round %d: %w", round, err)
 		}
 		if time.Since(g.heard) > x.timeout {
 			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %s", len(g.rounds[round]), want, round, x.missing(round))
@@ -284,6 +291,10 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		}
 		f, err := m.frame()
 		m.free()
+		if err == nil && f.Kind == wire.Bye && int(f.From) == rank && f.Round <= math.MaxInt64/2 {
+			x.peerLeft(rank, int64(f.Round), string(f.Payload))
+			return nil // the BYE is the stream's last frame
+		}
 		if err == nil && f.Kind == wire.Hello && f.K == agreeK && int(f.From) == rank {
 			if err := x.answerRound(ss, rank, string(f.Payload)); err != nil {
 				return status.Error(codes.InvalidArgument, err.Error())

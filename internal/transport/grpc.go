@@ -111,14 +111,14 @@ func (x *Exchange) dialLoop(e *edge, cc *grpc.ClientConn) {
 	wait := minBackoff
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	for x.ctx.Err() == nil {
+	for x.ctx.Err() == nil && !x.gone(e.rank) {
 		a, err := x.openStream(e, cc)
 		if err == nil {
 			wait = minBackoff
 			err = x.readLoop(e, a)
 			x.detach(e, a)
 		}
-		if x.ctx.Err() != nil {
+		if x.ctx.Err() != nil || errors.Is(err, errPeerLeft) || x.gone(e.rank) {
 			return
 		}
 		if c := status.Code(err); c == codes.InvalidArgument || c == codes.PermissionDenied || c == codes.FailedPrecondition || c == codes.Unimplemented {
@@ -238,7 +238,7 @@ func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
 		return err
 	}
 	x.mu.Lock()
-	if x.closed {
+	if x.closed || x.leaving {
 		x.mu.Unlock()
 		return status.Error(codes.Unavailable, "closing")
 	}
@@ -247,6 +247,9 @@ func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
 	x.mu.Unlock()
 	err = x.readLoop(e, a)
 	x.detach(e, a)
+	if errors.Is(err, errPeerLeft) {
+		return nil // the peer's BYE was the stream's last frame
+	}
 	if _, isStatus := status.FromError(err); !isStatus && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, errDetached) {
 		return status.Error(codes.InvalidArgument, err.Error()) // a fault of the peer's: tell it
 	}

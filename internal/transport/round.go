@@ -25,6 +25,8 @@ func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
 		return x.err
 	case x.closed:
 		return fmt.Errorf("transport: rank %d: BeginRound after Close", x.cfg.Rank)
+	case x.leaving:
+		return fmt.Errorf("transport: rank %d: BeginRound after Leave", x.cfg.Rank)
 	case !x.started:
 		return fmt.Errorf("transport: rank %d: BeginRound before Start", x.cfg.Rank)
 	case w == nil || w.Nodes() != x.cfg.Nodes:
@@ -39,6 +41,9 @@ func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
 		return fmt.Errorf("transport: rank %d: round %d began before round %d's Wait returned", x.cfg.Rank, t, x.round)
 	}
 	r := int64(t)
+	if !x.begun {
+		x.done = r // a resumed run completed the rounds before its first
+	}
 	x.round, x.begun, x.shares, x.pending = r, true, shares, 0
 	x.cur.Store(r)
 	for _, i := range x.local {
@@ -101,6 +106,8 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 		return 0, x.err
 	case x.closed:
 		return 0, fmt.Errorf("transport: rank %d: Send after Close", x.cfg.Rank)
+	case x.leaving:
+		return 0, fmt.Errorf("transport: rank %d: Send after Leave", x.cfg.Rank)
 	case !x.begun:
 		return 0, fmt.Errorf("transport: rank %d: Send before BeginRound", x.cfg.Rank)
 	case node < 0 || node >= x.cfg.Nodes || x.owner[node] != x.cfg.Rank:
@@ -138,8 +145,9 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 
 // Wait returns once every vector the round expects has arrived and every
 // vector sent has been handed to gRPC; or an error: ctx's, a fault of a
-// peer's frames (naming its node and rank), or a peer that neither sent nor
-// took a frame for the peer timeout (naming its rank and address).
+// peer's frames (naming its node and rank), a peer that said BYE before the
+// round (at once, wrapping a *PeerStoppedError), or a peer that neither sent
+// nor took a frame for the peer timeout (naming its rank and address).
 func (x *Exchange) Wait(ctx context.Context) error {
 	start := time.Now()
 	defer func() {
@@ -164,8 +172,13 @@ func (x *Exchange) Wait(ctx context.Context) error {
 			x.mu.Unlock()
 			return fmt.Errorf("transport: rank %d: Wait before BeginRound", x.cfg.Rank)
 		case x.pending == 0 && x.outPending == 0:
+			x.done = x.round + 1
 			x.mu.Unlock()
 			return nil
+		}
+		if err := x.stoppedLocked(); err != nil {
+			x.mu.Unlock()
+			return fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err)
 		}
 		x.mu.Unlock()
 		select {

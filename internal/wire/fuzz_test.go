@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(AppendFloats(nil, Header{Kind: Gather, Total: 1}, []float32{float32(math.NaN())}), true)
 	f.Add(AppendText(nil, Header{Kind: Hello, From: 4, To: 5}, "sha256:abc"), false)
 	f.Add(AppendText(nil, Header{Kind: Error}, "refused"), false)
+	f.Add(AppendText(nil, Header{Kind: Bye, Round: 12, From: 3, To: 4}, "interrupted"), false)
 	f.Add([]byte("GT\x01"), false)
 	f.Add(make([]byte, HeaderSize), false)
 	f.Fuzz(func(t *testing.T, b []byte, finite bool) {

@@ -4,14 +4,14 @@
 // float32 values as raw little-endian bytes — from a sending node to a
 // receiving node; a vector longer than the chunk limit is split into frames
 // that name their offset and the vector's total length, both in floats.
-// HELLO and ERROR frames carry text: the run's config hash at connect, or a
-// peer's reason for closing.
+// HELLO, ERROR and BYE frames carry text: the run's config hash at connect,
+// a peer's reason for closing, or a rank's goodbye when it stops.
 //
 // Header layout (byte offsets):
 //
 //	0  'G' 'T'   magic
 //	2  version   1
-//	3  kind      DATA, GATHER, HELLO or ERROR
+//	3  kind      DATA, GATHER, HELLO, ERROR or BYE
 //	4  k         which of the algorithm's shared vectors (x = 0, v or y = 1)
 //	5  0 0 0     reserved, zero
 //	8  round     uint64
@@ -45,7 +45,8 @@ const (
 	// DefaultChunkBytes is the default payload limit of one DATA frame,
 	// 1 MiB: well under gRPC's default 4 MiB message limit.
 	DefaultChunkBytes = 1 << 20
-	// MaxText is the longest payload of a HELLO or ERROR frame, in bytes.
+	// MaxText is the longest payload of a text frame (HELLO, ERROR, BYE),
+	// in bytes.
 	MaxText = 4096
 )
 
@@ -63,10 +64,15 @@ const (
 	Hello Kind = 3
 	// Error reports why a peer closes a stream; its payload is the reason.
 	Error Kind = 4
+	// Bye says that the sending rank stops, deliberately: its Round is the
+	// number of rounds the rank completed, and it sends no vector of a
+	// later round; the frames it sent before on the stream all arrived
+	// before it. Its payload says why (text).
+	Bye Kind = 5
 )
 
-// String returns the kind's name: "DATA", "GATHER", "HELLO", "ERROR", or
-// "kind N" for an unknown one.
+// String returns the kind's name: "DATA", "GATHER", "HELLO", "ERROR",
+// "BYE", or "kind N" for an unknown one.
 func (k Kind) String() string {
 	switch k {
 	case Data:
@@ -77,6 +83,8 @@ func (k Kind) String() string {
 		return "HELLO"
 	case Error:
 		return "ERROR"
+	case Bye:
+		return "BYE"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -137,7 +145,7 @@ func AppendFloats(dst []byte, h Header, payload []float32) []byte {
 	return dst
 }
 
-// AppendText appends a text frame (HELLO or ERROR) with h's kind, k, round
+// AppendText appends a text frame (HELLO, ERROR or BYE) with h's kind, k, round
 // and nodes, zero offset and total, and text as payload.
 func AppendText(dst []byte, h Header, text string) []byte {
 	h.Offset, h.Total = 0, 0
@@ -191,7 +199,7 @@ func DecodeHeader(b []byte, n int) (Header, error) {
 		if end := uint64(h.Offset) + uint64(n/4); end > uint64(h.Total) {
 			return h, malformed("chunk past the vector's end: floats [%d, %d) of %d", h.Offset, end, h.Total)
 		}
-	case Hello, Error:
+	case Hello, Error, Bye:
 		if h.Offset != 0 || h.Total != 0 {
 			return h, malformed("%s frame with offset %d and total %d, want 0", h.Kind, h.Offset, h.Total)
 		}

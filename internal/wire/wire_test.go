@@ -53,6 +53,7 @@ func TestRoundTripText(t *testing.T) {
 	for _, h := range []Header{
 		{Kind: Hello, From: 2, To: 9, Round: 3},
 		{Kind: Error, K: 1, Offset: 5, Total: 9}, // offset and total are zeroed
+		{Kind: Bye, From: 1, To: 6, Round: 12},
 	} {
 		text := "sha256:" + strings.Repeat("ab", 32)
 		f, err := Decode(AppendText(nil, h, text), false)
@@ -126,7 +127,7 @@ func TestAppendNoAlloc(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{Data: "DATA", Gather: "GATHER", Hello: "HELLO", Error: "ERROR", 9: "kind 9"} {
+	for k, want := range map[Kind]string{Data: "DATA", Gather: "GATHER", Hello: "HELLO", Error: "ERROR", Bye: "BYE", 9: "kind 9"} {
 		if k.String() != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", uint8(k), k.String(), want)
 		}

@@ -1,0 +1,86 @@
+package decentral
+
+import (
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/decentral/compress"
+)
+
+// newCompressor parses Config.Compress for method meth: a Compressing
+// method gets its compressor ("none" when empty), the others must not ask
+// for one.
+func newCompressor(cfg Config, meth Method) (compress.Compressor, error) {
+	spec := cfg.Compress
+	if spec == "" {
+		spec = "none"
+	}
+	if _, ok := meth.(Compressing); !ok {
+		if spec != "none" {
+			return nil, fmt.Errorf("compressor %q: %s sends uncompressed vectors; compression applies to %s", cfg.Compress, meth.Name(), CHOCO)
+		}
+		return nil, nil
+	}
+	c, err := compress.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	if g := cfg.Gamma; g < 0 || g > 1 {
+		return nil, fmt.Errorf("consensus step γ = %v, want one in (0, 1]", g)
+	}
+	return c, nil
+}
+
+// allocMessages makes the per-node message buffers of a compressing method:
+// node i's encoded message of the round, what it decodes to, and its length.
+func (o *Optimizer) allocMessages() {
+	size := o.comp.Size(o.p)
+	o.dec = make([][]float32, o.m)
+	o.enc = make([][]byte, o.m)
+	o.msgBytes = make([]int64, o.m)
+	for _, i := range o.local {
+		o.dec[i] = make([]float32, o.p)
+		o.enc[i] = make([]byte, 0, size)
+	}
+}
+
+// compressRow encodes node i's vector v with the run's compressor and
+// decodes the message into the node's message buffer, which it returns: a
+// neighbour applies exactly what the encoded bytes say.
+func (o *Optimizer) compressRow(i int, v []float32) ([]float32, error) {
+	if o.comp == nil {
+		return nil, fmt.Errorf("%s compresses, but the optimizer has no compressor", o.meth.Name())
+	}
+	seed := messageSeed(o.cfg.Seed, i, o.round)
+	o.enc[i] = o.comp.Encode(o.enc[i][:0], v, seed)
+	if err := o.comp.Decode(o.dec[i], o.enc[i]); err != nil {
+		return nil, err
+	}
+	o.msgBytes[i] = int64(len(o.enc[i]))
+	return o.dec[i], nil
+}
+
+// messageSeed is the seed of node i's message of round t: a splitmix64
+// hash of the run's seed, a stream constant, the node and the round, so the
+// stream does not depend on which worker compresses or on resuming.
+func messageSeed(seed uint64, i, t int) uint64 {
+	h := splitmix(seed ^ 0x63686f636f) // "choco"
+	h = splitmix(h ^ uint64(i))
+	return splitmix(h ^ uint64(t)<<1)
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// CompressionRatio returns how many times fewer bytes a node's message
+// takes than its uncompressed float32 vector: 4p over the encoded size for
+// a compressing method, 1 for the others.
+func (o *Optimizer) CompressionRatio() float64 {
+	if o.comp == nil {
+		return 1
+	}
+	return float64(4*o.p) / float64(o.comp.Size(o.p))
+}
