@@ -32,10 +32,11 @@ const DefaultGamma = 0.05
 // on static graphs only.
 //
 // Q is Config.Compress (RoundContext.Compress); an unbiased compressor
-// (QSGD) is scaled by its Scale to be the contraction the method needs. All
-// nodes start from the same x_0, which every node knows, so the public
-// copies start there (x̂_{i,0} = s_{i,0} = x_0) rather than at the paper's 0:
-// no message is needed to agree on them.
+// (QSGD) is scaled by its Scale to be the contraction the method needs, as
+// Compress and a receiving transport both do. All nodes start from the
+// same x_0, which every node knows, so the public copies start there
+// (x̂_{i,0} = s_{i,0} = x_0) rather than at the paper's 0: no message is
+// needed to agree on them.
 //
 // With Q the identity and γ = 1, x̂_{t+1} = x_{t+½} and the round is
 // x_{t+1} = W(x_t − η_t g_t): DSGD with the gradient step taken before the
@@ -88,12 +89,8 @@ func (choco) Prepare(c RoundContext) error {
 	for k := range diff {
 		diff[k] = half[k] - hat[k]
 	}
-	q, err := c.Compress(diff)
-	if err != nil {
+	if _, err := c.Compress(diff); err != nil {
 		return fmt.Errorf("compress: %w", err)
-	}
-	if s := c.Compressor().Scale(len(q)); s != 1 {
-		scale(q, float32(s))
 	}
 	return nil
 }

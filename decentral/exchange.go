@@ -36,6 +36,29 @@ type RoundExchange interface {
 	BeginRound(t int, w *Mixing, shares int) error
 }
 
+// EncodedExchange is an [Exchange] that carries a compressing method's
+// messages encoded, as the compressor wrote them, rather than as the p
+// floats they decode to: a transport between processes then sends each
+// neighbour the message's bytes (see [Optimizer.CompressionRatio]). For a
+// method that compresses (CHOCO-SGD), the optimizer calls SendEncoded in
+// place of Send; its other methods' vectors go through Send as before.
+type EncodedExchange interface {
+	Exchange
+	// SetDecoder gives the exchange the function that turns a received
+	// message into the p-float vector its sender applied (the decoded
+	// message times the compressor's Scale, bit for bit the sender's);
+	// it returns a one-line error for a malformed message and is safe for
+	// concurrent use. [New] calls it once, for a compressing method,
+	// before the first round.
+	SetDecoder(decode func(dst []float32, msg []byte) error)
+	// SendEncoded delivers node's encoded message of this round to each
+	// node in to, and returns the bytes sent: len(msg) per recipient. Recv(i,
+	// node) then returns one vector: the decoded message. Local recipients
+	// may be served the sender's decoded vector dec directly. msg, dec and
+	// to stay unchanged until the round's Recv calls are over.
+	SendEncoded(node int, to []int, msg []byte, dec []float32) (int64, error)
+}
+
 // MemExchange is the in-memory Exchange of a single process simulating all
 // nodes: a sent vector is shared with the neighbours, not copied, and the
 // bytes reported are those a network transport would send — every float to

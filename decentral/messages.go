@@ -44,19 +44,37 @@ func (o *Optimizer) allocMessages() {
 }
 
 // compressRow encodes node i's vector v with the run's compressor and
-// decodes the message into the node's message buffer, which it returns: a
-// neighbour applies exactly what the encoded bytes say.
+// decodes the message into the node's message buffer (see decodeMessage),
+// which it returns: a neighbour applies exactly what the encoded bytes say.
 func (o *Optimizer) compressRow(i int, v []float32) ([]float32, error) {
 	if o.comp == nil {
 		return nil, fmt.Errorf("%s compresses, but the optimizer has no compressor", o.meth.Name())
 	}
 	seed := messageSeed(o.cfg.Seed, i, o.round)
 	o.enc[i] = o.comp.Encode(o.enc[i][:0], v, seed)
-	if err := o.comp.Decode(o.dec[i], o.enc[i]); err != nil {
+	if err := o.decodeMessage(o.dec[i], o.enc[i]); err != nil {
 		return nil, err
 	}
 	o.msgBytes[i] = int64(len(o.enc[i]))
 	return o.dec[i], nil
+}
+
+// decodeMessage sets dst, of p floats, to the vector the encoded message
+// msg makes a node apply: the decoded message times the compressor's Scale
+// (unscaled when Scale is 1). The sender's compressRow and a receiving
+// [EncodedExchange] both use it, so that they apply the same bits. It is
+// safe for concurrent use.
+func (o *Optimizer) decodeMessage(dst []float32, msg []byte) error {
+	if len(dst) != o.p {
+		return fmt.Errorf("decoding a message into %d floats, want %d", len(dst), o.p)
+	}
+	if err := o.comp.Decode(dst, msg); err != nil {
+		return err
+	}
+	if s := o.comp.Scale(o.p); s != 1 {
+		scale(dst, float32(s))
+	}
+	return nil
 }
 
 // messageSeed is the seed of node i's message of round t: a splitmix64

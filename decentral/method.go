@@ -244,15 +244,16 @@ func (c RoundContext) Compressor() compress.Compressor { return c.o.comp }
 
 // Compress encodes v with the run's compressor, seeded by Config.Seed, the
 // node and the round, and returns the node's message buffer set to the
-// vector the message decodes to: what every neighbour applies, and the
-// buffer [RoundContext.Message] returns until the next Compress. The
+// vector the method applies: the decoded message times the compressor's
+// Scale. Every neighbour applies the same vector, and it is the buffer
+// [RoundContext.Message] returns until the next Compress. The encoded
 // message's length is what the node sends each neighbour this round.
 func (c RoundContext) Compress(v []float32) ([]float32, error) {
 	return c.o.compressRow(c.i, v)
 }
 
-// Message returns the node's decoded message of this round, as Compress
-// left it (and the method then scaled it, if it did).
+// Message returns the node's decoded and scaled message of this round, as
+// Compress left it.
 func (c RoundContext) Message() []float32 { return c.o.dec[c.i] }
 
 // SetLoss records the loss of the node's last evaluation at its own

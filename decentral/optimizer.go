@@ -154,6 +154,9 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	if comp != nil {
 		opt.allocMessages()
+		if ee, ok := opt.ex.(EncodedExchange); ok {
+			ee.SetDecoder(opt.decodeMessage)
+		}
 	}
 	if cfg.Network != nil {
 		opt.simT, opt.simReady = make([]float64, m), make([]float64, m)
@@ -240,15 +243,27 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		}
 	}
 	to := o.mix.to
+	ee, encoded := o.ex.(EncodedExchange)
+	encoded = encoded && o.comp != nil
 	for _, i := range o.local {
 		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
-		n, err := o.ex.Send(i, to[i], o.send[i])
+		var n int64
+		var err error
+		if encoded {
+			n, err = ee.SendEncoded(i, to[i], o.enc[i], o.dec[i])
+		} else {
+			n, err = o.ex.Send(i, to[i], o.send[i])
+		}
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.meth.Name(), t+1, i, err)
 		}
 		if o.comp != nil {
 			// The encoded message to every neighbour, whatever carried it.
-			n = o.msgBytes[i] * int64(len(to[i]))
+			want := o.msgBytes[i] * int64(len(to[i]))
+			if encoded && n != want {
+				return fmt.Errorf("%s round %d: node %d: the exchange sent %d bytes of encoded messages, want %d", o.meth.Name(), t+1, i, n, want)
+			}
+			n = want
 		}
 		o.rBytes[i] = n
 	}

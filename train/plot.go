@@ -24,6 +24,10 @@ type Curve struct {
 	// XLabel names what Rounds holds; "" is "round". The plot takes the
 	// first curve's.
 	XLabel string
+	// LogX draws the x axis on a log scale (the first curve's decides),
+	// leaving out points at x ≤ 0: for simulated seconds, which differ by
+	// orders of magnitude between networks.
+	LogX bool
 	// Colour and Style pick the curve's colour and line style from fixed,
 	// well-separated sets: a compare grid gives each algorithm a colour and
 	// each partition a style, a sweep each value a colour.
@@ -112,6 +116,13 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 
 	if len(curves) == 0 {
 		skipped = append(skipped, "no curves to plot: both panels are empty")
+	}
+	if len(curves) > 0 && curves[0].LogX {
+		for _, p := range []*plot.Plot{acc, st} {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = relabel{plot.LogTicks{}, "%g"}
+		}
+		curves = positiveX(curves)
 	}
 	logY := false
 	for _, c := range curves {
@@ -314,4 +325,28 @@ func (r relabel) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// positiveX returns curves without their points at x ≤ 0, which a log x
+// axis cannot show.
+func positiveX(curves []Curve) []Curve {
+	out := make([]Curve, len(curves))
+	for i, c := range curves {
+		keep := func(v []float64) []float64 {
+			if v == nil {
+				return nil
+			}
+			var kept []float64
+			for k, x := range c.Rounds {
+				if x > 0 {
+					kept = append(kept, v[k])
+				}
+			}
+			return kept
+		}
+		out[i] = c
+		out[i].Acc, out[i].AccStd, out[i].S, out[i].SStd = keep(c.Acc), keep(c.AccStd), keep(c.S), keep(c.SStd)
+		out[i].Rounds = keep(c.Rounds)
+	}
+	return out
 }

@@ -353,7 +353,7 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 		}
 		if simulated(res) {
 			// On simulated networks, time is the axis that compares them.
-			curves[i].XLabel = "simulated seconds"
+			curves[i].XLabel, curves[i].LogX = "simulated seconds", true
 			for k := range curves[i].Rounds {
 				curves[i].Rounds[k] = meanOver(runs, k, func(r Row) float64 { return r.SimSeconds })
 			}

@@ -21,10 +21,12 @@ func init() { encoding.RegisterCodecV2(codec{}) }
 // receives a frame's bytes.
 type codec struct{}
 
-// outMsg is a DATA frame to encode: a header and its float payload.
+// outMsg is a frame to encode: a header and its float payload, or for an
+// ENCODED frame its bytes.
 type outMsg struct {
 	h       wire.Header
 	payload []float32
+	raw     []byte
 }
 
 // inMsg receives a frame: it holds a reference to gRPC's buffers, which
@@ -65,6 +67,20 @@ func (m *inMsg) floats(dst []float32) error {
 	return nil
 }
 
+// bytes copies an ENCODED frame's payload into dst, which has its length.
+func (m *inMsg) bytes(dst []byte) {
+	skip := wire.HeaderSize
+	for _, b := range m.data {
+		p := b.ReadOnlyData()
+		if skip >= len(p) {
+			skip -= len(p)
+			continue
+		}
+		dst = dst[copy(dst, p[skip:]):]
+		skip = 0
+	}
+}
+
 // frame decodes a whole frame, copied out of gRPC's buffers: for HELLO and
 // ERROR frames.
 func (m *inMsg) frame() (wire.Frame, error) {
@@ -82,6 +98,11 @@ func (codec) Name() string { return CodecName }
 func (codec) Marshal(v any) (mem.BufferSlice, error) {
 	switch m := v.(type) {
 	case *outMsg:
+		if m.h.Kind == wire.Encoded {
+			buf := frames.Get(wire.HeaderSize + len(m.raw))
+			*buf = wire.AppendBytes((*buf)[:0], m.h, m.raw)
+			return mem.BufferSlice{mem.NewBuffer(buf, frames)}, nil
+		}
 		buf := frames.Get(wire.HeaderSize + 4*len(m.payload))
 		*buf = wire.AppendFloats((*buf)[:0], m.h, m.payload)
 		return mem.BufferSlice{mem.NewBuffer(buf, frames)}, nil

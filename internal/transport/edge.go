@@ -28,20 +28,25 @@ type edge struct {
 	in            [2]inbox      // receive buffers by round parity
 }
 
-// inbox holds the vectors of one round on one edge.
+// inbox holds the vectors of one round on one edge. An encoded message's
+// bytes gather in raw, and its vector is what they decode to; got and
+// filled then count bytes.
 type inbox struct {
 	round  int64       // the round its vectors are of, -1 for none
 	vecs   [][]float32 // by vector index k, reused round to round
-	got    []int       // floats taken by chunks so far, by k
-	filled []int       // floats copied so far, by k
+	raw    [][]byte    // encoded messages by k, reused round to round
+	got    []int       // floats (bytes, encoded) taken by chunks so far, by k
+	filled []int       // floats (bytes, encoded) copied so far, by k
 	seen   []bool      // a chunk of k arrived
 	done   []bool      // vector k is complete
 }
 
-// job is one Send's vectors for one edge.
+// job is one Send's vectors, or one SendEncoded's message, for one edge.
 type job struct {
-	round int64
-	vecs  [][]float32
+	round   int64
+	vecs    [][]float32
+	msg     []byte
+	encoded bool
 }
 
 // stream is what a client and a server stream share.
@@ -126,7 +131,7 @@ func (x *Exchange) readLoop(e *edge, a *attachment) error {
 		case err != nil:
 			err = fmt.Errorf("transport: rank %d: %s sent a bad frame to node %d: %w", x.cfg.Rank, x.who(e.remote), e.local, err)
 			x.fail(err)
-		case h.Kind == wire.Data:
+		case h.Kind == wire.Data || h.Kind == wire.Encoded:
 			err = x.deliver(e, a, &h, &m)
 		case h.Kind == wire.Error:
 			f, _ := m.frame()
@@ -145,9 +150,11 @@ func (x *Exchange) readLoop(e *edge, a *attachment) error {
 	}
 }
 
-// deliver stores a DATA frame of e's remote node in the inbox of its round.
-// A frame of the next round is kept apart; one further ahead waits, unread,
-// until this rank reaches the round before it.
+// deliver stores a DATA or ENCODED frame of e's remote node in the inbox of
+// its round, and decodes an encoded message once its last chunk is in. A
+// frame of the next round is kept apart; one further ahead waits, unread,
+// until this rank reaches the round before it (an encoded one also until
+// the vectors' length is known, which the rank's first send tells).
 func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) error {
 	x.mu.Lock()
 	fault := func(format string, args ...any) error {
@@ -162,12 +169,16 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 	if h.Round > math.MaxInt64/2 {
 		return fault("a frame of round %d", h.Round)
 	}
-	r, k, n := int64(h.Round), int(h.K), (m.data.Len()-wire.HeaderSize)/4
+	enc, unit := h.Kind == wire.Encoded, 4
+	if enc {
+		unit = 1
+	}
+	r, k, n := int64(h.Round), int(h.K), (m.data.Len()-wire.HeaderSize)/unit
 	off, total := int(h.Offset), int(h.Total)
 	if x.begun && r > x.round+1 {
 		x.held.Add(1)
 	}
-	for !x.closed && !x.leaving && x.err == nil && e.att == a && (!x.begun || r > x.round+1) {
+	for !x.closed && !x.leaving && x.err == nil && e.att == a && (!x.begun || r > x.round+1 || enc && x.veclen == 0) {
 		x.cond.Wait()
 	}
 	switch {
@@ -186,6 +197,14 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 	case r < x.round:
 		return fault("a frame of round %d to node %d during round %d: a past round", r, e.local, x.round)
 	}
+	switch {
+	case enc && x.decode == nil:
+		return fault("an encoded message of round %d to node %d, but this run's messages travel as vectors", r, e.local)
+	case !enc && x.decode != nil:
+		return fault("a vector of round %d to node %d, but this run's messages travel encoded", r, e.local)
+	case enc && total > maxEncodedBytes(x.veclen):
+		return fault("an encoded message of round %d to node %d of %d bytes, want at most %d", r, e.local, total, maxEncodedBytes(x.veclen))
+	}
 	in := &e.in[r&1]
 	if in.round != r {
 		in.reset(r)
@@ -199,28 +218,33 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 	switch {
 	case in.seen[k] && in.got[k] == total:
 		return fault("vector %d of round %d to node %d twice", k, r, e.local)
-	case x.veclen != 0 && total != x.veclen:
+	case !enc && x.veclen != 0 && total != x.veclen:
 		return fault("vector %d of round %d to node %d with %d floats, want %d", k, r, e.local, total, x.veclen)
 	case off != in.got[k]:
-		return fault("vector %d of round %d to node %d out of order: a chunk at float %d, want %d", k, r, e.local, off, in.got[k])
+		return fault("vector %d of round %d to node %d out of order: a chunk at %s %d, want %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off, in.got[k])
 	}
-	x.veclen = total
 	in.seen[k] = true
 	in.got[k] += n
-	v := slices.Grow(in.vecs[k][:off], n)[:off+n]
-	in.vecs[k] = v
-	x.mu.Unlock()
-
-	err := m.floats(v[off:])
-	if err == nil {
-		err = wire.CheckFinite(v[off:], h.Offset)
+	var err error
+	if enc {
+		err = x.deliverEncoded(e, in, h, m, n)
+	} else {
+		x.veclen = total
+		v := slices.Grow(in.vecs[k][:off], n)[:off+n]
+		in.vecs[k] = v
+		x.mu.Unlock()
+		err = m.floats(v[off:])
+		if err == nil {
+			err = wire.CheckFinite(v[off:], h.Offset)
+		}
+		if err != nil {
+			err = fmt.Errorf("transport: rank %d: %s sent a bad frame to node %d: %w", x.cfg.Rank, x.who(e.remote), e.local, err)
+		}
+		x.bytesRecv.Add(4 * int64(n))
+		x.mu.Lock()
 	}
-	x.bytesRecv.Add(4 * int64(n))
-
-	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err != nil {
-		err = fmt.Errorf("transport: rank %d: %s sent a bad frame to node %d: %w", x.cfg.Rank, x.who(e.remote), e.local, err)
 		x.failLocked(err)
 		return err
 	}
@@ -239,7 +263,7 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 func (in *inbox) reset(r int64) {
 	in.round = r
 	for k := range in.vecs {
-		in.vecs[k] = in.vecs[k][:0]
+		in.vecs[k], in.raw[k] = in.vecs[k][:0], in.raw[k][:0]
 		in.got[k], in.filled[k], in.seen[k], in.done[k] = 0, 0, false, false
 	}
 }
@@ -248,6 +272,7 @@ func (in *inbox) reset(r int64) {
 func (in *inbox) grow(k int) {
 	for len(in.vecs) < k {
 		in.vecs = append(in.vecs, nil)
+		in.raw = append(in.raw, nil)
 		in.got = append(in.got, 0)
 		in.filled = append(in.filled, 0)
 		in.seen = append(in.seen, false)
@@ -313,8 +338,12 @@ func (x *Exchange) writeLoop(e *edge, a *attachment) {
 	}
 }
 
-// sendJob sends one job's vectors, each in chunks of at most x.chunk floats.
+// sendJob sends one job's vectors, each in chunks of at most x.chunk
+// floats, or its encoded message in chunks of at most 4·x.chunk bytes.
 func (x *Exchange) sendJob(e *edge, a *attachment, j job, msg *outMsg) error {
+	if j.encoded {
+		return x.sendEncoded(e, a, j, msg)
+	}
 	for k, v := range j.vecs {
 		for off := 0; off == 0 || off < len(v); off += x.chunk {
 			n := min(x.chunk, len(v)-off)

@@ -13,7 +13,11 @@
 // that runs the edge's node.
 //
 // Each round the optimizer calls BeginRound, Send for each local node, Wait
-// and then Recv. Vectors travel labelled with their round; a peer running
+// and then Recv. A compressing method's messages (CHOCO-SGD's) travel
+// encoded instead: SendEncoded sends the compressor's bytes as ENCODED
+// frames, and the receiving rank decodes them with the decoder the
+// optimizer gave SetDecoder, so that the bytes on the wire are those the
+// optimizer counts. Vectors travel labelled with their round; a peer running
 // ahead may send the next round's vectors early and they are kept, by round
 // parity, apart from the current round's. Two or more rounds ahead — legal
 // when a time-varying directed W lets a rank run ahead of ranks it does not
@@ -78,7 +82,8 @@ type Exchange struct {
 	peers      []peerState // by rank
 	anyStopped bool        // some peer said BYE
 	sent       [][][]float32
-	progress   chan struct{} // capacity 1: wakes Wait
+	decode     func(dst []float32, msg []byte) error // SetDecoder's; nil when vectors travel
+	progress   chan struct{}                         // capacity 1: wakes Wait
 
 	cur   atomic.Int64 // the round in progress, read by Recv
 	emu   sync.RWMutex // guards edges; taken inside mu
@@ -104,9 +109,12 @@ type peerState struct {
 
 // Stats are an Exchange's totals since it was built.
 type Stats struct {
-	// BytesSent and BytesRecv count float payload bytes that crossed the
-	// network: vectors delivered in memory to nodes of this rank are not
-	// counted here, though Send's result counts them.
+	// BytesSent and BytesRecv count the payload bytes of the round's
+	// messages that crossed the network — 4 a float of a vector, or an
+	// encoded message's length — so that they add up to the optimizer's
+	// bytes sent for the messages to other ranks. Messages delivered in
+	// memory to nodes of this rank are not counted here, though Send's and
+	// SendEncoded's results count them.
 	BytesSent, BytesRecv int64
 	// Wait is the wall time spent blocked in Wait, and Waits the number of
 	// Waits that returned: Wait/Waits is the time waiting on the network

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/compress"
 	"github.com/gtstorm/gtstorm/internal/wire"
 )
 
@@ -162,42 +163,78 @@ func TestMisbehavingPeer(t *testing.T) {
 		{"second HELLO", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "x")}, "a HELLO frame to node 1 on an open stream"},
 		{"ERROR", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Error, From: 0, To: 1}, "out of memory")}, "closed its stream to node 1: out of memory"},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { refusedPeer(t, p, tt.frames, nil, tt.want) })
+	}
+	// A compressing run's messages travel encoded (qsgd:7, 4 + p/2 bytes).
+	q := must(compress.Parse("qsgd:7"))
+	decode := func(dst []float32, msg []byte) error { return q.Decode(dst, msg) }
+	enc := func(round uint64, off, total uint32, b ...byte) []byte {
+		return wire.AppendBytes(nil, wire.Header{Round: round, From: 0, To: 1, Offset: off, Total: total}, b)
+	}
+	good := q.Encode(nil, vec(0, 5, 0, p), 1)
+	badNorm := append([]byte{0, 0, 0xc0, 0x7f}, good[4:]...) // a NaN norm
+	for _, tt := range []struct {
+		name   string
+		decode func([]float32, []byte) error
+		frames [][]byte
+		want   string
+	}{
+		{"encoded wrong length", decode, [][]byte{enc(5, 0, 3, 1, 2, 3)}, "does not decode: compress: qsgd:7"},
+		{"encoded NaN norm", decode, [][]byte{enc(5, 0, uint32(len(good)), badNorm...)}, "does not decode: compress: qsgd:7"},
+		{"encoded too long", decode, [][]byte{enc(5, 0, 1000, 1, 2)}, "of 1000 bytes, want at most 128"},
+		{"encoded chunk out of order", decode, [][]byte{enc(5, 2, uint32(len(good)), good[2:]...)}, "out of order: a chunk at byte 2, want 0"},
+		{"encoded past round", decode, [][]byte{enc(4, 0, uint32(len(good)), good...)}, "a past round"},
+		{"vector to an encoded run", decode, [][]byte{data(5, 0, 0, p, make([]float32, p)...)}, "but this run's messages travel encoded"},
+		{"encoded to a vector run", nil, [][]byte{enc(5, 0, uint32(len(good)), good...)}, "but this run's messages travel as vectors"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { refusedPeer(t, p, tt.frames, tt.decode, tt.want) })
+	}
+}
+
+// refusedPeer runs node 1 on a rank whose peer, node 0, is played by hand
+// and sends frames in round 5: Wait must fail naming node 0 and want, and
+// the peer be told. A non-nil decode makes the run's messages travel
+// encoded.
+func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []byte) error, want string) {
 	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
 	w := topo.Mixing(5)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			// Rank 0 runs node 1; rank 1, node 0, is played by hand.
-			cl := newCluster(t, 2, 2, func(i int) int { return 1 - i }, func(r int, c *Config) {
-				c.VectorLen, c.PeerTimeout = p, 5*time.Second
-			})
-			x := cl.xs[0]
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			cs := rawPeer(t, ctx, x.cfg.Addrs[0])
-			if err := x.BeginRound(5, w, 1); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := x.Send(1, w.To(1), [][]float32{vec(1, 5, 0, p)}); err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range tt.frames {
-				if err := cs.SendMsg(&f); err != nil {
-					t.Fatal(err)
-				}
-			}
-			err := x.Wait(ctx)
-			if err == nil {
-				t.Fatal("Wait succeeded")
-			}
-			wantIn(t, "the error", err.Error(), "node 0 (rank 1 at "+x.cfg.Addrs[1]+")", tt.want)
-			t.Log(err)
-			var got []byte
-			for err = nil; err == nil; err = cs.RecvMsg(&got) {
-			}
-			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("the peer was told %v, want InvalidArgument with %q", err, tt.want)
-			}
-		})
+	// Rank 0 runs node 1; rank 1, node 0, is played by hand.
+	cl := newCluster(t, 2, 2, func(i int) int { return 1 - i }, func(r int, c *Config) {
+		c.VectorLen, c.PeerTimeout = p, 5*time.Second
+	})
+	x := cl.xs[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs := rawPeer(t, ctx, x.cfg.Addrs[0])
+	if err := x.BeginRound(5, w, 1); err != nil {
+		t.Fatal(err)
+	}
+	v := vec(1, 5, 0, p)
+	if decode != nil {
+		x.SetDecoder(decode)
+		if _, err := x.SendEncoded(1, w.To(1), []byte{1, 2, 3}, v); err != nil {
+			t.Fatal(err)
+		}
+	} else if _, err := x.Send(1, w.To(1), [][]float32{v}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := cs.SendMsg(&f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := x.Wait(ctx)
+	if err == nil {
+		t.Fatal("Wait succeeded")
+	}
+	wantIn(t, "the error", err.Error(), "node 0 (rank 1 at "+x.cfg.Addrs[1]+")", want)
+	t.Log(err)
+	var got []byte
+	for err = nil; err == nil; err = cs.RecvMsg(&got) {
+	}
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), want) {
+		t.Errorf("the peer was told %v, want InvalidArgument with %q", err, want)
 	}
 }
 

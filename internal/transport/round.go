@@ -101,19 +101,11 @@ func (x *Exchange) unexpectedLocked(e *edge, r int64, k int) error {
 func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	switch {
-	case x.err != nil:
-		return 0, x.err
-	case x.closed:
-		return 0, fmt.Errorf("transport: rank %d: Send after Close", x.cfg.Rank)
-	case x.leaving:
-		return 0, fmt.Errorf("transport: rank %d: Send after Leave", x.cfg.Rank)
-	case !x.begun:
-		return 0, fmt.Errorf("transport: rank %d: Send before BeginRound", x.cfg.Rank)
-	case node < 0 || node >= x.cfg.Nodes || x.owner[node] != x.cfg.Rank:
-		return 0, fmt.Errorf("transport: rank %d: Send from node %d, which this rank does not run", x.cfg.Rank, node)
-	case len(vecs) != x.shares:
-		return 0, fmt.Errorf("transport: rank %d: node %d sends %d vectors in round %d, want %d", x.cfg.Rank, node, len(vecs), x.round, x.shares)
+	if err := x.checkSendLocked("Send", node, to, len(vecs)); err != nil {
+		return 0, err
+	}
+	if x.decode != nil {
+		return 0, fmt.Errorf("transport: rank %d: Send from node %d, but this run's messages travel encoded (SendEncoded)", x.cfg.Rank, node)
 	}
 	floats := 0
 	for k, v := range vecs {
@@ -124,11 +116,6 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 			return 0, fmt.Errorf("transport: rank %d: node %d's vector %d has %d floats, want %d", x.cfg.Rank, node, k, len(v), x.veclen)
 		}
 		floats += len(v)
-	}
-	for _, j := range to {
-		if j < 0 || j >= x.cfg.Nodes || j == node {
-			return 0, fmt.Errorf("transport: rank %d: node %d sends to node %d, want another node of [0, %d)", x.cfg.Rank, node, j, x.cfg.Nodes)
-		}
 	}
 	x.sent[node] = append(x.sent[node][:0], vecs...)
 	for _, j := range to {
@@ -141,6 +128,31 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 		e.wakeWriter()
 	}
 	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+// checkSendLocked returns the error of a Send (or SendEncoded, named by
+// op) of n vectors from node to the nodes of to, or nil.
+func (x *Exchange) checkSendLocked(op string, node int, to []int, n int) error {
+	switch {
+	case x.err != nil:
+		return x.err
+	case x.closed:
+		return fmt.Errorf("transport: rank %d: %s after Close", x.cfg.Rank, op)
+	case x.leaving:
+		return fmt.Errorf("transport: rank %d: %s after Leave", x.cfg.Rank, op)
+	case !x.begun:
+		return fmt.Errorf("transport: rank %d: %s before BeginRound", x.cfg.Rank, op)
+	case node < 0 || node >= x.cfg.Nodes || x.owner[node] != x.cfg.Rank:
+		return fmt.Errorf("transport: rank %d: %s from node %d, which this rank does not run", x.cfg.Rank, op, node)
+	case n != x.shares:
+		return fmt.Errorf("transport: rank %d: node %d sends %d vectors in round %d, want %d", x.cfg.Rank, node, n, x.round, x.shares)
+	}
+	for _, j := range to {
+		if j < 0 || j >= x.cfg.Nodes || j == node {
+			return fmt.Errorf("transport: rank %d: node %d sends to node %d, want another node of [0, %d)", x.cfg.Rank, node, j, x.cfg.Nodes)
+		}
+	}
+	return nil
 }
 
 // Wait returns once every vector the round expects has arrived and every

@@ -18,6 +18,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(AppendText(nil, Header{Kind: Hello, From: 4, To: 5}, "sha256:abc"), false)
 	f.Add(AppendText(nil, Header{Kind: Error}, "refused"), false)
 	f.Add(AppendText(nil, Header{Kind: Bye, Round: 12, From: 3, To: 4}, "interrupted"), false)
+	f.Add(AppendBytes(nil, Header{Round: 5, From: 2, To: 1, Total: 7}, []byte{1, 2, 3, 4, 5, 6, 7}), true)
+	f.Add(AppendBytes(nil, Header{K: 1, Offset: 4, Total: 6}, []byte{0xff, 0xff}), false)
+	f.Add(AppendBytes(nil, Header{Offset: 3, Total: 4}, []byte{9, 9}), false)
 	f.Add([]byte("GT\x01"), false)
 	f.Add(make([]byte, HeaderSize), false)
 	f.Fuzz(func(t *testing.T, b []byte, finite bool) {
@@ -55,6 +58,11 @@ func FuzzDecode(f *testing.F) {
 				}
 			}
 			again = AppendFloats(nil, fr.Header, vals)
+		} else if fr.Kind == Encoded {
+			if uint64(fr.Offset)+uint64(len(fr.Payload)) > uint64(fr.Total) {
+				t.Fatalf("accepted a chunk outside its message: %+v, %d bytes", fr.Header, len(fr.Payload))
+			}
+			again = AppendBytes(nil, fr.Header, fr.Payload)
 		} else {
 			again = AppendText(nil, fr.Header, string(fr.Payload))
 		}

@@ -4,6 +4,9 @@
 // float32 values as raw little-endian bytes — from a sending node to a
 // receiving node; a vector longer than the chunk limit is split into frames
 // that name their offset and the vector's total length, both in floats.
+// An ENCODED frame carries one chunk of a compressed message instead — the
+// compressor's bytes, which the receiver decodes — with its offset and
+// total length in bytes.
 // HELLO, ERROR and BYE frames carry text: the run's config hash at connect,
 // a peer's reason for closing, or a rank's goodbye when it stops.
 //
@@ -11,14 +14,16 @@
 //
 //	0  'G' 'T'   magic
 //	2  version   1
-//	3  kind      DATA, GATHER, HELLO, ERROR or BYE
+//	3  kind      DATA, GATHER, HELLO, ERROR, BYE or ENCODED
 //	4  k         which of the algorithm's shared vectors (x = 0, v or y = 1)
 //	5  0 0 0     reserved, zero
 //	8  round     uint64
 //	16 from      uint32, the sending node
 //	20 to        uint32, the receiving node
-//	24 offset    uint32, the chunk's first float in the vector
-//	28 total     uint32, the vector's length in floats
+//	24 offset    uint32, the chunk's first float in the vector (byte in
+//	             the message, for ENCODED)
+//	28 total     uint32, the vector's length in floats (the message's in
+//	             bytes, for ENCODED)
 //	32 payload
 //
 // Encoding appends to a caller's buffer and does not allocate when it has
@@ -69,10 +74,14 @@ const (
 	// later round; the frames it sent before on the stream all arrived
 	// before it. Its payload says why (text).
 	Bye Kind = 5
+	// Encoded carries a chunk of a compressed message of a round, in
+	// place of a DATA frame's vector: its offset and total count bytes,
+	// and its payload is raw bytes.
+	Encoded Kind = 6
 )
 
 // String returns the kind's name: "DATA", "GATHER", "HELLO", "ERROR",
-// "BYE", or "kind N" for an unknown one.
+// "BYE", "ENCODED", or "kind N" for an unknown one.
 func (k Kind) String() string {
 	switch k {
 	case Data:
@@ -85,6 +94,8 @@ func (k Kind) String() string {
 		return "ERROR"
 	case Bye:
 		return "BYE"
+	case Encoded:
+		return "ENCODED"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -99,8 +110,8 @@ type Header struct {
 	Round  uint64 // the communication round
 	From   uint32 // the sending node
 	To     uint32 // the receiving node
-	Offset uint32 // the chunk's first float within the vector
-	Total  uint32 // the vector's length in floats
+	Offset uint32 // the chunk's first float within the vector (byte, for ENCODED)
+	Total  uint32 // the vector's length in floats (bytes, for ENCODED)
 }
 
 // Frame is a decoded frame: its header and its payload, which aliases the
@@ -143,6 +154,14 @@ func AppendFloats(dst []byte, h Header, payload []float32) []byte {
 		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(v))
 	}
 	return dst
+}
+
+// AppendBytes appends an ENCODED frame: h's header with kind ENCODED,
+// then payload as it is. It does not check that the chunk lies within
+// h.Total bytes; Decode does.
+func AppendBytes(dst []byte, h Header, payload []byte) []byte {
+	h.Kind = Encoded
+	return append(AppendHeader(dst, h), payload...)
 }
 
 // AppendText appends a text frame (HELLO, ERROR or BYE) with h's kind, k, round
@@ -198,6 +217,10 @@ func DecodeHeader(b []byte, n int) (Header, error) {
 		}
 		if end := uint64(h.Offset) + uint64(n/4); end > uint64(h.Total) {
 			return h, malformed("chunk past the vector's end: floats [%d, %d) of %d", h.Offset, end, h.Total)
+		}
+	case Encoded:
+		if end := uint64(h.Offset) + uint64(n); end > uint64(h.Total) {
+			return h, malformed("chunk past the message's end: bytes [%d, %d) of %d", h.Offset, end, h.Total)
 		}
 	case Hello, Error, Bye:
 		if h.Offset != 0 || h.Total != 0 {

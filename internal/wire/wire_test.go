@@ -68,6 +68,29 @@ func TestRoundTripText(t *testing.T) {
 	}
 }
 
+// TestEncodedRoundTrip: an ENCODED frame carries any bytes, of any length,
+// NaN patterns included, and decodes to its header and payload.
+func TestEncodedRoundTrip(t *testing.T) {
+	nan := []byte{0, 0, 0xc0, 0x7f, 5}
+	for _, h := range []Header{
+		{Round: 3, From: 1, To: 2, Total: 5},
+		{K: 1, Round: 1 << 40, From: 7, To: 0, Offset: 1000, Total: 1005},
+	} {
+		b := AppendBytes(nil, h, nan)
+		f, err := Decode(b, true)
+		if err != nil {
+			t.Fatalf("%+v: Decode: %v", h, err)
+		}
+		h.Kind = Encoded
+		if f.Header != h || !bytes.Equal(f.Payload, nan) || f.Kind.Floats() {
+			t.Errorf("got %+v %x, want %+v %x", f.Header, f.Payload, h, nan)
+		}
+	}
+	if f, err := Decode(AppendBytes(nil, Header{}, nil), true); err != nil || len(f.Payload) != 0 {
+		t.Errorf("empty message: %+v, %v", f, err)
+	}
+}
+
 func TestDecodeMalformed(t *testing.T) {
 	good := AppendFloats(nil, Header{Kind: Data, Total: 4}, []float32{1, 2, 3, 4})
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
@@ -93,6 +116,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{"Inf", inf, true, "non-finite payload: -Inf at float 0"},
 		{"text with total", AppendHeader(nil, Header{Kind: Hello, Total: 1}), false, "HELLO frame with offset 0 and total 1"},
 		{"long text", append(AppendHeader(nil, Header{Kind: Error}), make([]byte, MaxText+1)...), false, "ERROR payload of 4097 bytes"},
+		{"encoded past the end", AppendBytes(nil, Header{Offset: 2, Total: 4}, []byte{1, 2, 3}), false, "chunk past the message's end: bytes [2, 5) of 4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,7 +151,7 @@ func TestAppendNoAlloc(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{Data: "DATA", Gather: "GATHER", Hello: "HELLO", Error: "ERROR", Bye: "BYE", 9: "kind 9"} {
+	for k, want := range map[Kind]string{Data: "DATA", Gather: "GATHER", Hello: "HELLO", Error: "ERROR", Bye: "BYE", Encoded: "ENCODED", 9: "kind 9"} {
 		if k.String() != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", uint8(k), k.String(), want)
 		}

@@ -1,0 +1,120 @@
+package transport
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/wire"
+)
+
+var _ decentral.EncodedExchange = (*Exchange)(nil)
+
+// maxEncodedBytes bounds the length of an encoded message for p floats that
+// a rank accepts: the longest a compressor of decentral/compress writes is
+// 8p bytes (top-k keeping every entry), and the bound leaves room for a
+// few header bytes.
+func maxEncodedBytes(p int) int { return 8*p + 64 }
+
+// SetDecoder makes the Exchange carry a compressing method's messages
+// encoded: decode turns a received message into the p floats its sender
+// applied. decentral.New calls it, before the first round; every rank of
+// the run must, since a rank refuses a DATA frame once it has a decoder and
+// an ENCODED frame without one.
+func (x *Exchange) SetDecoder(decode func(dst []float32, msg []byte) error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.decode = decode
+}
+
+// SendEncoded sends node's encoded message of the round, msg, to the nodes
+// of to: to those of other ranks as ENCODED frames over their edges'
+// streams, in chunks of at most Config.ChunkBytes; those of this rank read
+// dec, the message the sender decoded, in memory. The receiving rank
+// decodes the bytes with its decoder, so Recv returns the decoded message
+// on every rank. msg and dec must stay unchanged until the round's Recv
+// calls are over. It returns len(msg) × len(to), the bytes the
+// optimizer counts.
+func (x *Exchange) SendEncoded(node int, to []int, msg []byte, dec []float32) (int64, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.checkSendLocked("SendEncoded", node, to, 1); err != nil {
+		return 0, err
+	}
+	switch {
+	case x.decode == nil:
+		return 0, fmt.Errorf("transport: rank %d: SendEncoded before SetDecoder", x.cfg.Rank)
+	case x.veclen != 0 && len(dec) != x.veclen:
+		return 0, fmt.Errorf("transport: rank %d: node %d's decoded message has %d floats, want %d", x.cfg.Rank, node, len(dec), x.veclen)
+	case len(msg) > maxEncodedBytes(len(dec)):
+		return 0, fmt.Errorf("transport: rank %d: node %d's message of %d bytes for %d floats, want at most %d", x.cfg.Rank, node, len(msg), len(dec), maxEncodedBytes(len(dec)))
+	}
+	if x.veclen == 0 {
+		x.veclen = len(dec)
+		x.cond.Broadcast() // readers holding encoded frames go on
+	}
+	x.sent[node] = append(x.sent[node][:0], dec)
+	for _, j := range to {
+		if x.owner[j] == x.cfg.Rank {
+			continue
+		}
+		e := x.edgeLocked(node, j)
+		e.queue = append(e.queue, job{round: x.round, msg: msg, encoded: true})
+		x.outPending++
+		e.wakeWriter()
+	}
+	return int64(len(msg)) * int64(len(to)), nil
+}
+
+// sendEncoded sends a SendEncoded job's message in ENCODED frames of at most
+// 4·x.chunk bytes each.
+func (x *Exchange) sendEncoded(e *edge, a *attachment, j job, msg *outMsg) error {
+	defer func() { msg.raw = nil }()
+	b, chunk := j.msg, 4*x.chunk
+	for off := 0; off == 0 || off < len(b); off += chunk {
+		n := min(chunk, len(b)-off)
+		msg.h = wire.Header{
+			Kind: wire.Encoded, Round: uint64(j.round),
+			From: uint32(e.local), To: uint32(e.remote),
+			Offset: uint32(off), Total: uint32(len(b)),
+		}
+		msg.raw = b[off : off+n]
+		if err := a.s.SendMsg(msg); err != nil {
+			return err
+		}
+		x.bytesSent.Add(int64(n))
+	}
+	return nil
+}
+
+// deliverEncoded copies an ENCODED frame's n bytes into in's message, whose
+// chunk deliver checked and counted, and decodes the message once it is
+// whole. It is called with x.mu held, which it releases while it copies and
+// decodes, and holds again when it returns; its error names the sender.
+func (x *Exchange) deliverEncoded(e *edge, in *inbox, h *wire.Header, m *inMsg, n int) error {
+	off, total := int(h.Offset), int(h.Total)
+	buf := slices.Grow(in.raw[h.K][:off], n)[:off+n]
+	in.raw[h.K] = buf
+	var v []float32
+	last := off+n == total
+	if last {
+		v = slices.Grow(in.vecs[h.K][:0], x.veclen)[:x.veclen]
+		in.vecs[h.K] = v
+	}
+	decode := x.decode
+	x.mu.Unlock()
+	defer x.mu.Lock()
+	m.bytes(buf[off:])
+	x.bytesRecv.Add(int64(n))
+	if !last {
+		return nil
+	}
+	err := decode(v, buf)
+	if err == nil {
+		err = wire.CheckFinite(v, 0)
+	}
+	if err != nil {
+		return fmt.Errorf("transport: rank %d: %s sent node %d a message of round %d that does not decode: %w", x.cfg.Rank, x.who(e.remote), e.local, h.Round, err)
+	}
+	return nil
+}
