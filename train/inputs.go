@@ -28,9 +28,9 @@ func (c Config) edgeListFile() bool {
 	return !slices.Contains(decentral.Topologies(), c.Topology) && c.Topology != decentral.ExpTopology
 }
 
-// Resolved returns c with its file settings (--data-dir, an edge-list
-// --topology, --speeds) made absolute, so that the run does not depend on the folder
-// it is resumed from.
+// Resolved returns c with CHOCO's default γ made explicit and its file
+// settings (--data-dir, an edge-list --topology, --speeds) made absolute,
+// so that the run does not depend on the folder it is resumed from.
 func (c Config) Resolved() (Config, error) {
 	if c.DataDir != "" {
 		abs, err := filepath.Abs(c.DataDir)
@@ -52,6 +52,10 @@ func (c Config) Resolved() (Config, error) {
 			return c, &ConfigError{"speeds", c.Speeds, fmt.Sprintf("a path that can be made absolute (%v)", err)}
 		}
 		c.Speeds = abs
+	}
+	if c.Algo == decentral.CHOCO && c.Gamma == 0 {
+		// Recorded, so that a later default does not pass for this run's.
+		c.Gamma = decentral.DefaultGamma
 	}
 	return c, nil
 }
