@@ -242,7 +242,8 @@ func stopReason(err error) string {
 }
 
 // resumeError is a rank's stop that a resume of every rank continues: an
-// interruption after a checkpoint, or a peer rank that stopped. It names the
+// interruption after a checkpoint, a peer rank that stopped, or a folder
+// that holds the rank's earlier run. It names the
 // command that resumes a run over several processes, and hides the
 // *train.InterruptedError, whose general advice names `gtstorm resume`,
 // while errors.Is still sees what it wraps.
@@ -256,15 +257,19 @@ func (e *resumeError) Error() string { return fmt.Sprintf("%v (continue with: %s
 // Is reports whether the wrapped error is target, as errors.Is does.
 func (e *resumeError) Is(target error) bool { return errors.Is(e.err, target) }
 
-// withResume adds to err, if a resume continues the run, the command next
-// that does it.
+// withResume adds to err, if a resume continues the run (or the folder's
+// earlier one), the command next that does it.
 func withResume(err error, next string) error {
 	var (
 		stopped *train.InterruptedError
 		peer    *transport.PeerStoppedError
+		exists  *train.RunExistsError
 	)
-	if (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer) {
+	switch {
+	case (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer):
 		return &resumeError{err, next}
+	case errors.As(err, &exists):
+		return &resumeError{err, next + ", or choose another folder, or pass --force to replace it"}
 	}
 	return err
 }

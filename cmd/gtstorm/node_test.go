@@ -279,3 +279,28 @@ func TestKilledRankResumes(t *testing.T) {
 		t.Errorf("resumed run's metrics\n%s\nwant train's\n%s", got, want)
 	}
 }
+
+// TestNodeFolderHoldsRun: a rank started again in the folder of its
+// finished run is refused with the command that resumes a run over ranks,
+// not `gtstorm resume`.
+func TestNodeFolderHoldsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a rank process; run without -short")
+	}
+	dir := t.TempDir()
+	ranks := filepath.Join(dir, "ranks.txt")
+	if err := os.WriteFile(ranks, []byte(freePorts(t, 1)[0]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	args := []string{"node", "--rank", "0", "--ranks", ranks, "--insecure", "--out", out,
+		"--iters", "4", "--eval-every", "4", "--local-eval", "100", "--grad-samples", "10"}
+	if b, err := gtstorm(args...).CombinedOutput(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, b)
+	}
+	b, err := gtstorm(args...).CombinedOutput()
+	msg := string(b)
+	if err == nil || !strings.Contains(msg, "--resume --out "+out) || strings.Contains(msg, "gtstorm resume") {
+		t.Errorf("second run in the same folder: %v, output %q; want a refusal naming node --resume", err, msg)
+	}
+}
