@@ -142,5 +142,22 @@ func printSummary(w io.Writer, out string, s *train.Summary) {
 	if s.NetworkWaitPerRound > 0 {
 		fmt.Fprintf(w, "  rank 0 waited %.4f s per round for its neighbours\n", float64(s.NetworkWaitPerRound))
 	}
+	if s.CompressionRatio > 1 {
+		fmt.Fprintf(w, "  messages %.1f times smaller than float32 vectors\n", float64(s.CompressionRatio))
+	}
+	if s.SimSeconds > 0 {
+		fmt.Fprintf(w, "  %.2f simulated seconds (%.3g s per gradient)\n", float64(s.SimSeconds), float64(s.ComputeSeconds))
+	}
+	if t := s.Target; t != nil {
+		if t.Reached {
+			fmt.Fprintf(w, "  %s at round %d (%d samples, %d bytes per node", t.Target, t.Round, t.Samples, t.BytesPerNode)
+			if t.SimSeconds > 0 {
+				fmt.Fprintf(w, ", %.2f simulated seconds", float64(t.SimSeconds))
+			}
+			fmt.Fprintln(w, ")")
+		} else {
+			fmt.Fprintf(w, "  %s not reached\n", t.Target)
+		}
+	}
 	fmt.Fprintf(w, "  outputs in %s\n", out)
 }
