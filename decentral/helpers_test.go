@@ -254,3 +254,41 @@ func staticOnly(algo string) bool {
 	_, ok := m.(StaticOnly)
 	return ok
 }
+
+// resumedAt runs cfg for total rounds from the start, taking a snapshot
+// after cut rounds, then restores the snapshot into a fresh optimizer whose
+// sampler is replayed to where the snapshot was taken and runs it to total:
+// it returns both optimizers and the snapshot, for a test to compare.
+func resumedAt(t *testing.T, cfg Config, mx *Mixing, pr *lsProblem, newSampler func() *lsSampler, cut, total int) (straight, resumed *Optimizer, snap *Snapshot) {
+	t.Helper()
+	first := newSampler()
+	straight, _ = lsRunWith(t, cfg, mx, pr, first)
+	for r := 0; r < total; r++ {
+		if r == cut {
+			snap, _ = straight.State()
+		}
+		if err := straight.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := newSampler()
+	for i := 0; i < pr.m; i++ { // one batch a round after the snapshot
+		for range first.calls[i] - (total - cut) {
+			second.Sample(i)
+		}
+	}
+	resumed, err := New(cfg, mx, second, lsOracle{pr}, make([]float32, pr.d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resumed.Close() })
+	if err := resumed.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	for resumed.Round() < total {
+		if err := resumed.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return straight, resumed, snap
+}

@@ -58,37 +58,8 @@ func TestNetworkClockResume(t *testing.T) {
 	mx := mustMixing(t, MixLaplacian, mustGraph(Torus(5)))
 	net := &Network{Latency: 0.001, Bandwidth: 1e4, Compute: 0.01, Batch: 3, Slowdown: []float64{1, 3, 1, 1, 1}}
 	cfg := Config{Algorithm: CHOCO, Eta0: 0.05, Compress: "qsgd:7", Seed: 9, Network: net}
-	straight := newLSSampler(pr, 3, 5)
-	o, _ := lsRunWith(t, cfg, mx, pr, straight)
-	var snap *Snapshot
-	for r := 0; r < 12; r++ {
-		if r == 5 {
-			snap, _ = o.State()
-		}
-		if err := o.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	o, o2, snap := resumedAt(t, cfg, mx, pr, func() *lsSampler { return newLSSampler(pr, 3, 5) }, 5, 12)
 	want, _ := o.State()
-	resumed := newLSSampler(pr, 3, 5)
-	for i := 0; i < pr.m; i++ {
-		for range snap.Round {
-			resumed.Sample(i)
-		}
-	}
-	o2, err := New(cfg, mx, resumed, lsOracle{pr}, make([]float32, pr.d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o2.Close()
-	if err := o2.Restore(snap); err != nil {
-		t.Fatal(err)
-	}
-	for o2.Round() < 12 {
-		if err := o2.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	got, _ := o2.State()
 	if !sameSlabs(got, want) {
 		t.Error("resumed CHOCO state differs from the uninterrupted run")

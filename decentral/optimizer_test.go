@@ -171,36 +171,8 @@ func TestResume(t *testing.T) {
 	for _, algo := range Algorithms() {
 		cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2}
 		newSampler := func() *lsSampler { s := newLSSampler(pr, 3, 5); s.sigma = 0.3; return s }
-		straight := newSampler()
-		o, _ := lsRunWith(t, cfg, mx, pr, straight)
-		var snap *Snapshot
-		for r := 0; r < 20; r++ {
-			if r == 10 {
-				snap, _ = o.State()
-			}
-			o.Step(ctx)
-		}
+		o, o2, _ := resumedAt(t, cfg, mx, pr, newSampler, 10, 20)
 		want, _ := o.State()
-
-		resumed := newSampler()
-		for i := 0; i < pr.m; i++ { // replay the sampler to where the checkpoint was taken: one batch per round
-			for k := 0; k < straight.calls[i]-(want.Round-snap.Round); k++ {
-				resumed.Sample(i)
-			}
-		}
-		o2, err := New(cfg, mx, resumed, lsOracle{pr}, make([]float32, pr.d))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer o2.Close()
-		if err := o2.Restore(snap); err != nil {
-			t.Fatal(err)
-		}
-		for o2.Round() < 20 {
-			if err := o2.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
 		got, _ := o2.State()
 		if !sameSlabs(got, want) {
 			t.Errorf("%s: resumed state differs from the uninterrupted run", algo)
