@@ -42,12 +42,9 @@ func TestInterruptResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts rank processes; run without -short")
 	}
-	flags := []string{"--iters", "40", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
+	flags := faultFlags
 	dir := t.TempDir()
-	one := filepath.Join(dir, "train")
-	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
-		t.Fatalf("train: %v\n%s", err, b)
-	}
+	one := trainReference(t, dir, flags)
 	same := func(t *testing.T, out string) {
 		t.Helper()
 		sameModel(t, out, one)

@@ -222,12 +222,9 @@ func TestKilledRankResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts rank processes; run without -short")
 	}
-	flags := []string{"--iters", "40", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
+	flags := faultFlags
 	dir := t.TempDir()
-	one := filepath.Join(dir, "train")
-	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
-		t.Fatalf("train: %v\n%s", err, b)
-	}
+	one := trainReference(t, dir, flags)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const k = 3
@@ -303,4 +300,19 @@ func TestNodeFolderHoldsRun(t *testing.T) {
 	if err == nil || !strings.Contains(msg, "--resume --out "+out) || strings.Contains(msg, "gtstorm resume") {
 		t.Errorf("second run in the same folder: %v, output %q; want a refusal naming node --resume", err, msg)
 	}
+}
+
+// faultFlags are the run flags of the fault tests: 40 rounds, checkpoints
+// every 4.
+var faultFlags = []string{"--iters", "40", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
+
+// trainReference runs `gtstorm train` with flags into dir/train, the
+// uninterrupted run a fault test compares with, and returns that folder.
+func trainReference(t *testing.T, dir string, flags []string) string {
+	t.Helper()
+	one := filepath.Join(dir, "train")
+	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train: %v\n%s", err, b)
+	}
+	return one
 }
