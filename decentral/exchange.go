@@ -36,6 +36,21 @@ type RoundExchange interface {
 	BeginRound(t int, w *Mixing, shares int) error
 }
 
+// PipelinedExchange is a [RoundExchange] that can begin the next round
+// while the current round's Recv calls still run, so that a node's vectors
+// of round t+1 go out as soon as its round-t update is done, while the
+// rank's other nodes still compute. Given a final round (see
+// [Optimizer.SetFinalRound]), the optimizer calls BeginNextRound(t+1,
+// W_{t+1}, shares) after round t's Wait returned and before round t's Recv
+// calls; Recv goes on returning round t's vectors until round t+1's Wait
+// returns, and round t+1's Sends come meanwhile, from the worker goroutines,
+// concurrently with round t's Recv calls and with one another. Round t+1
+// then has no BeginRound: its Wait and Recv calls follow as usual.
+type PipelinedExchange interface {
+	RoundExchange
+	BeginNextRound(t int, w *Mixing, shares int) error
+}
+
 // EncodedExchange is an [Exchange] that carries a compressing method's
 // messages encoded, as the compressor wrote them, rather than as the p
 // floats they decode to: a transport between processes then sends each

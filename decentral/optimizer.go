@@ -67,6 +67,19 @@ type Optimizer struct {
 	evalB   []Batch
 	evalL   []float64
 
+	// Pipelined rounds (a PipelinedExchange and SetFinalRound): round t+1
+	// begins after round t's Wait, and each node sends its round-(t+1)
+	// vectors, its Next rows, as soon as its round-t Step is done.
+	final     int           // the run's rounds; 0 when unknown: no pipelining
+	begunNext int           // t+1 when round t began during round t−1, else 0
+	pipe      bool          // this round's Step phase sends the next round's vectors
+	nextErr   error         // BeginNextRound's error, for the next round
+	mixNext   *Mixing       // W_{t+1}, for the next round's sends
+	sendNext  [][][]float32 // sendNext[i]: node i's vectors of the next round
+	bytesNext []int64       // the bytes those took, per node
+	errNext   []error       // their Send's error, per node
+	shareSlab []int         // the slab of each vector Share returns; nil when they are not all rows of Cur slabs
+
 	// Parallel node work.
 	phase int
 	jobs  int
@@ -192,6 +205,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		return err
 	}
 	o.initialized, o.failed, o.round = false, nil, 0
+	o.begunNext, o.nextErr = 0, nil
 	for i := 0; i < o.m; i++ {
 		copy(o.row(o.x, i), o.x0)
 		o.samples[i], o.evals[i], o.bytes[i], o.loss[i] = 0, 0, 0, math.NaN()
@@ -224,14 +238,23 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		return err
 	}
 	t := o.round
-	if mx := o.topo.Mixing(t); mx != o.mix {
+	pipelined := o.begunNext == t+1 // round t began during round t−1, and its vectors went out
+	o.begunNext = 0
+	if pipelined {
+		if err := o.nextErr; err != nil {
+			o.nextErr = nil
+			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
+		}
+		o.mix = o.mixNext
+		o.send, o.sendNext = o.sendNext, o.send
+	} else if mx := o.topo.Mixing(t); mx != o.mix {
 		if err := o.checkMixing(mx); err != nil {
 			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		}
 		o.mix = mx
 	}
 	o.setRates(t)
-	if rx, ok := o.ex.(RoundExchange); ok {
+	if rx, ok := o.ex.(RoundExchange); ok && !pipelined {
 		if err := rx.BeginRound(t, o.mix, o.meth.Shares()); err != nil {
 			return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		}
@@ -246,6 +269,13 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	ee, encoded := o.ex.(EncodedExchange)
 	encoded = encoded && o.comp != nil
 	for _, i := range o.local {
+		if pipelined {
+			if err := o.errNext[i]; err != nil {
+				return fmt.Errorf("%s round %d: node %d: %w", o.meth.Name(), t+1, i, err)
+			}
+			o.rBytes[i] = o.bytesNext[i]
+			continue
+		}
 		o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
 		var n int64
 		var err error
@@ -270,7 +300,18 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	if err := o.ex.Wait(ctx); err != nil {
 		return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 	}
-	if err := o.parallel(phaseStep, len(o.local)); err != nil {
+	o.beginNext(t)
+	meth := o.meth
+	if o.pipe {
+		o.meth = earlySender{meth, o} // each node's Step sends its next vectors
+	}
+	err := o.parallel(phaseStep, len(o.local))
+	o.meth = meth
+	if o.pipe {
+		o.pipe = false
+		o.begunNext = t + 2
+	}
+	if err != nil {
 		o.failed = fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		return o.failed
 	}
@@ -282,6 +323,105 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		o.bytes[i] += b
 	}
 	o.round++
+	return nil
+}
+
+// SetFinalRound tells the optimizer that the run ends after round T (T
+// rounds done), so that over a [PipelinedExchange] each round but the last
+// begins the next one early and sends each node's vectors of the next round
+// as soon as the node's update is done, overlapping the transfer with the
+// other nodes' work. The results are the same bit for bit; T ≤ 0, the
+// default, turns the pipelining off.
+func (o *Optimizer) SetFinalRound(T int) { o.final = T }
+
+// beginNext begins round t+1 during round t, once round t's Wait returned,
+// when the exchange is pipelined, round t is not the last and each node's
+// shared vectors are rows of its state slabs (not a Preparer's messages):
+// it sets o.pipe, and the Step phase then sends each node's Next rows.
+func (o *Optimizer) beginNext(t int) {
+	o.pipe = false
+	px, ok := o.ex.(PipelinedExchange)
+	if !ok || o.final <= 0 || t+1 >= o.final || o.comp != nil {
+		return
+	}
+	if _, ok := o.meth.(Preparer); ok {
+		return
+	}
+	if o.shareSlab == nil && !o.findShareSlabs() {
+		return
+	}
+	mx := o.topo.Mixing(t + 1)
+	if o.checkMixing(mx) != nil {
+		return // the next round reports it, as it would without pipelining
+	}
+	if o.sendNext == nil {
+		o.sendNext = make([][][]float32, o.m)
+		for i := range o.sendNext {
+			o.sendNext[i] = make([][]float32, 0, o.meth.Shares())
+		}
+		o.bytesNext, o.errNext = make([]int64, o.m), make([]error, o.m)
+	}
+	o.mixNext, o.nextErr = mx, nil
+	for _, i := range o.local {
+		o.bytesNext[i], o.errNext[i] = 0, nil
+	}
+	if err := px.BeginNextRound(t+1, mx, o.meth.Shares()); err != nil {
+		o.nextErr = err // the next round's error, as BeginRound's would be
+		o.begunNext = t + 2
+		return
+	}
+	o.pipe = true
+}
+
+// findShareSlabs finds, for each vector Share returns, the state slab whose
+// Cur row it is, and reports whether every one is such a row: then a
+// node's vectors of the next round are its Next rows of those slabs.
+func (o *Optimizer) findShareSlabs() bool {
+	if len(o.local) == 0 {
+		return false
+	}
+	i := o.local[0]
+	vecs := o.meth.Share(RoundContext{o, 0, i}, nil)
+	slabs := make([]int, 0, len(vecs))
+	for _, v := range vecs {
+		k := -1
+		for s := range o.cur {
+			if row := o.row(o.cur[s], i); len(v) == len(row) && len(v) > 0 && &v[0] == &row[0] {
+				k = s
+			}
+		}
+		if k < 0 {
+			return false
+		}
+		slabs = append(slabs, k)
+	}
+	o.shareSlab = slabs
+	return true
+}
+
+// sendNextRound sends node i's vectors of the next round, its Next rows,
+// once its Step of this round is done; the error waits for the next round.
+func (o *Optimizer) sendNextRound(i int) {
+	vecs := o.sendNext[i][:0]
+	for _, k := range o.shareSlab {
+		vecs = append(vecs, o.row(o.nxt[k], i))
+	}
+	o.sendNext[i] = vecs
+	o.bytesNext[i], o.errNext[i] = o.ex.Send(i, o.mixNext.to[i], vecs)
+}
+
+// earlySender is the method of a pipelined round's Step phase: the
+// method's Step, then the node's send of its vectors of the next round.
+type earlySender struct {
+	Method
+	o *Optimizer
+}
+
+func (s earlySender) Step(c RoundContext) error {
+	if err := s.Method.Step(c); err != nil {
+		return err
+	}
+	s.o.sendNextRound(c.i)
 	return nil
 }
 

@@ -19,10 +19,11 @@ type rankBus struct {
 	sent  [2][][][]float32 // [round parity][node] → the node's vectors
 	msgs  [2][][]byte      // [round parity][node] → the node's encoded message
 	ready map[int]int      // round → ranks whose sends are complete
+	sends map[int]int      // round → Sends made
 }
 
 func newRankBus(ranks, m int) *rankBus {
-	b := &rankBus{ranks: ranks, ready: map[int]int{}}
+	b := &rankBus{ranks: ranks, ready: map[int]int{}, sends: map[int]int{}}
 	b.cond = sync.NewCond(&b.mu)
 	for p := range b.sent {
 		b.sent[p] = make([][][]float32, m)
@@ -34,16 +35,23 @@ func newRankBus(ranks, m int) *rankBus {
 // rankExchange is one rank's RoundExchange on a rankBus. It is an
 // EncodedExchange too: a compressing method's messages cross the bus as
 // copies of their bytes, which Wait decodes for every node the rank hears,
-// its own included, with the decoder New gave it.
+// its own included, with the decoder New gave it. It is a
+// PipelinedExchange: after BeginNextRound, Sends are of the next round
+// while Recv reads the current one until the next Wait returns.
 type rankExchange struct {
 	bus    *rankBus
-	t      int
+	t      int // the round Recv reads
+	sendT  int // the round Sends and Wait are of
+	early  int // BeginNextRound calls
 	p      int // floats in a decoded message
 	decode func(dst []float32, msg []byte) error
 	dec    map[int][][]float32 // sending node → its decoded message, this round
 }
 
-var _ EncodedExchange = (*rankExchange)(nil)
+var (
+	_ EncodedExchange   = (*rankExchange)(nil)
+	_ PipelinedExchange = (*rankExchange)(nil)
+)
 
 func (e *rankExchange) SetDecoder(decode func(dst []float32, msg []byte) error) {
 	e.decode, e.dec = decode, map[int][][]float32{}
@@ -54,14 +62,24 @@ func (e *rankExchange) SendEncoded(node int, to []int, msg []byte, dec []float32
 		return 0, fmt.Errorf("SendEncoded before SetDecoder")
 	}
 	e.bus.mu.Lock()
-	e.bus.msgs[e.t%2][node] = append([]byte(nil), msg...)
-	e.bus.sent[e.t%2][node] = nil
+	e.bus.msgs[e.sendT%2][node] = append([]byte(nil), msg...)
+	e.bus.sent[e.sendT%2][node] = nil
+	e.bus.sends[e.sendT]++
 	e.bus.mu.Unlock()
 	return int64(len(msg)) * int64(len(to)), nil
 }
 
 func (e *rankExchange) BeginRound(t int, w *Mixing, shares int) error {
-	e.t = t
+	e.t, e.sendT = t, t
+	return nil
+}
+
+func (e *rankExchange) BeginNextRound(t int, w *Mixing, shares int) error {
+	if t != e.t+1 || e.sendT != e.t {
+		return fmt.Errorf("BeginNextRound(%d) in round %d (sending round %d)", t, e.t, e.sendT)
+	}
+	e.sendT = t
+	e.early++
 	return nil
 }
 
@@ -73,7 +91,8 @@ func (e *rankExchange) Send(node int, to []int, vecs [][]float32) (int64, error)
 		floats += len(v)
 	}
 	e.bus.mu.Lock()
-	e.bus.sent[e.t%2][node] = cp
+	e.bus.sent[e.sendT%2][node] = cp
+	e.bus.sends[e.sendT]++
 	e.bus.mu.Unlock()
 	return int64(floats) * 4 * int64(len(to)), nil
 }
@@ -82,6 +101,7 @@ func (e *rankExchange) Wait(ctx context.Context) error {
 	b := e.bus
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	e.t = e.sendT
 	b.ready[e.t]++
 	b.cond.Broadcast()
 	for b.ready[e.t] < b.ranks {
@@ -172,11 +192,16 @@ func TestRanksEqualOneProcess(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/K=%d", algo, tname, k)
 				bus := newRankBus(k, m)
 				ranks := make([]*Optimizer, k)
+				exs := make([]*rankExchange, k)
 				for r, local := range blocks(m, k) {
 					c := cfg
 					ex := &rankExchange{bus: bus, p: pr.d}
+					exs[r] = ex
 					c.Local, c.Exchange, c.Topology = local, ex, newTopo()
 					ranks[r], _ = lsRun(t, c, c.Topology.Mixing(0), pr, 3, 11)
+					if k != 3 { // K = 3 runs unpipelined
+						ranks[r].SetFinalRound(rounds)
+					}
 					if (ex.decode != nil) != (algo == CHOCO) {
 						t.Fatalf("%s: SetDecoder called: %v", name, ex.decode != nil)
 					}
@@ -199,6 +224,18 @@ func TestRanksEqualOneProcess(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: rank %d: %v", name, r, err)
 					}
+				}
+				for r, ex := range exs {
+					want := rounds - 1 // every round but the last begins the next
+					if k == 3 || algo == CHOCO {
+						want = 0 // unpipelined; CHOCO's messages are prepared
+					}
+					if ex.early != want {
+						t.Fatalf("%s: rank %d began %d rounds early, want %d", name, r, ex.early, want)
+					}
+				}
+				if n := bus.sends[rounds]; n != 0 {
+					t.Fatalf("%s: %d Sends of round %d, which never begins", name, n, rounds)
 				}
 				wantC := want.Counters()
 				for _, o := range ranks {

@@ -105,6 +105,9 @@ func newRankRunner(cfg Config, local []int, inputs []InputFile, opt NodeOptions)
 		return nil, err
 	}
 	r.inputs = inputs
+	// Over a pipelined transport each round but the last sends the next
+	// round's vectors while the rank's other nodes still compute.
+	r.s.opt.SetFinalRound(cfg.Iters)
 	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
 	return r, nil
 }

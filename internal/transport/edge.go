@@ -175,10 +175,12 @@ func (x *Exchange) deliver(e *edge, a *attachment, h *wire.Header, m *inMsg) err
 	}
 	r, k, n := int64(h.Round), int(h.K), (m.data.Len()-wire.HeaderSize)/unit
 	off, total := int(h.Offset), int(h.Total)
-	if x.begun && r > x.round+1 {
+	// The receive buffers of round r's parity are free once Recv reads
+	// round r−1: frames further ahead wait.
+	if x.begun && r > x.cur.Load()+1 {
 		x.held.Add(1)
 	}
-	for !x.closed && !x.leaving && x.err == nil && e.att == a && (!x.begun || r > x.round+1 || enc && x.veclen == 0) {
+	for !x.closed && !x.leaving && x.err == nil && e.att == a && (!x.begun || r > x.cur.Load()+1 || enc && x.veclen == 0) {
 		x.cond.Wait()
 	}
 	switch {

@@ -53,7 +53,8 @@ func (x *Exchange) SendEncoded(node int, to []int, msg []byte, dec []float32) (i
 		x.veclen = len(dec)
 		x.cond.Broadcast() // readers holding encoded frames go on
 	}
-	x.sent[node] = append(x.sent[node][:0], dec)
+	sent := x.sent[x.round&1]
+	sent[node] = append(sent[node][:0], dec)
 	for _, j := range to {
 		if x.owner[j] == x.cfg.Rank {
 			continue

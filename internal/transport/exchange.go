@@ -13,7 +13,12 @@
 // that runs the edge's node.
 //
 // Each round the optimizer calls BeginRound, Send for each local node, Wait
-// and then Recv. A compressing method's messages (CHOCO-SGD's) travel
+// and then Recv. Pipelined (decentral.PipelinedExchange), it calls
+// BeginNextRound after a round's Wait instead of BeginRound before the next
+// round's Sends, and each node's Send of the next round comes as soon as the
+// node's update is done, while the other nodes still call Recv for the
+// round: Recv reads the round until the next Wait returns, and a rank's own
+// nodes' vectors are kept by round parity as the received ones are. A compressing method's messages (CHOCO-SGD's) travel
 // encoded instead: SendEncoded sends the compressor's bytes as ENCODED
 // frames, and the receiving rank decodes them with the decoder the
 // optimizer gave SetDecoder, so that the bytes on the wire are those the
@@ -45,7 +50,7 @@ import (
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
-var _ decentral.RoundExchange = (*Exchange)(nil)
+var _ decentral.PipelinedExchange = (*Exchange)(nil)
 
 // Exchange is one rank's decentral.RoundExchange over gRPC. Build it with
 // New or NewWithListener, Start it, and Close it when the run ends.
@@ -79,13 +84,13 @@ type Exchange struct {
 	pending    int    // vectors of the round still to arrive
 	outPending int    // sends of the round not yet handed to gRPC
 	waitStart  time.Time
-	peers      []peerState // by rank
-	anyStopped bool        // some peer said BYE
-	sent       [][][]float32
+	peers      []peerState                           // by rank
+	anyStopped bool                                  // some peer said BYE
+	sent       [2][][][]float32                      // by the parity of the round sent: each local node's vectors
 	decode     func(dst []float32, msg []byte) error // SetDecoder's; nil when vectors travel
 	progress   chan struct{}                         // capacity 1: wakes Wait
 
-	cur   atomic.Int64 // the round in progress, read by Recv
+	cur   atomic.Int64 // the round Recv reads: the round in progress, or the one before after BeginNextRound
 	emu   sync.RWMutex // guards edges; taken inside mu
 	edges map[uint64]*edge
 
@@ -152,7 +157,7 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 		logf: cfg.logf(), ln: ln, veclen: cfg.VectorLen,
 		conns:    make([]*grpc.ClientConn, len(cfg.Addrs)),
 		peers:    make([]peerState, len(cfg.Addrs)),
-		sent:     make([][][]float32, cfg.Nodes),
+		sent:     [2][][][]float32{make([][][]float32, cfg.Nodes), make([][][]float32, cfg.Nodes)},
 		progress: make(chan struct{}, 1),
 		edges:    make(map[uint64]*edge),
 		logged:   make(map[string]bool),

@@ -44,8 +44,19 @@ func quadratic(m, p int) (*qSource, qOracle) {
 
 // TestOptimizerOverRanks runs decentral optimizers spread over ranks through
 // the transport and checks every node's parameters against a single process
-// running all nodes with decentral.MemExchange, bit for bit.
+// running all nodes with decentral.MemExchange, bit for bit, with and
+// without pipelined rounds (BeginNextRound, after SetFinalRound).
 func TestOptimizerOverRanks(t *testing.T) {
+	for _, pipe := range []bool{false, true} {
+		name := "plain"
+		if pipe {
+			name = "pipelined"
+		}
+		t.Run(name, func(t *testing.T) { testOptimizerOverRanks(t, pipe) })
+	}
+}
+
+func testOptimizerOverRanks(t *testing.T, pipe bool) {
 	const m, p, rounds = 8, 1000, 6
 	exp, err := decentral.OnePeerExponential(m)
 	if err != nil {
@@ -94,6 +105,9 @@ func TestOptimizerOverRanks(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer opts[r].Close()
+				if pipe {
+					opts[r].SetFinalRound(rounds)
+				}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -134,8 +148,19 @@ func TestOptimizerOverRanks(t *testing.T) {
 			if got, want := opts[0].Counters().Samples, ref.Counters().Samples; got != want {
 				t.Errorf("rank 0 counts %d samples after gathering, single process %d", got, want)
 			}
+			var sent, recv int64
+			for _, x := range cl.xs {
+				st := x.Stats()
+				sent, recv = sent+st.BytesSent, recv+st.BytesRecv
+			}
+			if sent != recv || sent == 0 {
+				t.Errorf("the ranks sent %d bytes and received %d", sent, recv)
+			}
 			for r, o := range opts {
 				for _, i := range o.Local() {
+					if got, want := o.Counters().BytesSent[i], ref.Counters().BytesSent[i]; got != want {
+						t.Errorf("rank %d node %d counted %d bytes sent, single process %d", r, i, got, want)
+					}
 					got, want := o.Node(i), ref.Node(i)
 					for n := range want {
 						if math.Float32bits(got[n]) != math.Float32bits(want[n]) {

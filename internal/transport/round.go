@@ -18,6 +18,18 @@ const maxShares = 256
 // round may be any t ≥ 0 (a run resumed from a snapshot); each later one
 // must be the next, after the previous round's Wait returned.
 func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
+	return x.beginRound(t, w, shares, false)
+}
+
+// BeginNextRound starts round t as BeginRound does, after round t−1's Wait
+// returned but while its Recv calls may still run: Recv goes on returning
+// round t−1's vectors until round t's Wait returns, and round t's Sends may
+// come meanwhile. Frames of round t+1 wait, unread, until then.
+func (x *Exchange) BeginNextRound(t int, w *decentral.Mixing, shares int) error {
+	return x.beginRound(t, w, shares, true)
+}
+
+func (x *Exchange) beginRound(t int, w *decentral.Mixing, shares int, next bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	switch {
@@ -35,6 +47,10 @@ func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
 		return fmt.Errorf("transport: rank %d: round %d shares %d vectors, want [0, %d]", x.cfg.Rank, t, shares, maxShares)
 	case t < 0:
 		return fmt.Errorf("transport: rank %d: round %d, want ≥ 0", x.cfg.Rank, t)
+	case next && !x.begun:
+		return fmt.Errorf("transport: rank %d: BeginNextRound(%d) before any round", x.cfg.Rank, t)
+	case next && x.done != x.round+1:
+		return fmt.Errorf("transport: rank %d: round %d began before round %d's Wait returned", x.cfg.Rank, t, x.round)
 	case x.begun && int64(t) != x.round+1:
 		return fmt.Errorf("transport: rank %d: round %d after round %d, want round %d", x.cfg.Rank, t, x.round, x.round+1)
 	case x.begun && (x.pending > 0 || x.outPending > 0):
@@ -45,7 +61,9 @@ func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
 		x.done = r // a resumed run completed the rounds before its first
 	}
 	x.round, x.begun, x.shares, x.pending = r, true, shares, 0
-	x.cur.Store(r)
+	if !next {
+		x.cur.Store(r)
+	}
 	for _, i := range x.local {
 		for _, j := range w.From(i) {
 			if x.owner[j] == x.cfg.Rank {
@@ -117,13 +135,14 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 		}
 		floats += len(v)
 	}
-	x.sent[node] = append(x.sent[node][:0], vecs...)
+	sent := x.sent[x.round&1]
+	sent[node] = append(sent[node][:0], vecs...)
 	for _, j := range to {
 		if x.owner[j] == x.cfg.Rank {
 			continue
 		}
 		e := x.edgeLocked(node, j)
-		e.queue = append(e.queue, job{round: x.round, vecs: x.sent[node]})
+		e.queue = append(e.queue, job{round: x.round, vecs: sent[node]})
 		x.outPending++
 		e.wakeWriter()
 	}
@@ -185,6 +204,10 @@ func (x *Exchange) Wait(ctx context.Context) error {
 			return fmt.Errorf("transport: rank %d: Wait before BeginRound", x.cfg.Rank)
 		case x.pending == 0 && x.outPending == 0:
 			x.done = x.round + 1
+			if x.cur.Load() != x.round {
+				x.cur.Store(x.round) // Recv reads this round now
+				x.cond.Broadcast()   // readers holding frames of the next round go on
+			}
 			x.mu.Unlock()
 			return nil
 		}
@@ -195,7 +218,10 @@ func (x *Exchange) Wait(ctx context.Context) error {
 		x.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("transport: rank %d: round %d: %w", x.cfg.Rank, x.cur.Load(), ctx.Err())
+			x.mu.Lock()
+			r := x.round
+			x.mu.Unlock()
+			return fmt.Errorf("transport: rank %d: round %d: %w", x.cfg.Rank, r, ctx.Err())
 		case <-x.progress:
 		case <-tick.C:
 			x.mu.Lock()
@@ -256,18 +282,20 @@ func (x *Exchange) stalledLocked(now time.Time) error {
 	return fmt.Errorf("transport: rank %d: round %d: peer not answering within %v: %s", x.cfg.Rank, r, x.timeout, strings.Join(lost, "; "))
 }
 
-// Recv returns the vectors node from sent to node this round: those of a
-// node of this rank as Send got them, those of another rank from the
-// receive buffers of the round's parity. It is safe for concurrent use, does
-// not allocate, and returns nil for a node node does not hear from.
+// Recv returns the vectors node from sent to node this round — the round
+// in progress, or after BeginNextRound the one before it until the next
+// Wait returns: those of a node of this rank as Send got them, those of
+// another rank from the receive buffers of the round's parity. It is safe
+// for concurrent use, does not allocate, and returns nil for a node node
+// does not hear from.
 func (x *Exchange) Recv(node, from int) [][]float32 {
 	if from < 0 || from >= len(x.owner) {
 		return nil
 	}
-	if x.owner[from] == x.cfg.Rank {
-		return x.sent[from]
-	}
 	r := x.cur.Load()
+	if x.owner[from] == x.cfg.Rank {
+		return x.sent[r&1][from]
+	}
 	x.emu.RLock()
 	e := x.edges[edgeKey(node, from)]
 	x.emu.RUnlock()
