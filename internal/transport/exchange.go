@@ -18,8 +18,9 @@
 // round's Sends, and each node's Send of the next round comes as soon as the
 // node's update is done, while the other nodes still call Recv for the
 // round: Recv reads the round until the next Wait returns, and a rank's own
-// nodes' vectors are kept by round parity as the received ones are. A compressing method's messages (CHOCO-SGD's) travel
-// encoded instead: SendEncoded sends the compressor's bytes as ENCODED
+// nodes' vectors are kept by round parity as the received ones are.
+//
+// A compressing method's messages (CHOCO-SGD's) travel encoded instead: SendEncoded sends the compressor's bytes as ENCODED
 // frames, and the receiving rank decodes them with the decoder the
 // optimizer gave SetDecoder, so that the bytes on the wire are those the
 // optimizer counts. Vectors travel labelled with their round; a peer running

@@ -126,17 +126,32 @@ type cluster struct {
 // The ranks are closed when the test ends.
 func newCluster(t testing.TB, ranks, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *cluster {
 	t.Helper()
-	lns := make([]net.Listener, ranks)
-	addrs := make([]string, ranks)
+	return newClusterOn(t, listeners(t, ranks), nodes, owner, tune, after...)
+}
+
+// listeners returns n listeners on 127.0.0.1 ports chosen by the kernel.
+func listeners(t testing.TB, n int) []net.Listener {
+	t.Helper()
+	lns := make([]net.Listener, n)
 	for r := range lns {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		lns[r], addrs[r] = ln, ln.Addr().String()
+		lns[r] = ln
+	}
+	return lns
+}
+
+// newClusterOn is newCluster with rank r listening on lns[r].
+func newClusterOn(t testing.TB, lns []net.Listener, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *cluster {
+	t.Helper()
+	addrs := make([]string, len(lns))
+	for r, ln := range lns {
+		addrs[r] = ln.Addr().String()
 	}
 	cl := &cluster{}
-	for r := range ranks {
+	for r := range lns {
 		lb := &logBuf{}
 		cfg := Config{
 			Rank: r, Addrs: addrs, Owner: owner, Nodes: nodes, Insecure: true,
