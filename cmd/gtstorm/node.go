@@ -223,7 +223,12 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 // its goodbye.
 const leaveTimeout = 5 * time.Second
 
-// stopReason says in a few words why a rank stops, for its peers' errors.
+// sinceRank begins the reason of a rank that stops because a peer did.
+const sinceRank = "since rank "
+
+// stopReason says in a few words why a rank stops, for its peers' errors:
+// a rank stopped by a peer names the rank that stopped first and its
+// address, so that every rank's error names it, however it learnt of it.
 func stopReason(err error) string {
 	var peer *transport.PeerStoppedError
 	switch {
@@ -232,7 +237,10 @@ func stopReason(err error) string {
 	case errors.Is(err, train.ErrInterrupted):
 		return "interrupted"
 	case errors.As(err, &peer):
-		return fmt.Sprintf("since rank %d stopped", peer.Rank)
+		if strings.HasPrefix(peer.Why, sinceRank) {
+			return peer.Why // the rank that stopped first, whichever peer told of it
+		}
+		return fmt.Sprintf("%s%d at %s stopped", sinceRank, peer.Rank, peer.Addr)
 	}
 	why, _, _ := strings.Cut(err.Error(), "\n")
 	if len(why) > 200 {

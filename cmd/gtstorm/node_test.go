@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/internal/transport"
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
@@ -315,4 +316,26 @@ func trainReference(t *testing.T, dir string, flags []string) string {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
 	return one
+}
+
+// TestStopReason: a rank stopped by a peer names the rank that stopped
+// first and its address, also when a third rank told it.
+func TestStopReason(t *testing.T) {
+	first := &transport.PeerStoppedError{Rank: 1, Addr: "127.0.0.1:7001", Round: 13, Why: "interrupted"}
+	relayed := &transport.PeerStoppedError{Rank: 0, Addr: "127.0.0.1:7000", Round: 13, Why: "since rank 1 at 127.0.0.1:7001 stopped"}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, "finished"},
+		{fmt.Errorf("round 14: %w", train.ErrInterrupted), "interrupted"},
+		{fmt.Errorf("gt-storm round 14: %w", first), "since rank 1 at 127.0.0.1:7001 stopped"},
+		{fmt.Errorf("gt-storm round 15: %w", relayed), "since rank 1 at 127.0.0.1:7001 stopped"},
+		{fmt.Errorf("gt-storm round 3: node 4: loss is NaN\nmore"), "failed: gt-storm round 3: node 4: loss is NaN"},
+	}
+	for _, tt := range tests {
+		if got := stopReason(tt.err); got != tt.want {
+			t.Errorf("stopReason(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
 }
