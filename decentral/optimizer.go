@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/gtstorm/gtstorm/decentral/compress"
@@ -70,7 +71,8 @@ type Optimizer struct {
 	// Pipelined rounds (a PipelinedExchange and SetFinalRound): round t+1
 	// begins after round t's Wait, and each node sends its round-(t+1)
 	// vectors, its Next rows, as soon as its round-t Step is done.
-	final     int           // the run's rounds; 0 when unknown: no pipelining
+	final     int           // the run's rounds (SetFinalRound)
+	shareSlab []int         // the slab of each vector Share returns; nil: no pipelining
 	begunNext int           // t+1 when round t began during round t−1, else 0
 	pipe      bool          // this round's Step phase sends the next round's vectors
 	nextErr   error         // BeginNextRound's error, for the next round
@@ -78,7 +80,6 @@ type Optimizer struct {
 	sendNext  [][][]float32 // sendNext[i]: node i's vectors of the next round
 	bytesNext []int64       // the bytes those took, per node
 	errNext   []error       // their Send's error, per node
-	shareSlab []int         // the slab of each vector Share returns; nil when they are not all rows of Cur slabs
 
 	// Parallel node work.
 	phase int
@@ -301,16 +302,8 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		return fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 	}
 	o.beginNext(t)
-	meth := o.meth
-	if o.pipe {
-		o.meth = earlySender{meth, o} // each node's Step sends its next vectors
-	}
-	err := o.parallel(phaseStep, len(o.local))
-	o.meth = meth
-	if o.pipe {
-		o.pipe = false
-		o.begunNext = t + 2
-	}
+	err := o.parallel(phaseStep, len(o.local)) // with o.pipe, each node then sends its next vectors
+	o.pipe = false
 	if err != nil {
 		o.failed = fmt.Errorf("%s round %d: %w", o.meth.Name(), t+1, err)
 		return o.failed
@@ -331,72 +324,69 @@ func (o *Optimizer) Step(ctx context.Context) error {
 // begins the next one early and sends each node's vectors of the next round
 // as soon as the node's update is done, overlapping the transfer with the
 // other nodes' work. The results are the same bit for bit; T ≤ 0, the
-// default, turns the pipelining off.
-func (o *Optimizer) SetFinalRound(T int) { o.final = T }
-
-// beginNext begins round t+1 during round t, once round t's Wait returned,
-// when the exchange is pipelined, round t is not the last and each node's
-// shared vectors are rows of its state slabs (not a Preparer's messages):
-// it sets o.pipe, and the Step phase then sends each node's Next rows.
-func (o *Optimizer) beginNext(t int) {
-	o.pipe = false
-	px, ok := o.ex.(PipelinedExchange)
-	if !ok || o.final <= 0 || t+1 >= o.final || o.comp != nil {
+// default, turns the pipelining off. A method whose messages are not rows
+// of its state slabs (a Preparer's, a compressor's) is never pipelined.
+func (o *Optimizer) SetFinalRound(T int) {
+	o.final, o.shareSlab = T, nil
+	if _, ok := o.ex.(PipelinedExchange); !ok || T <= 0 || o.comp != nil {
 		return
 	}
 	if _, ok := o.meth.(Preparer); ok {
 		return
 	}
-	if o.shareSlab == nil && !o.findShareSlabs() {
-		return
-	}
-	mx := o.topo.Mixing(t + 1)
-	if o.checkMixing(mx) != nil {
-		return // the next round reports it, as it would without pipelining
-	}
-	if o.sendNext == nil {
+	o.shareSlab = o.findShareSlabs()
+	if o.shareSlab != nil && o.sendNext == nil {
 		o.sendNext = make([][][]float32, o.m)
 		for i := range o.sendNext {
 			o.sendNext[i] = make([][]float32, 0, o.meth.Shares())
 		}
 		o.bytesNext, o.errNext = make([]int64, o.m), make([]error, o.m)
 	}
+}
+
+// beginNext begins round t+1 during round t, once round t's Wait returned,
+// when the run is pipelined and round t is not the last: it sets o.pipe,
+// and the Step phase then sends each node's Next rows.
+func (o *Optimizer) beginNext(t int) {
+	if o.shareSlab == nil || t+1 >= o.final {
+		return
+	}
+	mx := o.topo.Mixing(t + 1)
+	if mx != o.mix && o.checkMixing(mx) != nil {
+		return // the next round reports it, as it would without pipelining
+	}
 	o.mixNext, o.nextErr = mx, nil
 	for _, i := range o.local {
 		o.bytesNext[i], o.errNext[i] = 0, nil
 	}
-	if err := px.BeginNextRound(t+1, mx, o.meth.Shares()); err != nil {
+	o.begunNext = t + 2
+	if err := o.ex.(PipelinedExchange).BeginNextRound(t+1, mx, o.meth.Shares()); err != nil {
 		o.nextErr = err // the next round's error, as BeginRound's would be
-		o.begunNext = t + 2
 		return
 	}
 	o.pipe = true
 }
 
-// findShareSlabs finds, for each vector Share returns, the state slab whose
-// Cur row it is, and reports whether every one is such a row: then a
-// node's vectors of the next round are its Next rows of those slabs.
-func (o *Optimizer) findShareSlabs() bool {
+// findShareSlabs returns, for each vector Share returns, the state slab
+// whose Cur row it is, or nil unless every one is such a row: then a node's
+// vectors of the next round are its Next rows of those slabs.
+func (o *Optimizer) findShareSlabs() []int {
 	if len(o.local) == 0 {
-		return false
+		return nil
 	}
 	i := o.local[0]
 	vecs := o.meth.Share(RoundContext{o, 0, i}, nil)
-	slabs := make([]int, 0, len(vecs))
-	for _, v := range vecs {
-		k := -1
-		for s := range o.cur {
-			if row := o.row(o.cur[s], i); len(v) == len(row) && len(v) > 0 && &v[0] == &row[0] {
-				k = s
-			}
+	slabs := make([]int, len(vecs))
+	for n, v := range vecs {
+		slabs[n] = slices.IndexFunc(o.cur, func(slab []float32) bool {
+			row := o.row(slab, i)
+			return len(v) == len(row) && len(v) > 0 && &v[0] == &row[0]
+		})
+		if slabs[n] < 0 {
+			return nil
 		}
-		if k < 0 {
-			return false
-		}
-		slabs = append(slabs, k)
 	}
-	o.shareSlab = slabs
-	return true
+	return slabs
 }
 
 // sendNextRound sends node i's vectors of the next round, its Next rows,
@@ -408,21 +398,6 @@ func (o *Optimizer) sendNextRound(i int) {
 	}
 	o.sendNext[i] = vecs
 	o.bytesNext[i], o.errNext[i] = o.ex.Send(i, o.mixNext.to[i], vecs)
-}
-
-// earlySender is the method of a pipelined round's Step phase: the
-// method's Step, then the node's send of its vectors of the next round.
-type earlySender struct {
-	Method
-	o *Optimizer
-}
-
-func (s earlySender) Step(c RoundContext) error {
-	if err := s.Method.Step(c); err != nil {
-		return err
-	}
-	s.o.sendNextRound(c.i)
-	return nil
 }
 
 // setRates sets η_t, η_{t+1} and β_{t+1} for round t.

@@ -75,7 +75,13 @@ func (o *Optimizer) job(w, i int) (err error) {
 		if _, prepared := o.meth.(Preparer); !prepared {
 			o.rSamples[node], o.rEvals[node] = 0, 0
 		}
-		return o.meth.Step(RoundContext{o, w, node})
+		if err := o.meth.Step(RoundContext{o, w, node}); err != nil {
+			return err
+		}
+		if o.pipe {
+			o.sendNextRound(node) // a pipelined round: the node's next vectors go now
+		}
+		return nil
 	default:
 		return o.evalJob(w, i)
 	}
