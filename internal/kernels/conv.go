@@ -72,7 +72,7 @@ func (s ConvShape) mustValid(op string, lenIn, wantIn, lenCols int) {
 // the shape does the same faster.
 func Im2Col(cols, x []float32, s ConvShape) {
 	s.mustValid("Im2Col", len(x), s.InSize(), len(cols))
-	im2col(native, cols, x, s, nil)
+	im2col(use(), cols, x, s, nil)
 }
 
 // Col2Im is the adjoint of Im2Col: it sets dx (C×H×W) to the sum, over the
@@ -81,7 +81,7 @@ func Im2Col(cols, x []float32, s ConvShape) {
 // short.
 func Col2Im(dx, cols []float32, s ConvShape) {
 	s.mustValid("Col2Im", len(dx), s.InSize(), len(cols))
-	col2im(native, dx, cols, s)
+	col2im(use(), dx, cols, s)
 }
 
 // Conv is a convolution shape with the gather table its fastest im2col
@@ -106,13 +106,13 @@ func (cv *Conv) Shape() ConvShape { return cv.s }
 // Im2Col is Im2Col for the Conv's shape.
 func (cv *Conv) Im2Col(cols, x []float32) {
 	cv.s.mustValid("Conv.Im2Col", len(x), cv.s.InSize(), len(cols))
-	im2col(native, cols, x, cv.s, cv.tbl)
+	im2col(use(), cols, x, cv.s, cv.tbl)
 }
 
 // Col2Im is Col2Im for the Conv's shape.
 func (cv *Conv) Col2Im(dx, cols []float32) {
 	cv.s.mustValid("Conv.Col2Im", len(dx), cv.s.InSize(), len(cols))
-	col2im(native, dx, cols, cv.s)
+	col2im(use(), dx, cols, cv.s)
 }
 
 // permEntry is the size of one chunk's entry in a gather table: 16 window
@@ -154,7 +154,7 @@ func permTable(s ConvShape) []int32 {
 }
 
 func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
-	if ks.asm {
+	if ks.isa == isaAVX512 {
 		im2colAsm(cols, x, s, tbl)
 		return
 	}
@@ -175,7 +175,7 @@ func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 }
 
 func col2im(ks *kernelSet, dx, cols []float32, s ConvShape) {
-	if ks.asm && s.W < 64 {
+	if ks.isa == isaAVX512 && s.W < 64 {
 		col2imAsm(dx, cols, s)
 		return
 	}

@@ -2,21 +2,62 @@
 
 package kernels
 
-import "golang.org/x/sys/cpu"
+import (
+	"math/bits"
 
-// pickNative returns the AVX-512 kernels when the CPU and OS support
-// AVX-512 F, BW and VL, and the pure-Go kernels otherwise.
-func pickNative() *kernelSet {
+	"golang.org/x/sys/cpu"
+)
+
+var (
+	avx512Set = &kernelSet{name: "avx512", isa: isaAVX512, maxMR: maxMR512[:], dotMR: 4, dotNR: 6, lanes: 16}
+	avx2Set   = &kernelSet{name: "avx2", isa: isaAVX2, maxMR: maxMR256, dotMR: dotMR256, dotNR: dotNR256, lanes: 8}
+)
+
+// available returns the sets this CPU and OS support, fastest first:
+// AVX-512 (F, BW and VL), AVX2 with FMA, and pure Go.
+func available() []*kernelSet {
+	var sets []*kernelSet
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL {
-		return &kernelSet{name: "avx512", asm: true, maxMR: maxMR512}
+		sets = append(sets, avx512Set)
 	}
-	return generic
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		sets = append(sets, avx2Set)
+	}
+	return append(sets, generic)
 }
 
-func bcastAsm(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
+func bcastAVX512(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
 	bcast512(mr, pv, k, nb, &a[aoff], rsa, csa, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, mask, np)
 }
 
-func dotAsm(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
+func dotAVX512(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
 	dot512(mr, nr, k/16, nb, &a[aoff], lda, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, laneMask(k%16))
+}
+
+// bcastAVX2 runs the AVX2 broadcast kernel; a partial panel (mask short of
+// 16·pv lanes) gets its lane masks in a table on the stack.
+func bcastAVX2(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
+	var tbl [32]int32
+	var masks *int32
+	if n := bits.Len64(mask); n < 16*pv {
+		for l := range n {
+			tbl[l] = -1
+		}
+		masks = &tbl[0]
+	}
+	bcast256(mr, pv, k, nb, &a[aoff], rsa, csa, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, masks, np)
+}
+
+// dotAVX2 runs the AVX2 dot kernel; the k % 16 tail's lane masks are in a
+// table on the stack.
+func dotAVX2(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
+	var tbl [16]int32
+	var tmask *int32
+	if t := k % 16; t > 0 {
+		for l := range t {
+			tbl[l] = -1
+		}
+		tmask = &tbl[0]
+	}
+	dot256(mr, nr, k/16, nb, &a[aoff], lda, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, tmask)
 }

@@ -12,7 +12,7 @@ const parallelMinFlops = 1 << 20
 // the result is bit-for-bit that of Sgemm. It allocates a few bytes per
 // worker for the goroutines; Sgemm itself allocates nothing.
 func SgemmParallel(workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemmParallel(native, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemmParallel(use(), workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func sgemmParallel(ks *kernelSet, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -20,16 +20,17 @@ func sgemmParallel(ks *kernelSet, workers int, transA, transB bool, m, n, k int,
 	if m == 0 || n == 0 {
 		return
 	}
-	nv := bcastShape(ks, m, n)
+	nv := canonShape(m, n)
 	if workers <= 1 || m*n*k < parallelMinFlops {
 		sgemm(ks, nv, transA, transB, m, n, k, 1, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc)
 		return
 	}
 	// Split the rows into whole tiles, or the columns into whole panels when
 	// there are fewer row tiles than workers.
-	rowUnit, colUnit := ks.maxMR[nv-1], 16*nv
+	tnv := ks.tileShape(nv, m, n)
+	rowUnit, colUnit := ks.maxMR[tnv-1], 16*tnv
 	if transB && !transA {
-		rowUnit, colUnit = dotMR, dotNR
+		rowUnit, colUnit = ks.dotMR, ks.dotNR
 	}
 	byRows := (m+rowUnit-1)/rowUnit >= workers || (n+colUnit-1)/colUnit < workers
 	total, unit := m, rowUnit

@@ -43,7 +43,7 @@ func (s PoolShape) check(op string, lens ...int) {
 // It panics if a slice is too short.
 func MaxPool2x2(y []float32, code []uint8, x []float32, s PoolShape) {
 	s.check("MaxPool2x2", len(y), len(code), len(x))
-	maxPool(native, y, code, x, s, nil, 1, false)
+	maxPool(use(), y, code, x, s, nil, 1, false)
 }
 
 // MaxPool2x2BiasReLU is MaxPool2x2 followed by adding bias[c] to the
@@ -57,7 +57,7 @@ func MaxPool2x2BiasReLU(y []float32, code []uint8, x []float32, s PoolShape, bia
 	if len(bias) == 0 || s.Planes%len(bias) != 0 {
 		panic(fmt.Sprintf("kernels: MaxPool2x2BiasReLU: %d planes are not a whole number of %d channels", s.Planes, len(bias)))
 	}
-	maxPool(native, y, code, x, s, bias, len(bias), relu)
+	maxPool(use(), y, code, x, s, bias, len(bias), relu)
 }
 
 // MaxPool2x2Backward writes into dx (s.In() elements) the gradient of the
@@ -65,7 +65,7 @@ func MaxPool2x2BiasReLU(y []float32, code []uint8, x []float32, s PoolShape, bia
 // window o, zero elsewhere (including an odd last row or column).
 func MaxPool2x2Backward(dx, dy []float32, code []uint8, s PoolShape) {
 	s.check("MaxPool2x2Backward", len(dy), len(code), len(dx))
-	maxPoolBackward(native, dx, dy, nil, code, s, nil)
+	maxPoolBackward(use(), dx, dy, nil, code, s, nil)
 }
 
 // MaxPool2x2BiasReLUBackward is the adjoint of MaxPool2x2BiasReLU given its
@@ -83,7 +83,7 @@ func MaxPool2x2BiasReLUBackward(dx, dbias, dy, y []float32, code []uint8, s Pool
 	if !relu {
 		y = nil
 	}
-	maxPoolBackward(native, dx, dy, y, code, s, dbias)
+	maxPoolBackward(use(), dx, dy, y, code, s, dbias)
 }
 
 func maxPool(ks *kernelSet, y []float32, code []uint8, x []float32, s PoolShape, bias []float32, nc int, relu bool) {
@@ -95,7 +95,7 @@ func maxPool(ks *kernelSet, y []float32, code []uint8, x []float32, s PoolShape,
 	if relu {
 		lo = 0
 	}
-	if ks.asm {
+	if ks.isa == isaAVX512 {
 		maxpoolAsm(y, code, x, s, bias, lo)
 		return
 	}
@@ -145,7 +145,7 @@ func maxPoolBackward(ks *kernelSet, dx, dy, y []float32, code []uint8, s PoolSha
 			sums = make([]float64, len(dbias))
 		}
 	}
-	if ks.asm && s.Planes > 0 {
+	if ks.isa == isaAVX512 && s.Planes > 0 {
 		maxpoolBackAsm(dx, dy, y, code, s, sums)
 	} else {
 		for p := range s.Planes {

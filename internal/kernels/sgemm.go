@@ -11,7 +11,7 @@ import "fmt"
 // Sgemm panics, like gonum's BLAS, when a size or stride is negative or too
 // small or a slice is too short for the shape it is given.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(native, 0, transA, transB, m, n, k, 1, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc)
+	sgemm(use(), 0, transA, transB, m, n, k, 1, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc)
 }
 
 // SgemmReduce computes C = alpha·Σ_s op(A_s)·op(B_s) + beta·C over s < batch,
@@ -21,19 +21,21 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 // images of a batch (e.g. dW = Σ_n dY_n·cols_nᵀ) without a pass over C per
 // image.
 func SgemmReduce(transA, transB bool, m, n, k, batch int, alpha float32, a []float32, lda, strideA int, b []float32, ldb, strideB int, beta float32, c []float32, ldc int) {
-	sgemm(native, 0, transA, transB, m, n, k, batch, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc)
+	sgemm(use(), 0, transA, transB, m, n, k, batch, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc)
 }
 
-// sgemm validates its arguments and runs the GEMM on kernels ks. nv fixes
-// the broadcast tile width (0: chosen from m and n), so that the blocks of
-// a split GEMM sum in the same order as the whole.
+// sgemm validates its arguments and runs the GEMM on kernels ks. nv is the
+// tile width (in 16-lane vectors) the AVX-512 tile table picks for the
+// whole GEMM (0: chosen here from m and n); it fixes the k blocking, so that
+// the blocks of a split GEMM, and every kernel set, sum in the same order as
+// the whole on AVX-512.
 func sgemm(ks *kernelSet, nv int, transA, transB bool, m, n, k, batch int, alpha float32, a []float32, lda, sta int, b []float32, ldb, stb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, batch, a, lda, sta, b, ldb, stb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
 	if nv == 0 {
-		nv = bcastShape(ks, m, n)
+		nv = canonShape(m, n)
 	}
 	if alpha == 0 || k == 0 || batch == 0 {
 		scaleC(m, n, beta, c, ldc)
@@ -138,18 +140,32 @@ func split(n, most int) (parts, base, extra int) {
 	return parts, n / parts, n % parts
 }
 
+// canonShape is the broadcast tile width the AVX-512 kernels use for an m×n
+// output; it sets the k blocking on every kernel set.
+func canonShape(m, n int) int { return bcastShape(canonMaxMR, 16, m, n) }
+
+// tileShape is the broadcast tile width kernel set ks uses for an m×n
+// output whose canonical width is nv.
+func (ks *kernelSet) tileShape(nv, m, n int) int {
+	if ks.lanes == 16 { // the AVX-512 tiling (the pure-Go set uses it too)
+		return nv
+	}
+	return bcastShape(ks.maxMR, ks.lanes, m, n)
+}
+
 // bcastShape picks the broadcast tile width (in 16-lane vectors) for an
-// m×n output with the given kernels, using a small cost model of the
-// AVX-512 core: per k step a tile of mr rows and nv vectors costs the
-// largest of its FMA throughput (two per cycle), the FMA latency (four
-// cycles per dependent accumulator) and its loads (nv + mr, about two and a
-// half per cycle), plus a fixed loop overhead and a share of the epilogue.
-func bcastShape(ks *kernelSet, m, n int) int {
+// m×n output from a table of tile heights (maxMR[nv-1] rows for nv
+// vectors) on registers of the given lanes, using a small cost model of
+// the core: per k step a tile of mr rows and nv vectors costs the largest
+// of its FMA throughput (two per cycle), the FMA latency (four cycles per
+// dependent accumulator) and its loads (about two and a half per cycle),
+// plus a fixed loop overhead and a share of the epilogue.
+func bcastShape(maxMR []int, lanes, m, n int) int {
 	best, bestCost := 1, 0.0
-	for nv := 1; nv <= len(ks.maxMR); nv++ {
-		tiles, base, extra := split(m, ks.maxMR[nv-1])
+	for nv := 1; nv <= len(maxMR); nv++ {
+		tiles, base, extra := split(m, maxMR[nv-1])
 		panels := (n + 16*nv - 1) / (16 * nv)
-		cost := float64(extra)*tileCost(base+1, nv) + float64(tiles-extra)*tileCost(base, nv)
+		cost := float64(extra)*tileCost(base+1, nv*16/lanes) + float64(tiles-extra)*tileCost(base, nv*16/lanes)
 		cost *= float64(panels)
 		if nv == 1 || cost < bestCost {
 			best, bestCost = nv, cost
@@ -158,14 +174,15 @@ func bcastShape(ks *kernelSet, m, n int) int {
 	return best
 }
 
-// tileCost is the modelled cycles per k step of an mr×nv broadcast tile.
-func tileCost(mr, nv int) float64 {
+// tileCost is the modelled cycles per k step of a broadcast tile of mr
+// rows and nr vector registers.
+func tileCost(mr, nr int) float64 {
 	if mr == 0 {
 		return 0
 	}
-	fma := float64(mr*nv) / 2
-	loads := float64(nv+mr) / 2.5
-	return max(fma, 4, loads) + 1 + float64(mr*nv)/4
+	fma := float64(mr*nr) / 2
+	loads := float64(nr+mr) / 2.5
+	return max(fma, 4, loads) + 1 + float64(mr*nr)/4
 }
 
 // gemmBcast runs C = alpha·Σ_s A_s·B_s + beta·C with A read through strides
@@ -177,9 +194,10 @@ func tileCost(mr, nv int) float64 {
 // one kernel call, so its A sliver stays in L1. C is accumulated across
 // depth blocks (beta applies to the first only).
 func gemmBcast(ks *kernelSet, nv, m, n, k, batch int, alpha float32, a []float32, rsa, csa, sta int, b []float32, ldb, stb int, beta float32, c []float32, ldc int) {
+	depth := max(1, panelBytes/(4*16*nv)) // B rows one AVX-512 panel keeps in L1
+	nv = ks.tileShape(nv, m, n)
 	width := 16 * nv
 	tiles, base, extra := split(m, ks.maxMR[nv-1])
-	depth := max(1, panelBytes/(4*width)) // B rows one panel keeps in L1
 	nbc, kc := batch, k                   // segments and rows per segment in one block
 	if k >= depth {
 		nbc, kc = 1, depth
@@ -230,8 +248,8 @@ const (
 // gemmDot runs C = alpha·Σ_s A_s·B_sᵀ + beta·C with both A and B row-major
 // (contiguous along k) on dot-product tiles.
 func gemmDot(ks *kernelSet, m, n, k, batch int, alpha float32, a []float32, lda, sta int, b []float32, ldb, stb int, beta float32, c []float32, ldc int) {
-	mt, mb, mx := split(m, dotMR)
-	nt, nb, nx := split(n, dotNR)
+	mt, mb, mx := split(m, ks.dotMR)
+	nt, nb, nx := split(n, ks.dotNR)
 	j0 := 0
 	for tj := range nt {
 		nr := nb
@@ -259,6 +277,7 @@ const packK = 128
 // stack buffer and running the broadcast tiles on them.
 func gemmPacked(ks *kernelSet, nv, m, n, k, batch int, alpha float32, a []float32, rsa, csa, sta int, b []float32, ldb, stb int, beta float32, c []float32, ldc int) {
 	var buf [packK * 64]float32
+	nv = ks.tileShape(nv, m, n)
 	width := 16 * nv
 	tiles, base, extra := split(m, ks.maxMR[nv-1])
 	for s := range batch {

@@ -7,14 +7,9 @@ import (
 	"testing"
 )
 
-// kernelSets returns the implementations to test: the native one and, when
-// it differs, the pure-Go fallback.
-func kernelSets() []*kernelSet {
-	if native == generic {
-		return []*kernelSet{generic}
-	}
-	return []*kernelSet{native, generic}
-}
+// kernelSets returns the implementations to test: every set this CPU runs,
+// the pure-Go one last.
+func kernelSets() []*kernelSet { return available() }
 
 // refGemm computes alpha·Σ_s op(A_s)·op(B_s) + beta·C in float64 and, per
 // element, the bound Σ|alpha·a·b| + |beta·c| that scales the rounding error.

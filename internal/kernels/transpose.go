@@ -17,12 +17,12 @@ func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 	if need := extent(cols, rows, ldd, 1, 0); len(dst) < need {
 		panic(fmt.Sprintf("kernels: Transpose: len(dst) = %d, want ≥ %d", len(dst), need))
 	}
-	transpose(native, dst, ldd, src, lds, rows, cols)
+	transpose(use(), dst, ldd, src, lds, rows, cols)
 }
 
 func transpose(ks *kernelSet, dst []float32, ldd int, src []float32, lds, rows, cols int) {
 	bm, bn := rows/16, cols/16
-	if ks.asm && bm > 0 && bn > 0 {
+	if ks.isa == isaAVX512 && bm > 0 && bn > 0 {
 		transposeAsm(dst, ldd, src, lds, bm, bn)
 	} else {
 		bm, bn = 0, 0

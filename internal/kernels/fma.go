@@ -1,0 +1,40 @@
+package kernels
+
+import "math"
+
+// fma32 returns a·b + c rounded once to float32, as a fused multiply-add
+// instruction (VFMADD231PS, FMLA) does; it is the pure-Go kernels' only
+// multiply-add, so that they give the vector kernels' bits.
+//
+// The product of two float32 values is exact in float64, and their sum with
+// c rounds once there. Rounding that float64 to float32 is then correct
+// except when it landed exactly on a midpoint between two float32 values
+// (double rounding), or when the result is a float32 subnormal; those rare
+// cases take fma32Slow, which rounds the float64 sum to odd first.
+func fma32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	s := p + float64(c)
+	u := math.Float64bits(s)
+	if u&(1<<29-1) == 1<<28 || (u>>52&0x7ff < 1023-126 && u<<1 != 0) {
+		return fma32Slow(p, float64(c), s)
+	}
+	return float32(s)
+}
+
+// fma32Slow rounds s = p + c (rounded to nearest in float64) to odd, using
+// the exact error of the addition, and then to float32: rounding to odd in
+// a format with at least two more bits than the target makes the second
+// rounding correct.
+func fma32Slow(p, c, s float64) float32 {
+	bb := s - p
+	e := (p - (s - bb)) + (c - bb) // p + c = s + e exactly (TwoSum)
+	u := math.Float64bits(s)
+	if e != 0 && u&1 == 0 {
+		if (e > 0) == (s > 0) {
+			u++ // away from zero, toward the exact sum
+		} else {
+			u--
+		}
+	}
+	return float32(math.Float64frombits(u))
+}

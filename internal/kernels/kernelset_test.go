@@ -1,0 +1,147 @@
+package kernels
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// fma32Exact is a·b + c computed exactly and rounded once to float32.
+func fma32Exact(a, b, c float32) float32 {
+	x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+	x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+	x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+	f, _ := x.Float32()
+	if f == 0 && math.Signbit(float64(a)*float64(b)) && math.Signbit(float64(c)) {
+		return float32(math.Copysign(0, -1)) // −0 + −0; big.Float gives +0
+	}
+	return f
+}
+
+func TestFMA32(t *testing.T) {
+	tiny := float32(math.SmallestNonzeroFloat32)
+	cases := [][3]float32{
+		{1, 1, 1},
+		{0x1.000002p-12, 0x1.fffffcp-13, 0x1.000002p0}, // 1 + 3·2⁻²⁴ − 2⁻⁷⁰: double rounding goes up
+		{-0x1.000002p-12, 0x1.fffffcp-13, -0x1.000002p0},
+		{0x1.000002p-12, 0x1.000002p-12, 0x1.000002p0}, // just above a midpoint
+		{3, 0x1p-26 + 0x1p-49, 1},
+		{0x1.000002p0, 0x1.000002p0, -1},
+		{0x1p-70, 0x1p-70, 0x1p-140}, // subnormal result
+		{tiny, 0.5, tiny},            // subnormal midpoint
+		{tiny, 0.75, 0},
+		{-tiny, 0.5, 0},
+		{float32(math.MaxFloat32), 2, -float32(math.MaxFloat32)},
+		{float32(math.MaxFloat32), 1, float32(math.MaxFloat32) * 0x1p-25},
+		{0, -1, float32(math.Copysign(0, -1))},
+		{0, 1, float32(math.Copysign(0, -1))},
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		a := float32(rng.NormFloat64())
+		b := float32(rng.NormFloat64())
+		// c near −a·b makes cancellations; a shifted c makes long sums.
+		c := -a * b * float32(1+rng.NormFloat64()*0x1p-20)
+		if rng.IntN(2) == 0 {
+			c = float32(rng.NormFloat64() * math.Ldexp(1, rng.IntN(60)-30))
+		}
+		cases = append(cases, [3]float32{a, b, c})
+	}
+	for _, tc := range cases {
+		got, want := fma32(tc[0], tc[1], tc[2]), fma32Exact(tc[0], tc[1], tc[2])
+		if math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32(%x, %x, %x) = %x, want %x", tc[0], tc[1], tc[2], got, want)
+		}
+	}
+	// The double-rounding case must actually differ from a plain float64 sum.
+	a, b, c := float32(0x1.000002p-12), float32(0x1.fffffcp-13), float32(0x1.000002p0)
+	if plain := float32(float64(a)*float64(b) + float64(c)); plain == fma32(a, b, c) {
+		t.Fatalf("test case does not exercise double rounding: plain sum %x", plain)
+	}
+}
+
+// TestKernelSetsSameBits checks that every kernel set this CPU runs gives
+// the pure-Go kernels' bits on every GEMM path (broadcast, dot and packed),
+// with partial panels, dot tails, batch reductions and long k blocked in
+// several depth blocks.
+func TestKernelSetsSameBits(t *testing.T) {
+	sets := kernelSets()
+	if len(sets) == 1 {
+		t.Skip("this CPU runs only the pure-Go kernels")
+	}
+	cases := []gemmCase{
+		{m: 16, n: 576, k: 25, batch: 2, alpha: 1},
+		{m: 32, n: 64, k: 400, batch: 3, alpha: 1, beta: 1},
+		{transB: true, m: 32, n: 400, k: 64, batch: 5, alpha: 1},
+		{transA: true, m: 400, n: 64, k: 32, batch: 1, alpha: 1},
+		{transB: true, m: 64, n: 10, k: 512, batch: 1, alpha: 1},
+		{transB: true, m: 7, n: 13, k: 1037, batch: 2, alpha: 0.5, beta: -1.5},
+		{transA: true, transB: true, m: 37, n: 70, k: 300, batch: 2, alpha: 1, beta: 0.25},
+		{transB: true, m: 9, n: 13, k: 31, batch: 4, alpha: 2},
+		{m: 29, n: 1000, k: 3000, batch: 1, alpha: -1, beta: 0.5, padA: 3, padB: 1, padC: 2},
+		{m: 1, n: 1, k: 1, batch: 1, alpha: 1},
+	}
+	for mr := 1; mr <= 15; mr++ {
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 49, 63, 64, 65} {
+			cases = append(cases, gemmCase{m: mr, n: n, k: 11, batch: 2, alpha: 1, beta: 1, padA: 1, padC: 2})
+			cases = append(cases, gemmCase{transA: true, m: mr, n: n, k: 300, batch: 1, alpha: 0.5, padC: 1})
+		}
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range cases {
+		rowsA, colsA := tc.m, tc.k
+		if tc.transA {
+			rowsA, colsA = tc.k, tc.m
+		}
+		rowsB, colsB := tc.k, tc.n
+		if tc.transB {
+			rowsB, colsB = tc.n, tc.k
+		}
+		lda, ldb, ldc := colsA+tc.padA, colsB+tc.padB, tc.n+tc.padC
+		sta, stb := rowsA*lda+1, rowsB*ldb+2
+		a := randSlice(rng, extent(rowsA, colsA, lda, tc.batch, sta))
+		b := randSlice(rng, extent(rowsB, colsB, ldb, tc.batch, stb))
+		c0 := randSlice(rng, extent(tc.m, tc.n, ldc, 1, 0))
+		want := append([]float32(nil), c0...)
+		sgemm(generic, 0, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.batch, tc.alpha, a, lda, sta, b, ldb, stb, tc.beta, want, ldc)
+		for _, ks := range sets[:len(sets)-1] {
+			got := append([]float32(nil), c0...)
+			sgemm(ks, 0, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.batch, tc.alpha, a, lda, sta, b, ldb, stb, tc.beta, got, ldc)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %v: C[%d] = %x, pure Go %x", ks.name, tc, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestSelectSet(t *testing.T) {
+	fast := &kernelSet{name: "avx2"}
+	sets := []*kernelSet{fast, generic}
+	tests := []struct {
+		env, want, err string
+	}{
+		{"", "avx2", ""},
+		{"auto", "avx2", ""},
+		{"go", "go", ""},
+		{" avx2 ", "avx2", ""},
+		{"avx512", "", "GTSTORM_KERNELS=avx512: this CPU runs only avx2, go"},
+		{"neon", "", "this CPU runs only avx2, go"},
+		{"sse", "", `GTSTORM_KERNELS="sse": want auto, avx512, avx2, neon or go`},
+	}
+	for _, tt := range tests {
+		ks, err := selectSet(tt.env, sets)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || ks != nil {
+				t.Errorf("selectSet(%q) = %v, %v; want error containing %q", tt.env, ks, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || ks.name != tt.want {
+			t.Errorf("selectSet(%q) = %v, %v; want %s", tt.env, ks, err, tt.want)
+		}
+	}
+}
