@@ -198,7 +198,7 @@ func gemmBcast(ks *kernelSet, nv, m, n, k, batch int, alpha float32, a []float32
 	nv = ks.tileShape(nv, m, n)
 	width := 16 * nv
 	tiles, base, extra := split(m, ks.maxMR[nv-1])
-	nbc, kc := batch, k                   // segments and rows per segment in one block
+	nbc, kc := batch, k // segments and rows per segment in one block
 	if k >= depth {
 		nbc, kc = 1, depth
 	} else {
