@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // BenchResult is the timing of a run's rounds, as `gtstorm bench` prints it.
@@ -22,6 +24,7 @@ type BenchResult struct {
 	Iters           int     `json:"iters"`
 	Warmup          int     `json:"warmup"`
 	Workers         int     `json:"workers"`
+	Kernels         string  `json:"kernels"` // the compute kernel set: avx512, avx2, neon or go
 }
 
 // Bench builds the run of cfg, runs warmup rounds, then times cfg.Iters
@@ -71,6 +74,7 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 		Iters:           cfg.Iters,
 		Warmup:          warmup,
 		Workers:         s.opt.Workers(),
+		Kernels:         kernels.Name(),
 	}, nil
 }
 

@@ -173,6 +173,11 @@ type Summary struct {
 	BytesSentPerNode   int64  `json:"bytes_sent_per_node"`
 	StateFloatsPerNode int    `json:"state_floats_per_node"`
 	Seconds            Num    `json:"seconds"`
+	// Kernels is the compute kernel set that ran the models (avx512, avx2,
+	// neon or go; every set gives the same bits) and Workers the goroutines
+	// that ran the nodes (which does not change the results either).
+	Kernels string `json:"kernels,omitempty"`
+	Workers int    `json:"workers,omitempty"`
 	// NetworkWaitPerRound is, for a run over several processes, the wall
 	// time rank 0 spent per round waiting for its neighbours' vectors.
 	NetworkWaitPerRound Num `json:"network_wait_per_round_seconds,omitempty"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // Files a run writes into its output folder.
@@ -494,6 +495,7 @@ func (r *runner) summary() *Summary {
 		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
 		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
 		ComputeSeconds: Num(s.compute), Target: target(cfg, r.rows),
+		Kernels: kernels.Name(), Workers: s.opt.Workers(),
 	}
 	if s.compute > 0 {
 		sum.SimSeconds = Num(last.SimSeconds)

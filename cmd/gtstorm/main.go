@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // command is one subcommand: its name, a one-line summary, and its entry point.
@@ -65,6 +67,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
+		}
+		if err := kernels.Check(); err != nil {
+			fmt.Fprintf(stderr, "gtstorm %s: %v\n", c.name, err)
+			return 2
 		}
 		err := advise(c.run(args[1:], stdout, stderr))
 		switch {

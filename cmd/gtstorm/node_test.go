@@ -303,9 +303,10 @@ func TestNodeFolderHoldsRun(t *testing.T) {
 	}
 }
 
-// faultFlags are the run flags of the fault tests: 40 rounds, checkpoints
-// every 4.
-var faultFlags = []string{"--iters", "40", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
+// faultFlags are the run flags of the fault tests: 40 rounds of batches of
+// 16 (so that they fit the time of a test on a CPU without AVX-512),
+// checkpoints every 4.
+var faultFlags = []string{"--iters", "40", "--batch", "16", "--eval-every", "8", "--checkpoint-every", "4", "--local-eval", "200", "--grad-samples", "20"}
 
 // trainReference runs `gtstorm train` with flags into dir/train, the
 // uninterrupted run a fault test compares with, and returns that folder.

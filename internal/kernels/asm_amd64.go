@@ -95,6 +95,20 @@ func maxpoolAsm(y []float32, code []uint8, x []float32, s PoolShape, bias []floa
 	maxpool512(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
 }
 
+// maxpoolAVX2 runs the AVX2 pooling kernel, 8 outputs per step where rows
+// have 8 or more and 4 otherwise (it needs s.OW() ≥ 4).
+func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
+	var b *float32
+	if bias != nil {
+		b = &bias[0]
+	}
+	if s.OW() >= 8 {
+		maxpool256x8(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
+		return
+	}
+	maxpool256x4(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
+}
+
 func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
 	var yp *float32
 	if y != nil {

@@ -21,3 +21,7 @@ func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float
 func transposeAsm(dst []float32, ldd int, src []float32, lds, bm, bn int) {
 	panic("kernels: no assembly kernels on this architecture")
 }
+
+func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
+	panic("kernels: no assembly kernels on this architecture")
+}

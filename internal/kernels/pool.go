@@ -95,8 +95,12 @@ func maxPool(ks *kernelSet, y []float32, code []uint8, x []float32, s PoolShape,
 	if relu {
 		lo = 0
 	}
-	if ks.isa == isaAVX512 {
+	switch {
+	case ks.isa == isaAVX512:
 		maxpoolAsm(y, code, x, s, bias, lo)
+		return
+	case ks.isa == isaAVX2 && ow >= 4:
+		maxpoolAVX2(y, code, x, s, bias, lo)
 		return
 	}
 	in, out := s.H*s.W, oh*ow
@@ -110,22 +114,30 @@ func maxPool(ks *kernelSet, y []float32, code []uint8, x []float32, s PoolShape,
 }
 
 func maxpoolPlaneGo(y []float32, code []uint8, x []float32, w, ow int, bias, lo float32) {
-	for o := range y {
-		oy, ox := o/ow, o%ow
-		r0 := x[2*oy*w+2*ox:]
-		r1 := x[(2*oy+1)*w+2*ox:]
-		best, c := r0[0], uint8(0)
-		if r0[1] > best {
-			best, c = r0[1], 1
+	for oy := range len(y) / ow {
+		r0 := x[2*oy*w:][:2*ow]
+		r1 := x[(2*oy+1)*w:][:2*ow]
+		yr := y[oy*ow:][:ow]
+		cr := code[oy*ow:][:ow]
+		for ox := range yr {
+			best, c := r0[2*ox], uint8(0)
+			if v := r0[2*ox+1]; v > best {
+				best, c = v, 1
+			}
+			if v := r1[2*ox]; v > best {
+				best, c = v, 2
+			}
+			if v := r1[2*ox+1]; v > best {
+				best, c = v, 3
+			}
+			// As VMAXPS(t, lo): lo also when t is NaN (or t = −0, lo = +0).
+			if t := best + bias; t > lo {
+				yr[ox] = t
+			} else {
+				yr[ox] = lo
+			}
+			cr[ox] = c
 		}
-		if r1[0] > best {
-			best, c = r1[0], 2
-		}
-		if r1[1] > best {
-			best, c = r1[1], 3
-		}
-		y[o] = max(best+bias, lo)
-		code[o] = c
 	}
 }
 
@@ -177,27 +189,42 @@ func maxPoolBackward(ks *kernelSet, dx, dy, y []float32, code []uint8, s PoolSha
 	}
 }
 
+// maxpoolBackPlaneGo writes one plane's input gradient and returns the sum
+// of its gated gradients, summed as the vector kernels do: in 16 lanes,
+// output ox of every row going to lane ox mod 16 (a row's last, partial
+// chunk adds exact zeros in its other lanes), folded as foldLanes does.
 func maxpoolBackPlaneGo(dx, dy, y []float32, code []uint8, w, ow int) float32 {
-	var sum float32
-	for o, g := range dy {
-		if y != nil && !(y[o] > 0) {
-			g = 0
+	var lane [dotLanes]float32
+	for oy := range len(dy) / ow {
+		d0 := dx[2*oy*w:][:2*ow]
+		d1 := dx[(2*oy+1)*w:][:2*ow]
+		gr := dy[oy*ow:][:ow]
+		cr := code[oy*ow:][:ow]
+		var yr []float32
+		if y != nil {
+			yr = y[oy*ow:][:ow]
 		}
-		sum += g
-		oy, ox := o/ow, o%ow
-		i0 := 2*oy*w + 2*ox
-		i1 := i0 + w
-		dx[i0], dx[i0+1], dx[i1], dx[i1+1] = 0, 0, 0, 0
-		switch code[o] {
-		case 0:
-			dx[i0] = g
-		case 1:
-			dx[i0+1] = g
-		case 2:
-			dx[i1] = g
-		default:
-			dx[i1+1] = g
+		for ox, g := range gr {
+			if yr != nil && !(yr[ox] > 0) {
+				g = 0
+			}
+			lane[ox%dotLanes] += g
+			var g0, g1, g2, g3 float32
+			switch cr[ox] {
+			case 0:
+				g0 = g
+			case 1:
+				g1 = g
+			case 2:
+				g2 = g
+			default:
+				g3 = g
+			}
+			d0[2*ox], d0[2*ox+1], d1[2*ox], d1[2*ox+1] = g0, g1, g2, g3
+		}
+		for l := ow % dotLanes; l > 0 && l < dotLanes; l++ {
+			lane[l] += 0 // the dead lanes of the last chunk: turns −0 into +0
 		}
 	}
-	return sum
+	return foldLanes(&lane)
 }

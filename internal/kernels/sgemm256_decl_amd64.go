@@ -100,3 +100,9 @@ func dot256(mr, nr, kv, nb int, a *float32, lda, sta int, b *float32, ldb, stb i
 		panic("kernels: no AVX2 dot kernel for this tile")
 	}
 }
+
+//go:noescape
+func maxpool256x8(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)
+
+//go:noescape
+func maxpool256x4(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)

@@ -58,7 +58,9 @@ func genAVX2(s, d *bytes.Buffer) {
 			fmt.Fprintf(d, "case %d<<8 | %d: dot256x%dx%d(kv, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta, tmask)\n", mr, nr, mr, nr)
 		}
 	}
-	fmt.Fprintf(d, "default: panic(\"kernels: no AVX2 dot kernel for this tile\")\n}\n}\n")
+	fmt.Fprintf(d, "default: panic(\"kernels: no AVX2 dot kernel for this tile\")\n}\n}\n\n")
+	genPool256(s, d, 8)
+	genPool256(s, d, 4)
 }
 
 // genBcast256 writes the AVX2 form of genBcast512's kernel: np panels of
