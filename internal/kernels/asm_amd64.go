@@ -109,6 +109,23 @@ func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []flo
 	maxpool256x4(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
 }
 
+// maxpoolBackAVX2 runs the AVX2 pooling adjoint (it needs s.OW() ≥ 4).
+func maxpoolBackAVX2(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
+	var yp *float32
+	if y != nil {
+		yp = &y[0]
+	}
+	var sp *float64
+	if sums != nil {
+		sp = &sums[0]
+	}
+	if s.OW() >= 8 {
+		maxpoolBack256x8(&dx[0], &dy[0], yp, &code[0], s.Planes, s.H, s.W, sp, max(1, len(sums)))
+		return
+	}
+	maxpoolBack256x4(&dx[0], &dy[0], yp, &code[0], s.Planes, s.H, s.W, sp, max(1, len(sums)))
+}
+
 func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
 	var yp *float32
 	if y != nil {

@@ -25,3 +25,7 @@ func transposeAsm(dst []float32, ldd int, src []float32, lds, bm, bn int) {
 func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
 	panic("kernels: no assembly kernels on this architecture")
 }
+
+func maxpoolBackAVX2(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
+	panic("kernels: no assembly kernels on this architecture")
+}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -142,6 +143,90 @@ func TestSelectSet(t *testing.T) {
 		}
 		if err != nil || ks.name != tt.want {
 			t.Errorf("selectSet(%q) = %v, %v; want %s", tt.env, ks, err, tt.want)
+		}
+	}
+}
+
+// sameBitsSets returns the sets whose every kernel is checked bit for bit
+// against the pure-Go ones here: the GEMM of every set, and the other
+// kernels of AVX2 (the AVX-512 pooling and convolution kernels are checked
+// only within float32 rounding until they are run against this rule on an
+// AVX-512 host).
+func sameBitsSets() []*kernelSet {
+	var sets []*kernelSet
+	for _, ks := range kernelSets() {
+		if ks != generic && ks.isa != isaAVX512 {
+			sets = append(sets, ks)
+		}
+	}
+	return sets
+}
+
+// specialInput is random data salted with NaN, ±0 and ties.
+func specialInput(rng *rand.Rand, n int) []float32 {
+	x := randSlice(rng, n)
+	for i := range x {
+		switch rng.IntN(20) {
+		case 0:
+			x[i] = float32(math.NaN())
+		case 1:
+			x[i] = float32(math.Copysign(0, -1))
+		case 2:
+			x[i] = 0
+		case 3:
+			x[i] = 0.5
+		}
+	}
+	return x
+}
+
+func sameFloats(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s: [%d] = %x, pure Go %x", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestPoolSameBits checks the pooling kernels bit for bit against the
+// pure-Go ones: outputs, codes, input gradients and bias gradients, with
+// NaN, −0 and ties, on rows that are and are not whole vectors.
+func TestPoolSameBits(t *testing.T) {
+	sets := sameBitsSets()
+	if len(sets) == 0 {
+		t.Skip("no vector kernel set to compare on this CPU")
+	}
+	shapes := append([]PoolShape{{Planes: 6, H: 24, W: 24}, {Planes: 4, H: 8, W: 8}, {Planes: 3, H: 10, W: 10},
+		{Planes: 3, H: 28, W: 28}, {Planes: 2, H: 13, W: 15}, {Planes: 2, H: 6, W: 70}}, poolShapes...)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, s := range shapes {
+		for _, relu := range []bool{false, true} {
+			x := specialInput(rng, s.In())
+			bias := specialInput(rng, 3)
+			dy := specialInput(rng, s.Out())
+			run := func(ks *kernelSet) (y []float32, code []uint8, dx, db []float32) {
+				y, code = make([]float32, s.Out()), make([]uint8, s.Out())
+				maxPool(ks, y, code, x, s, bias, len(bias), relu)
+				dx, db = make([]float32, s.In()), make([]float32, len(bias))
+				var gate []float32
+				if relu {
+					gate = y
+				}
+				maxPoolBackward(ks, dx, dy, gate, code, s, db)
+				return y, code, dx, db
+			}
+			wy, wc, wdx, wdb := run(generic)
+			for _, ks := range sets {
+				what := func(part string) string { return ks.name + " " + part + " " + fmt.Sprint(s, relu) }
+				y, code, dx, db := run(ks)
+				sameFloats(t, what("y"), y, wy)
+				if string(code) != string(wc) {
+					t.Fatalf("%s: codes differ", what("code"))
+				}
+				sameFloats(t, what("dx"), dx, wdx)
+				sameFloats(t, what("dbias"), db, wdb)
+			}
 		}
 	}
 }

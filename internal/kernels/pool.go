@@ -159,6 +159,8 @@ func maxPoolBackward(ks *kernelSet, dx, dy, y []float32, code []uint8, s PoolSha
 	}
 	if ks.isa == isaAVX512 && s.Planes > 0 {
 		maxpoolBackAsm(dx, dy, y, code, s, sums)
+	} else if ks.isa == isaAVX2 && s.Planes > 0 && ow >= 4 {
+		maxpoolBackAVX2(dx, dy, y, code, s, sums)
 	} else {
 		for p := range s.Planes {
 			var yp []float32

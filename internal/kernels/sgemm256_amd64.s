@@ -2603,3 +2603,351 @@ samec:
 done:
 	VZEROUPPER
 	RET
+
+// func maxpoolBack256x8(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+TEXT ·maxpoolBack256x8(SB), NOSPLIT, $0-72
+	MOVQ dx+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), R10
+	MOVQ code+24(FP), R11
+	MOVQ w+48(FP), R8
+	SHLQ $2, R8
+	MOVQ w+48(FP), R12
+	SHRQ $1, R12
+	MOVQ R12, DX
+	SUBQ $8, DX
+	VXORPS Y15, Y15, Y15
+	MOVL $1, AX
+	MOVQ AX, X12
+	VPBROADCASTD X12, Y12
+	MOVL $2, AX
+	MOVQ AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL $3, AX
+	MOVQ AX, X14
+	VPBROADCASTD X14, Y14
+	MOVQ planes+32(FP), R14
+	TESTQ R14, R14
+	JZ done
+	XORQ R15, R15
+	MOVQ sums+56(FP), BX
+plane:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ h+40(FP), R13
+	SHRQ $1, R13
+row:
+	TESTQ BX, BX
+	JZ scatter
+	XORQ R9, R9
+sumstep:
+	MOVQ R12, CX
+	SUBQ R9, CX
+	CMPQ CX, $8
+	JLE le0
+	MOVQ $8, CX
+le0:
+	TESTQ CX, CX
+	JGE ge0
+	XORQ CX, CX
+ge0:
+	SHLQ $2, CX
+	LEAQ poolMask256<>+32(SB), AX
+	SUBQ CX, AX
+	VMOVDQU (AX), Y0
+	LEAQ (SI)(R9*4), AX
+	VMASKMOVPS 0(AX), Y0, Y1
+	TESTQ R10, R10
+	JZ ng0
+	LEAQ (R10)(R9*4), AX
+	VMASKMOVPS 0(AX), Y0, Y2
+	VCMPPS $0x1e, Y15, Y2, Y2
+	VANDPS Y2, Y1, Y1
+ng0:
+	VADDPS Y1, Y10, Y10
+	MOVQ R12, CX
+	SUBQ R9, CX
+	SUBQ $8, CX
+	CMPQ CX, $8
+	JLE le1
+	MOVQ $8, CX
+le1:
+	TESTQ CX, CX
+	JGE ge1
+	XORQ CX, CX
+ge1:
+	SHLQ $2, CX
+	LEAQ poolMask256<>+32(SB), AX
+	SUBQ CX, AX
+	VMOVDQU (AX), Y0
+	LEAQ (SI)(R9*4), AX
+	VMASKMOVPS 32(AX), Y0, Y1
+	TESTQ R10, R10
+	JZ ng1
+	LEAQ (R10)(R9*4), AX
+	VMASKMOVPS 32(AX), Y0, Y2
+	VCMPPS $0x1e, Y15, Y2, Y2
+	VANDPS Y2, Y1, Y1
+ng1:
+	VADDPS Y1, Y11, Y11
+	ADDQ $16, R9
+	CMPQ R9, R12
+	JLT sumstep
+scatter:
+	XORQ R9, R9
+step:
+	VMOVUPS (SI)(R9*4), Y0
+	TESTQ R10, R10
+	JZ nogate
+	VMOVUPS (R10)(R9*4), Y1
+	VCMPPS $0x1e, Y15, Y1, Y1
+	VANDPS Y1, Y0, Y0
+nogate:
+	VPMOVZXBD (R11)(R9*1), Y1
+	VPCMPEQD Y15, Y1, Y2
+	VANDPS Y2, Y0, Y4
+	VPCMPEQD Y12, Y1, Y2
+	VANDPS Y2, Y0, Y5
+	VPCMPEQD Y13, Y1, Y2
+	VANDPS Y2, Y0, Y6
+	VPCMPEQD Y14, Y1, Y2
+	VANDPS Y2, Y0, Y7
+	LEAQ (DI)(R9*8), AX
+	VUNPCKLPS Y5, Y4, Y8
+	VUNPCKHPS Y5, Y4, Y9
+	VPERM2F128 $0x20, Y9, Y8, Y2
+	VPERM2F128 $0x31, Y9, Y8, Y3
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ R8, AX
+	VUNPCKLPS Y7, Y6, Y8
+	VUNPCKHPS Y7, Y6, Y9
+	VPERM2F128 $0x20, Y9, Y8, Y2
+	VPERM2F128 $0x31, Y9, Y8, Y3
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ $8, R9
+	CMPQ R9, R12
+	JGE rowdone
+	CMPQ R9, DX
+	JLE step
+	MOVQ DX, R9
+	JMP step
+rowdone:
+	LEAQ (SI)(R12*4), SI
+	TESTQ R10, R10
+	JZ nexty
+	LEAQ (R10)(R12*4), R10
+nexty:
+	ADDQ R12, R11
+	LEAQ (DI)(R8*2), DI
+	DECQ R13
+	JNZ row
+	TESTQ $1, h+40(FP)
+	JZ evenh
+	ADDQ R8, DI
+evenh:
+	TESTQ BX, BX
+	JZ nextplane
+	VADDPS Y11, Y10, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VADDSS X1, X0, X0
+	VCVTSS2SD X0, X0, X0
+	VADDSD (BX)(R15*8), X0, X0
+	VMOVSD X0, (BX)(R15*8)
+nextplane:
+	INCQ R15
+	CMPQ R15, nc+64(FP)
+	JLT samec
+	XORQ R15, R15
+samec:
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func maxpoolBack256x4(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+TEXT ·maxpoolBack256x4(SB), NOSPLIT, $0-72
+	MOVQ dx+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), R10
+	MOVQ code+24(FP), R11
+	MOVQ w+48(FP), R8
+	SHLQ $2, R8
+	MOVQ w+48(FP), R12
+	SHRQ $1, R12
+	MOVQ R12, DX
+	SUBQ $4, DX
+	VXORPS Y15, Y15, Y15
+	MOVL $1, AX
+	MOVQ AX, X12
+	VPBROADCASTD X12, Y12
+	MOVL $2, AX
+	MOVQ AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL $3, AX
+	MOVQ AX, X14
+	VPBROADCASTD X14, Y14
+	MOVQ planes+32(FP), R14
+	TESTQ R14, R14
+	JZ done
+	XORQ R15, R15
+	MOVQ sums+56(FP), BX
+plane:
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ h+40(FP), R13
+	SHRQ $1, R13
+row:
+	TESTQ BX, BX
+	JZ scatter
+	XORQ R9, R9
+sumstep:
+	MOVQ R12, CX
+	SUBQ R9, CX
+	CMPQ CX, $8
+	JLE le0
+	MOVQ $8, CX
+le0:
+	TESTQ CX, CX
+	JGE ge0
+	XORQ CX, CX
+ge0:
+	SHLQ $2, CX
+	LEAQ poolMask256<>+32(SB), AX
+	SUBQ CX, AX
+	VMOVDQU (AX), Y0
+	LEAQ (SI)(R9*4), AX
+	VMASKMOVPS 0(AX), Y0, Y1
+	TESTQ R10, R10
+	JZ ng0
+	LEAQ (R10)(R9*4), AX
+	VMASKMOVPS 0(AX), Y0, Y2
+	VCMPPS $0x1e, Y15, Y2, Y2
+	VANDPS Y2, Y1, Y1
+ng0:
+	VADDPS Y1, Y10, Y10
+	MOVQ R12, CX
+	SUBQ R9, CX
+	SUBQ $8, CX
+	CMPQ CX, $8
+	JLE le1
+	MOVQ $8, CX
+le1:
+	TESTQ CX, CX
+	JGE ge1
+	XORQ CX, CX
+ge1:
+	SHLQ $2, CX
+	LEAQ poolMask256<>+32(SB), AX
+	SUBQ CX, AX
+	VMOVDQU (AX), Y0
+	LEAQ (SI)(R9*4), AX
+	VMASKMOVPS 32(AX), Y0, Y1
+	TESTQ R10, R10
+	JZ ng1
+	LEAQ (R10)(R9*4), AX
+	VMASKMOVPS 32(AX), Y0, Y2
+	VCMPPS $0x1e, Y15, Y2, Y2
+	VANDPS Y2, Y1, Y1
+ng1:
+	VADDPS Y1, Y11, Y11
+	ADDQ $16, R9
+	CMPQ R9, R12
+	JLT sumstep
+scatter:
+	XORQ R9, R9
+step:
+	VMOVUPS (SI)(R9*4), X0
+	TESTQ R10, R10
+	JZ nogate
+	VMOVUPS (R10)(R9*4), X1
+	VCMPPS $0x1e, X15, X1, X1
+	VANDPS X1, X0, X0
+nogate:
+	VPMOVZXBD (R11)(R9*1), X1
+	VPCMPEQD X15, X1, X2
+	VANDPS X2, X0, X4
+	VPCMPEQD X12, X1, X2
+	VANDPS X2, X0, X5
+	VPCMPEQD X13, X1, X2
+	VANDPS X2, X0, X6
+	VPCMPEQD X14, X1, X2
+	VANDPS X2, X0, X7
+	LEAQ (DI)(R9*8), AX
+	VUNPCKLPS X5, X4, X8
+	VUNPCKHPS X5, X4, X9
+	VMOVUPS X8, (AX)
+	VMOVUPS X9, 16(AX)
+	ADDQ R8, AX
+	VUNPCKLPS X7, X6, X8
+	VUNPCKHPS X7, X6, X9
+	VMOVUPS X8, (AX)
+	VMOVUPS X9, 16(AX)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JGE rowdone
+	CMPQ R9, DX
+	JLE step
+	MOVQ DX, R9
+	JMP step
+rowdone:
+	LEAQ (SI)(R12*4), SI
+	TESTQ R10, R10
+	JZ nexty
+	LEAQ (R10)(R12*4), R10
+nexty:
+	ADDQ R12, R11
+	LEAQ (DI)(R8*2), DI
+	DECQ R13
+	JNZ row
+	TESTQ $1, h+40(FP)
+	JZ evenh
+	ADDQ R8, DI
+evenh:
+	TESTQ BX, BX
+	JZ nextplane
+	VADDPS Y11, Y10, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VADDSS X1, X0, X0
+	VCVTSS2SD X0, X0, X0
+	VADDSD (BX)(R15*8), X0, X0
+	VMOVSD X0, (BX)(R15*8)
+nextplane:
+	INCQ R15
+	CMPQ R15, nc+64(FP)
+	JLT samec
+	XORQ R15, R15
+samec:
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+DATA poolMask256<>+0(SB)/4, $0xffffffff
+DATA poolMask256<>+4(SB)/4, $0xffffffff
+DATA poolMask256<>+8(SB)/4, $0xffffffff
+DATA poolMask256<>+12(SB)/4, $0xffffffff
+DATA poolMask256<>+16(SB)/4, $0xffffffff
+DATA poolMask256<>+20(SB)/4, $0xffffffff
+DATA poolMask256<>+24(SB)/4, $0xffffffff
+DATA poolMask256<>+28(SB)/4, $0xffffffff
+DATA poolMask256<>+32(SB)/4, $0
+DATA poolMask256<>+36(SB)/4, $0
+DATA poolMask256<>+40(SB)/4, $0
+DATA poolMask256<>+44(SB)/4, $0
+DATA poolMask256<>+48(SB)/4, $0
+DATA poolMask256<>+52(SB)/4, $0
+DATA poolMask256<>+56(SB)/4, $0
+DATA poolMask256<>+60(SB)/4, $0
+GLOBL poolMask256<>(SB), RODATA|NOPTR, $64

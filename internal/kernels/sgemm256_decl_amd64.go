@@ -106,3 +106,9 @@ func maxpool256x8(y *float32, code *uint8, x *float32, planes, h, w int, bias *f
 
 //go:noescape
 func maxpool256x4(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)
+
+//go:noescape
+func maxpoolBack256x8(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+
+//go:noescape
+func maxpoolBack256x4(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)

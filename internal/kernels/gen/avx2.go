@@ -61,6 +61,9 @@ func genAVX2(s, d *bytes.Buffer) {
 	fmt.Fprintf(d, "default: panic(\"kernels: no AVX2 dot kernel for this tile\")\n}\n}\n\n")
 	genPool256(s, d, 8)
 	genPool256(s, d, 4)
+	genPoolBack256(s, d, 8)
+	genPoolBack256(s, d, 4)
+	genPoolMask256(s)
 }
 
 // genBcast256 writes the AVX2 form of genBcast512's kernel: np panels of

@@ -121,3 +121,179 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	p(s, "VZEROUPPER")
 	p(s, "RET")
 }
+
+// genPoolBack256 writes maxpoolBack256x{v}, the AVX2 form of
+// maxpoolBack512: dx gets g = dy (gated by y > 0 when y is not nil) at the
+// window position code names and zeros elsewhere, v outputs a step with an
+// overlapping last step (ow ≥ v). When sums is not nil, Σ g of plane p goes
+// to sums[p mod nc] in float64, summed as maxpoolBack512 sums it: in 16
+// lanes (two YMM accumulators), output ox of a row to lane ox mod 16, the
+// dead lanes of a row's last chunk adding +0, folded as the dot kernels
+// fold. That pass masks its loads, so it never reads past a row.
+func genPoolBack256(s, d *bytes.Buffer, v int) {
+	name := fmt.Sprintf("maxpoolBack256x%d", v)
+	fmt.Fprintf(d, "//go:noescape\nfunc %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n\n", name)
+	fmt.Fprintf(s, "\n// func %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n", name)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	r := "Y"
+	if v == 4 {
+		r = "X"
+	}
+	R := func(i int) string { return fmt.Sprintf("%s%d", r, i) }
+	p(s, "MOVQ dx+0(FP), DI")
+	p(s, "MOVQ dy+8(FP), SI")
+	p(s, "MOVQ y+16(FP), R10")
+	p(s, "MOVQ code+24(FP), R11")
+	p(s, "MOVQ w+48(FP), R8")
+	p(s, "SHLQ $2, R8") // row bytes
+	p(s, "MOVQ w+48(FP), R12")
+	p(s, "SHRQ $1, R12") // ow
+	p(s, "MOVQ R12, DX")
+	p(s, "SUBQ $%d, DX", v) // start of a row's last step
+	p(s, "VXORPS Y15, Y15, Y15")
+	for c := 1; c <= 3; c++ {
+		p(s, "MOVL $%d, AX", c)
+		p(s, "MOVQ AX, X%d", 11+c)
+		p(s, "VPBROADCASTD X%d, Y%d", 11+c, 11+c) // codes 1, 2, 3 in 12, 13, 14
+	}
+	p(s, "MOVQ planes+32(FP), R14")
+	p(s, "TESTQ R14, R14")
+	p(s, "JZ done")
+	p(s, "XORQ R15, R15") // channel
+	p(s, "MOVQ sums+56(FP), BX")
+	s.WriteString("plane:\n")
+	p(s, "VXORPS Y10, Y10, Y10") // Σ g, lanes 0–7
+	p(s, "VXORPS Y11, Y11, Y11") // lanes 8–15
+	p(s, "MOVQ h+40(FP), R13")
+	p(s, "SHRQ $1, R13") // oh
+	s.WriteString("row:\n")
+	p(s, "TESTQ BX, BX")
+	p(s, "JZ scatter")
+	p(s, "XORQ R9, R9")
+	s.WriteString("sumstep:\n")
+	for h := 0; h < 2; h++ {
+		// Live lanes n = clamp(ow − ox0 − 8h, 0, 8); its mask is the 8
+		// words of poolMask256 starting at 8 − n.
+		p(s, "MOVQ R12, CX")
+		p(s, "SUBQ R9, CX")
+		if h == 1 {
+			p(s, "SUBQ $8, CX")
+		}
+		p(s, "CMPQ CX, $8")
+		p(s, "JLE le%d", h)
+		p(s, "MOVQ $8, CX")
+		fmt.Fprintf(s, "le%d:\n", h)
+		p(s, "TESTQ CX, CX")
+		p(s, "JGE ge%d", h)
+		p(s, "XORQ CX, CX")
+		fmt.Fprintf(s, "ge%d:\n", h)
+		p(s, "SHLQ $2, CX")
+		p(s, "LEAQ poolMask256<>+32(SB), AX")
+		p(s, "SUBQ CX, AX")
+		p(s, "VMOVDQU (AX), Y0")
+		p(s, "LEAQ (SI)(R9*4), AX")
+		p(s, "VMASKMOVPS %d(AX), Y0, Y1", 32*h)
+		p(s, "TESTQ R10, R10")
+		p(s, "JZ ng%d", h)
+		p(s, "LEAQ (R10)(R9*4), AX")
+		p(s, "VMASKMOVPS %d(AX), Y0, Y2", 32*h)
+		p(s, "VCMPPS $0x1e, Y15, Y2, Y2") // y > 0
+		p(s, "VANDPS Y2, Y1, Y1")
+		fmt.Fprintf(s, "ng%d:\n", h)
+		p(s, "VADDPS Y1, Y%d, Y%d", 10+h, 10+h)
+	}
+	p(s, "ADDQ $16, R9")
+	p(s, "CMPQ R9, R12")
+	p(s, "JLT sumstep")
+	s.WriteString("scatter:\n")
+	p(s, "XORQ R9, R9")
+	s.WriteString("step:\n")
+	p(s, "VMOVUPS (SI)(R9*4), %s", R(0)) // g
+	p(s, "TESTQ R10, R10")
+	p(s, "JZ nogate")
+	p(s, "VMOVUPS (R10)(R9*4), %s", R(1))
+	p(s, "VCMPPS $0x1e, %s, %s, %s", R(15), R(1), R(1))
+	p(s, "VANDPS %s, %s, %s", R(1), R(0), R(0))
+	s.WriteString("nogate:\n")
+	p(s, "VPMOVZXBD (R11)(R9*1), %s", R(1)) // codes
+	for i, c := range []int{15, 12, 13, 14} {
+		p(s, "VPCMPEQD %s, %s, %s", R(c), R(1), R(2))
+		p(s, "VANDPS %s, %s, %s", R(2), R(0), R(4+i)) // a, b, c, d
+	}
+	p(s, "LEAQ (DI)(R9*8), AX")
+	for row := 0; row < 2; row++ {
+		lo, hi := R(4+2*row), R(5+2*row)
+		p(s, "VUNPCKLPS %s, %s, %s", hi, lo, R(8))
+		p(s, "VUNPCKHPS %s, %s, %s", hi, lo, R(9))
+		if v == 8 {
+			p(s, "VPERM2F128 $0x20, Y9, Y8, Y2")
+			p(s, "VPERM2F128 $0x31, Y9, Y8, Y3")
+			p(s, "VMOVUPS Y2, (AX)")
+			p(s, "VMOVUPS Y3, 32(AX)")
+		} else {
+			p(s, "VMOVUPS X8, (AX)")
+			p(s, "VMOVUPS X9, 16(AX)")
+		}
+		if row == 0 {
+			p(s, "ADDQ R8, AX")
+		}
+	}
+	p(s, "ADDQ $%d, R9", v)
+	p(s, "CMPQ R9, R12")
+	p(s, "JGE rowdone")
+	p(s, "CMPQ R9, DX")
+	p(s, "JLE step")
+	p(s, "MOVQ DX, R9") // the last step overlaps the one before
+	p(s, "JMP step")
+	s.WriteString("rowdone:\n")
+	p(s, "LEAQ (SI)(R12*4), SI")
+	p(s, "TESTQ R10, R10")
+	p(s, "JZ nexty")
+	p(s, "LEAQ (R10)(R12*4), R10")
+	s.WriteString("nexty:\n")
+	p(s, "ADDQ R12, R11")
+	p(s, "LEAQ (DI)(R8*2), DI")
+	p(s, "DECQ R13")
+	p(s, "JNZ row")
+	p(s, "TESTQ $1, h+40(FP)")
+	p(s, "JZ evenh")
+	p(s, "ADDQ R8, DI") // skip an odd last row
+	s.WriteString("evenh:\n")
+	p(s, "TESTQ BX, BX")
+	p(s, "JZ nextplane")
+	p(s, "VADDPS Y11, Y10, Y0")
+	p(s, "VEXTRACTF128 $1, Y0, X1")
+	p(s, "VADDPS X1, X0, X0")
+	p(s, "VPERMILPS $0x4e, X0, X1")
+	p(s, "VADDPS X1, X0, X0")
+	p(s, "VPERMILPS $0xb1, X0, X1")
+	p(s, "VADDSS X1, X0, X0")
+	p(s, "VCVTSS2SD X0, X0, X0")
+	p(s, "VADDSD (BX)(R15*8), X0, X0")
+	p(s, "VMOVSD X0, (BX)(R15*8)")
+	s.WriteString("nextplane:\n")
+	p(s, "INCQ R15")
+	p(s, "CMPQ R15, nc+64(FP)")
+	p(s, "JLT samec")
+	p(s, "XORQ R15, R15")
+	s.WriteString("samec:\n")
+	p(s, "DECQ R14")
+	p(s, "JNZ plane")
+	s.WriteString("done:\n")
+	p(s, "VZEROUPPER")
+	p(s, "RET")
+}
+
+// genPoolMask256 writes the lane-mask table of the pooling kernels: eight
+// all-ones words, then eight zero words.
+func genPoolMask256(s *bytes.Buffer) {
+	s.WriteString("\n")
+	for i := 0; i < 16; i++ {
+		v := "$0xffffffff"
+		if i >= 8 {
+			v = "$0"
+		}
+		fmt.Fprintf(s, "DATA poolMask256<>+%d(SB)/4, %s\n", 4*i, v)
+	}
+	s.WriteString("GLOBL poolMask256<>(SB), RODATA|NOPTR, $64\n")
+}
