@@ -45,6 +45,21 @@ func im2colAsm(cols, x []float32, s ConvShape, tbl []int32) {
 	im2col512(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
 }
 
+// im2colAVX2 runs the AVX2 im2col (it needs s.OW() ≥ 4).
+func im2colAVX2(cols, x []float32, s ConvShape) {
+	if s.OW() >= 8 {
+		im2col256x8(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
+		return
+	}
+	im2col256x4(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
+}
+
+// col2imAVX2 zeroes dx and runs the AVX2 col2im.
+func col2imAVX2(dx, cols []float32, s ConvShape) {
+	clear(dx[:s.InSize()])
+	col2im256(&dx[0], &cols[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
+}
+
 // col2imAsm runs the gather form of col2im: unrolled over the kernel
 // columns for rows of at most 16 floats, else one channel plane at a time
 // (needs W < 64: a row's lanes are selected with 64-bit masks).

@@ -29,3 +29,11 @@ func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []flo
 func maxpoolBackAVX2(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
 	panic("kernels: no assembly kernels on this architecture")
 }
+
+func im2colAVX2(cols, x []float32, s ConvShape) {
+	panic("kernels: no assembly kernels on this architecture")
+}
+
+func col2imAVX2(dx, cols []float32, s ConvShape) {
+	panic("kernels: no assembly kernels on this architecture")
+}

@@ -154,8 +154,12 @@ func permTable(s ConvShape) []int32 {
 }
 
 func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
-	if ks.isa == isaAVX512 {
+	switch {
+	case ks.isa == isaAVX512:
 		im2colAsm(cols, x, s, tbl)
+		return
+	case ks.isa == isaAVX2 && s.OW() >= 4:
+		im2colAVX2(cols, x, s)
 		return
 	}
 	oh, ow, p := s.OH(), s.OW(), s.P()
@@ -175,8 +179,12 @@ func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 }
 
 func col2im(ks *kernelSet, dx, cols []float32, s ConvShape) {
-	if ks.isa == isaAVX512 && s.W < 64 {
+	switch {
+	case ks.isa == isaAVX512 && s.W < 64:
 		col2imAsm(dx, cols, s)
+		return
+	case ks.isa == isaAVX2:
+		col2imAVX2(dx, cols, s)
 		return
 	}
 	oh, ow, p := s.OH(), s.OW(), s.P()

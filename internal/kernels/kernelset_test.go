@@ -230,3 +230,29 @@ func TestPoolSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestConvSameBits checks im2col and col2im bit for bit against the pure-Go
+// kernels, with NaN and −0 among the values.
+func TestConvSameBits(t *testing.T) {
+	sets := sameBitsSets()
+	if len(sets) == 0 {
+		t.Skip("no vector kernel set to compare on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, s := range convShapes {
+		x := specialInput(rng, s.InSize())
+		y := specialInput(rng, s.K()*s.P())
+		run := func(ks *kernelSet) (cols, dx []float32) {
+			cols, dx = make([]float32, s.K()*s.P()), make([]float32, s.InSize())
+			im2col(ks, cols, x, s, nil)
+			col2im(ks, dx, y, s)
+			return cols, dx
+		}
+		wcols, wdx := run(generic)
+		for _, ks := range sets {
+			cols, dx := run(ks)
+			sameFloats(t, fmt.Sprint(ks.name, " im2col ", s), cols, wcols)
+			sameFloats(t, fmt.Sprint(ks.name, " col2im ", s), dx, wdx)
+		}
+	}
+}

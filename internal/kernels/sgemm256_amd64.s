@@ -2951,3 +2951,177 @@ DATA poolMask256<>+52(SB)/4, $0
 DATA poolMask256<>+56(SB)/4, $0
 DATA poolMask256<>+60(SB)/4, $0
 GLOBL poolMask256<>(SB), RODATA|NOPTR, $64
+
+// func im2col256x8(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256x8(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ R12, R13
+	SUBQ $8, R13
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	XORQ R9, R9
+step:
+	VMOVUPS (AX)(R9*4), Y0
+	VMOVUPS Y0, (DI)(R9*4)
+	ADDQ $8, R9
+	CMPQ R9, R12
+	JGE rowdone
+	CMPQ R9, R13
+	JLE step
+	MOVQ R13, R9
+	JMP step
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func im2col256x4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256x4(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ R12, R13
+	SUBQ $4, R13
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	XORQ R9, R9
+step:
+	VMOVUPS (AX)(R9*4), X0
+	VMOVUPS X0, (DI)(R9*4)
+	ADDQ $4, R9
+	CMPQ R9, R12
+	JGE rowdone
+	CMPQ R9, R13
+	JLE step
+	MOVQ R13, R9
+	JMP step
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·col2im256(SB), NOSPLIT, $0-72
+	MOVQ dx+0(FP), R10
+	MOVQ cols+8(FP), SI
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ R12, R13
+	ANDQ $-8, R13
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	XORQ R9, R9
+	CMPQ R9, R13
+	JGE four
+eight:
+	VMOVUPS (AX)(R9*4), Y0
+	VADDPS (SI)(R9*4), Y0, Y0
+	VMOVUPS Y0, (AX)(R9*4)
+	ADDQ $8, R9
+	CMPQ R9, R13
+	JLT eight
+four:
+	LEAQ 4(R9), DI
+	CMPQ DI, R12
+	JGT one
+	VMOVUPS (AX)(R9*4), X0
+	VADDPS (SI)(R9*4), X0, X0
+	VMOVUPS X0, (AX)(R9*4)
+	MOVQ DI, R9
+one:
+	CMPQ R9, R12
+	JGE rowdone
+	VMOVSS (AX)(R9*4), X0
+	VADDSS (SI)(R9*4), X0, X0
+	VMOVSS X0, (AX)(R9*4)
+	INCQ R9
+	JMP one
+rowdone:
+	LEAQ (SI)(R12*4), SI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET

@@ -112,3 +112,12 @@ func maxpoolBack256x8(dx, dy, y *float32, code *uint8, planes, h, w int, sums *f
 
 //go:noescape
 func maxpoolBack256x4(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+
+//go:noescape
+func im2col256x8(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2col256x4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)

@@ -64,6 +64,9 @@ func genAVX2(s, d *bytes.Buffer) {
 	genPoolBack256(s, d, 8)
 	genPoolBack256(s, d, 4)
 	genPoolMask256(s)
+	genIm2col256(s, d, 8)
+	genIm2col256(s, d, 4)
+	genCol2im256(s, d)
 }
 
 // genBcast256 writes the AVX2 form of genBcast512's kernel: np panels of
