@@ -2,16 +2,15 @@ package kernels
 
 import "math"
 
-// fma32 returns a·b + c rounded once to float32, as a fused multiply-add
-// instruction (VFMADD231PS, FMLA) does; it is the pure-Go kernels' only
-// multiply-add, so that they give the vector kernels' bits.
+// fma32Emulated returns a·b + c rounded once to float32, as a fused
+// multiply-add instruction (VFMADD231PS, FMLA) does, on any CPU.
 //
 // The product of two float32 values is exact in float64, and their sum with
 // c rounds once there. Rounding that float64 to float32 is then correct
 // except when it landed exactly on a midpoint between two float32 values
 // (double rounding), or when the result is a float32 subnormal; those rare
 // cases take fma32Slow, which rounds the float64 sum to odd first.
-func fma32(a, b, c float32) float32 {
+func fma32Emulated(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	s := p + float64(c)
 	u := math.Float64bits(s)

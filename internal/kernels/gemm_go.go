@@ -77,7 +77,7 @@ func dotGo(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff
 					}
 				}
 			}
-			r := foldLanes(&lane) * alpha
+			r := float32(foldLanes(&lane) * alpha) // the conversion forbids fusing
 			dst := &c[coff+i*ldc+j]
 			if beta != 0 {
 				r = fma32(beta, *dst, r)

@@ -51,14 +51,17 @@ func TestFMA32(t *testing.T) {
 		cases = append(cases, [3]float32{a, b, c})
 	}
 	for _, tc := range cases {
-		got, want := fma32(tc[0], tc[1], tc[2]), fma32Exact(tc[0], tc[1], tc[2])
-		if math.Float32bits(got) != math.Float32bits(want) {
+		want := fma32Exact(tc[0], tc[1], tc[2])
+		if got := fma32(tc[0], tc[1], tc[2]); math.Float32bits(got) != math.Float32bits(want) {
 			t.Fatalf("fma32(%x, %x, %x) = %x, want %x", tc[0], tc[1], tc[2], got, want)
+		}
+		if got := fma32Emulated(tc[0], tc[1], tc[2]); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32Emulated(%x, %x, %x) = %x, want %x", tc[0], tc[1], tc[2], got, want)
 		}
 	}
 	// The double-rounding case must actually differ from a plain float64 sum.
 	a, b, c := float32(0x1.000002p-12), float32(0x1.fffffcp-13), float32(0x1.000002p0)
-	if plain := float32(float64(a)*float64(b) + float64(c)); plain == fma32(a, b, c) {
+	if plain := float32(float64(a)*float64(b) + float64(c)); plain == fma32Emulated(a, b, c) {
 		t.Fatalf("test case does not exercise double rounding: plain sum %x", plain)
 	}
 }

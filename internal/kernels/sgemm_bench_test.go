@@ -136,3 +136,20 @@ func BenchmarkSgemmParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPeak times the tallest broadcast tile of one 16-lane vector
+// (14×16 on AVX-512, 6×16 on AVX2) on L1-resident data, per kernel set:
+// the single-core FMA ceiling the GEMM figures are measured against.
+func BenchmarkPeak(b *testing.B) {
+	for _, ks := range kernelSets() {
+		mr, n, k := ks.maxMR[0], 32, 128
+		rng := rand.New(rand.NewPCG(9, 10))
+		a, bb, c := randSlice(rng, mr*k), randSlice(rng, k*n), make([]float32, mr*n)
+		b.Run(ks.name, func(b *testing.B) {
+			for b.Loop() {
+				ks.bcast(mr, 1, n/16, k, 1, a, 0, k, 1, 0, bb, 0, n, 0, c, 0, n, 1, 0, laneMask(16))
+			}
+			b.ReportMetric(float64(2*mr*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
+		})
+	}
+}
