@@ -1,0 +1,91 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/internal/kernels"
+)
+
+// envGradChild makes the test binary print its gradients' digest and exit
+// (see TestGradSameBitsOnEveryKernelSet).
+const envGradChild = "GTSTORM_TEST_GRAD_DIGEST"
+
+// gradDigest evaluates the MNIST and CIFAR CNNs (gradient, loss, and a
+// forward evaluation at other parameters) on small batches and digests every
+// bit of the results.
+func gradDigest(t testing.TB) string {
+	h := sha256.New()
+	put := func(v float32) { binary.Write(h, binary.LittleEndian, math.Float32bits(v)) }
+	for i, m := range []Model{NewMNISTCNN(), NewCIFARCNN()} {
+		d := imageSet(uint64(30+i), 12, 10, i == 1, m.(*classifier).shape...)
+		w := newWorker(t, m)
+		params := m.Init(uint64(7 + i))
+		loss, g := grad(t, w, params, batchOf(d, seq(12)...))
+		put(loss)
+		for _, v := range g {
+			put(v)
+		}
+		for j := range params {
+			params[j] -= 0.05 * g[j]
+		}
+		sum, correct, err := w.Eval(params, batchOf(d, seq(12)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.Write(h, binary.LittleEndian, math.Float64bits(sum))
+		binary.Write(h, binary.LittleEndian, int64(correct))
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestGradSameBitsOnEveryKernelSet runs the CNNs' gradients in a child
+// process per kernel set (GTSTORM_KERNELS) and checks that every set gives
+// the pure-Go kernels' bits. The AVX-512 set is left out until its pooling
+// and col2im kernels have been checked against that rule on an AVX-512 host
+// (its GEMM is, in package kernels).
+func TestGradSameBitsOnEveryKernelSet(t *testing.T) {
+	if os.Getenv(envGradChild) != "" {
+		fmt.Printf("digest %s %s\n", kernels.Name(), gradDigest(t))
+		return
+	}
+	var sets []string
+	for _, name := range kernels.Available() {
+		if name != "avx512" {
+			sets = append(sets, name)
+		}
+	}
+	if len(sets) < 2 {
+		t.Skip("only the pure-Go kernels to compare on this CPU")
+	}
+	digests := map[string]string{}
+	for _, set := range sets {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGradSameBitsOnEveryKernelSet$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envGradChild+"=1", kernels.EnvKernels+"="+set)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", set, err, out)
+		}
+		var name, digest string
+		for _, line := range strings.Split(string(out), "\n") {
+			if _, err := fmt.Sscanf(line, "digest %s %s", &name, &digest); err == nil {
+				break
+			}
+		}
+		if name != set || digest == "" {
+			t.Fatalf("%s: no digest from the child process:\n%s", set, out)
+		}
+		digests[set] = digest
+	}
+	for _, set := range sets {
+		if digests[set] != digests["go"] {
+			t.Errorf("kernel set %s: gradients digest %s, pure Go %s", set, digests[set], digests["go"])
+		}
+	}
+}
