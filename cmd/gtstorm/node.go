@@ -11,6 +11,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/internal/certs"
 	"github.com/gtstorm/gtstorm/internal/cluster"
+	"github.com/gtstorm/gtstorm/internal/kernels"
 	"github.com/gtstorm/gtstorm/internal/transport"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -171,6 +172,9 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err != nil {
 		return nil, "", err
 	}
+	// Ranks whose kernels give different bits must not mix: the class
+	// travels with the hash, so a mismatch names each rank's.
+	hash += " kernels:" + kernels.BitsClass()
 	tc := transport.Config{
 		Rank: rank, Addrs: rk.Addrs, Owner: func(i int) int { return owner[i] }, Nodes: cfg.Nodes,
 		Insecure: *nf.insecure, PeerTimeout: *nf.peerTimeout, ConfigHash: hash,
