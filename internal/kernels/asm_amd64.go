@@ -156,3 +156,7 @@ func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float
 func transposeAsm(dst []float32, ldd int, src []float32, lds, bm, bn int) {
 	transpose16x512(&dst[0], &src[0], bm, bn, lds, ldd)
 }
+
+func transposeAVX2(dst []float32, ldd int, src []float32, lds, bm, bn int) {
+	transpose8x256(&dst[0], &src[0], bm, bn, lds, ldd)
+}

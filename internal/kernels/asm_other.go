@@ -37,3 +37,7 @@ func im2colAVX2(cols, x []float32, s ConvShape) {
 func col2imAVX2(dx, cols []float32, s ConvShape) {
 	panic("kernels: no assembly kernels on this architecture")
 }
+
+func transposeAVX2(dst []float32, ldd int, src []float32, lds, bm, bn int) {
+	panic("kernels: no assembly kernels on this architecture")
+}

@@ -121,3 +121,6 @@ func im2col256x4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
 
 //go:noescape
 func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func transpose8x256(dst, src *float32, bm, bn, lds, ldd int)

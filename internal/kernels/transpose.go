@@ -4,8 +4,8 @@ import "fmt"
 
 // Transpose writes the transpose of the rows×cols row-major matrix src
 // (row stride lds) into dst (cols×rows, row stride ldd): dst[j*ldd+i] =
-// src[i*lds+j]. Whole 16×16 blocks move through vector registers; the
-// ragged edges are copied element by element. It panics if a stride is
+// src[i*lds+j]. Whole 16×16 blocks (8×8 on AVX2) move through vector
+// registers; the ragged edges are copied element by element. It panics if a stride is
 // too small or a slice too short.
 func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 	if rows < 0 || cols < 0 || lds < max(1, cols) || ldd < max(1, rows) {
@@ -21,20 +21,29 @@ func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 }
 
 func transpose(ks *kernelSet, dst []float32, ldd int, src []float32, lds, rows, cols int) {
-	bm, bn := rows/16, cols/16
-	if ks.isa == isaAVX512 && bm > 0 && bn > 0 {
+	blk := 16
+	if ks.isa == isaAVX2 {
+		blk = 8
+	}
+	bm, bn := rows/blk, cols/blk
+	switch {
+	case bm == 0 || bn == 0:
+		bm, bn = 0, 0
+	case ks.isa == isaAVX512:
 		transposeAsm(dst, ldd, src, lds, bm, bn)
-	} else {
+	case ks.isa == isaAVX2:
+		transposeAVX2(dst, ldd, src, lds, bm, bn)
+	default:
 		bm, bn = 0, 0
 	}
 	// Element-wise: the rows below the blocks, then the columns right of them.
-	for i := 16 * bm; i < rows; i++ {
+	for i := blk * bm; i < rows; i++ {
 		for j, v := range src[i*lds : i*lds+cols] {
 			dst[j*ldd+i] = v
 		}
 	}
-	for i := range 16 * bm {
-		for j := 16 * bn; j < cols; j++ {
+	for i := range blk * bm {
+		for j := blk * bn; j < cols; j++ {
 			dst[j*ldd+i] = src[i*lds+j]
 		}
 	}

@@ -67,6 +67,7 @@ func genAVX2(s, d *bytes.Buffer) {
 	genIm2col256(s, d, 8)
 	genIm2col256(s, d, 4)
 	genCol2im256(s, d)
+	genTranspose256(s, d)
 }
 
 // genBcast256 writes the AVX2 form of genBcast512's kernel: np panels of
