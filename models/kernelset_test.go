@@ -17,6 +17,10 @@ import (
 // (see TestGradSameBitsOnEveryKernelSet).
 const envGradChild = "GTSTORM_TEST_GRAD_DIGEST"
 
+// envTestEmulator names a program that runs the child processes of the
+// test binary, for a binary cross-compiled and run under qemu's user mode.
+const envTestEmulator = "GTSTORM_TEST_EMULATOR"
+
 // gradDigest evaluates the MNIST and CIFAR CNNs (gradient, loss, and a
 // forward evaluation at other parameters) on small batches and digests every
 // bit of the results.
@@ -66,7 +70,11 @@ func TestGradSameBitsOnEveryKernelSet(t *testing.T) {
 	}
 	digests := map[string]string{}
 	for _, set := range sets {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestGradSameBitsOnEveryKernelSet$", "-test.count=1")
+		args := []string{os.Args[0], "-test.run=^TestGradSameBitsOnEveryKernelSet$", "-test.count=1"}
+		if emu := os.Getenv(envTestEmulator); emu != "" { // e.g. qemu-aarch64-static
+			args = append([]string{emu}, args...)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env = append(os.Environ(), envGradChild+"=1", kernels.EnvKernels+"="+set)
 		out, err := cmd.CombinedOutput()
 		if err != nil {

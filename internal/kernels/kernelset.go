@@ -14,10 +14,11 @@ const (
 	isaGo isa = iota
 	isaAVX2
 	isaAVX512
+	isaNEON
 )
 
 // kernelSet is one implementation of the GEMM micro-kernels: AVX-512 or
-// AVX2 assembly, or the pure-Go reference. Every set sums each output
+// AVX2 assembly on amd64, NEON assembly on arm64, or the pure-Go reference. Every set sums each output
 // element's products in the same order with single-rounding fused
 // multiply-adds, so all of them give the same bits; they differ only in
 // speed and in the tile shapes they cover. The set used by the exported
@@ -49,8 +50,9 @@ var native, nativeErr = selectSet(os.Getenv(EnvKernels), available())
 // EnvKernels is the environment variable that forces a kernel set.
 const EnvKernels = "GTSTORM_KERNELS"
 
-// Name reports which kernel set this process uses: "avx512", "avx2" or
-// "go" ("" when GTSTORM_KERNELS names a set this CPU lacks; see Check).
+// Name reports which kernel set this process uses: "avx512", "avx2",
+// "neon" or "go" ("" when GTSTORM_KERNELS names a set this CPU lacks; see
+// Check).
 func Name() string {
 	if native == nil {
 		return ""
@@ -123,6 +125,8 @@ func (ks *kernelSet) bcast(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, s
 		bcastAVX512(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta, mask)
 	case isaAVX2:
 		bcastAVX2(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta, mask)
+	case isaNEON:
+		bcastNEON(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta, mask)
 	default:
 		for q := range np {
 			off := 16 * pv * q
@@ -139,7 +143,7 @@ func (ks *kernelSet) dot(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b [
 		dotAVX512(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
 	case isaAVX2:
 		dotAVX2(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
-	default:
+	default: // NEON included: its dot tiles are the pure-Go ones
 		dotGo(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
 	}
 }

@@ -1,23 +1,7 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !arm64) || purego
 
 package kernels
 
 // available returns the pure-Go kernels: there is no assembly for this
 // architecture (or the build asked for none with the purego tag).
 func available() []*kernelSet { return []*kernelSet{generic} }
-
-func bcastAVX512(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
-	panic("kernels: no AVX-512 kernels on this architecture")
-}
-
-func dotAVX512(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
-	panic("kernels: no AVX-512 kernels on this architecture")
-}
-
-func bcastAVX2(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
-	panic("kernels: no AVX2 kernels on this architecture")
-}
-
-func dotAVX2(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
-	panic("kernels: no AVX2 kernels on this architecture")
-}

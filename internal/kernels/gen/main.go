@@ -1,7 +1,8 @@
 // Command gen writes the GEMM micro-kernels of package kernels: the AVX-512
 // ones and the transpose kernel (sgemm_amd64.s, declared in
 // sgemm_decl_amd64.go) and the AVX2+FMA ones (sgemm256_amd64.s, declared in
-// sgemm256_decl_amd64.go).
+// sgemm256_decl_amd64.go), and the arm64 NEON ones (sgemm_arm64.s,
+// declared in sgemm_decl_arm64.go).
 //
 // Run it from internal/kernels with `go generate`. Each kernel is a
 // straight-line register tile, one function per tile shape, so the generated
@@ -22,8 +23,13 @@ func main() {
 	declOut := flag.String("decl", "sgemm_decl_amd64.go", "Go declarations output file")
 	asm256Out := flag.String("asm256", "sgemm256_amd64.s", "AVX2 assembly output file")
 	decl256Out := flag.String("decl256", "sgemm256_decl_amd64.go", "AVX2 Go declarations output file")
+	asmNEONOut := flag.String("asmneon", "sgemm_arm64.s", "NEON assembly output file")
+	declNEONOut := flag.String("declneon", "sgemm_decl_arm64.go", "NEON Go declarations output file")
 	flag.Parse()
-	if err := writeAVX2(*asm256Out, *decl256Out); err != nil {
+	if err := writeSet(genAVX2, *asm256Out, *decl256Out); err != nil {
+		log.Fatal(err)
+	}
+	if err := writeSet(genNEON, *asmNEONOut, *declNEONOut); err != nil {
 		log.Fatal(err)
 	}
 	var s, d bytes.Buffer
@@ -72,13 +78,13 @@ func main() {
 	}
 }
 
-// writeAVX2 generates the AVX2 kernels into the files asm and decl.
-func writeAVX2(asm, decl string) error {
+// writeSet generates one kernel set with gen into the files asm and decl.
+func writeSet(gen func(s, d *bytes.Buffer), asm, decl string) error {
 	var s, d bytes.Buffer
-	genAVX2(&s, &d)
+	gen(&s, &d)
 	src, err := format.Source(d.Bytes())
 	if err != nil {
-		return fmt.Errorf("format AVX2 declarations: %w\n%s", err, d.Bytes())
+		return fmt.Errorf("format %s: %w\n%s", decl, err, d.Bytes())
 	}
 	if err := os.WriteFile(asm, s.Bytes(), 0o644); err != nil {
 		return err
