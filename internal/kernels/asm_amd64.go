@@ -103,20 +103,14 @@ func maxpool512(y *float32, code *uint8, x *float32, planes, h, w int, bias *flo
 func maxpoolBack512(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
 
 func maxpoolAsm(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
-	var b *float32
-	if bias != nil {
-		b = &bias[0]
-	}
+	b := first(bias)
 	maxpool512(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
 }
 
 // maxpoolAVX2 runs the AVX2 pooling kernel, 8 outputs per step where rows
 // have 8 or more and 4 otherwise (it needs s.OW() ≥ 4).
 func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []float32, lo float32) {
-	var b *float32
-	if bias != nil {
-		b = &bias[0]
-	}
+	b := first(bias)
 	if s.OW() >= 8 {
 		maxpool256x8(&y[0], &code[0], &x[0], s.Planes, s.H, s.W, b, max(1, len(bias)), lo)
 		return
@@ -126,14 +120,7 @@ func maxpoolAVX2(y []float32, code []uint8, x []float32, s PoolShape, bias []flo
 
 // maxpoolBackAVX2 runs the AVX2 pooling adjoint (it needs s.OW() ≥ 4).
 func maxpoolBackAVX2(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
-	var yp *float32
-	if y != nil {
-		yp = &y[0]
-	}
-	var sp *float64
-	if sums != nil {
-		sp = &sums[0]
-	}
+	yp, sp := first(y), first(sums)
 	if s.OW() >= 8 {
 		maxpoolBack256x8(&dx[0], &dy[0], yp, &code[0], s.Planes, s.H, s.W, sp, max(1, len(sums)))
 		return
@@ -142,14 +129,7 @@ func maxpoolBackAVX2(dx, dy, y []float32, code []uint8, s PoolShape, sums []floa
 }
 
 func maxpoolBackAsm(dx, dy, y []float32, code []uint8, s PoolShape, sums []float64) {
-	var yp *float32
-	if y != nil {
-		yp = &y[0]
-	}
-	var sp *float64
-	if sums != nil {
-		sp = &sums[0]
-	}
+	yp, sp := first(y), first(sums)
 	maxpoolBack512(&dx[0], &dy[0], yp, &code[0], s.Planes, s.H, s.W, sp, max(1, len(sums)))
 }
 
@@ -159,4 +139,12 @@ func transposeAsm(dst []float32, ldd int, src []float32, lds, bm, bn int) {
 
 func transposeAVX2(dst []float32, ldd int, src []float32, lds, bm, bn int) {
 	transpose8x256(&dst[0], &src[0], bm, bn, lds, ldd)
+}
+
+// first returns &s[0], or nil for an empty slice.
+func first[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
 }

@@ -95,19 +95,7 @@ func TestKernelSetsSameBits(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, tc := range cases {
-		rowsA, colsA := tc.m, tc.k
-		if tc.transA {
-			rowsA, colsA = tc.k, tc.m
-		}
-		rowsB, colsB := tc.k, tc.n
-		if tc.transB {
-			rowsB, colsB = tc.n, tc.k
-		}
-		lda, ldb, ldc := colsA+tc.padA, colsB+tc.padB, tc.n+tc.padC
-		sta, stb := rowsA*lda+1, rowsB*ldb+2
-		a := randSlice(rng, extent(rowsA, colsA, lda, tc.batch, sta))
-		b := randSlice(rng, extent(rowsB, colsB, ldb, tc.batch, stb))
-		c0 := randSlice(rng, extent(tc.m, tc.n, ldc, 1, 0))
+		a, b, c0, lda, sta, ldb, stb, ldc := tc.operands(rng)
 		want := append([]float32(nil), c0...)
 		sgemm(generic, 0, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.batch, tc.alpha, a, lda, sta, b, ldb, stb, tc.beta, want, ldc)
 		for _, ks := range sets[:len(sets)-1] {

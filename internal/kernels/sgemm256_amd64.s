@@ -2954,16 +2954,16 @@ GLOBL poolMask256<>(SB), RODATA|NOPTR, $64
 
 // func im2col256x8(dst, src *float32, c, h, w, kh, kw, oh, ow int)
 TEXT ·im2col256x8(SB), NOSPLIT, $0-72
-	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), R10
 	MOVQ w+32(FP), R8
 	SHLQ $2, R8
 	MOVQ ow+64(FP), R12
-	MOVQ R12, R13
-	SUBQ $8, R13
 	MOVQ h+24(FP), DX
 	SUBQ kh+40(FP), DX
 	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	MOVQ R12, R13
+	SUBQ $8, R13
 	MOVQ c+16(FP), R14
 	TESTQ R14, R14
 	JZ done
@@ -3007,16 +3007,16 @@ done:
 
 // func im2col256x4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
 TEXT ·im2col256x4(SB), NOSPLIT, $0-72
-	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), R10
 	MOVQ w+32(FP), R8
 	SHLQ $2, R8
 	MOVQ ow+64(FP), R12
-	MOVQ R12, R13
-	SUBQ $4, R13
 	MOVQ h+24(FP), DX
 	SUBQ kh+40(FP), DX
 	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	MOVQ R12, R13
+	SUBQ $4, R13
 	MOVQ c+16(FP), R14
 	TESTQ R14, R14
 	JZ done
@@ -3061,15 +3061,15 @@ done:
 // func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
 TEXT ·col2im256(SB), NOSPLIT, $0-72
 	MOVQ dx+0(FP), R10
-	MOVQ cols+8(FP), SI
 	MOVQ w+32(FP), R8
 	SHLQ $2, R8
 	MOVQ ow+64(FP), R12
-	MOVQ R12, R13
-	ANDQ $-8, R13
 	MOVQ h+24(FP), DX
 	SUBQ kh+40(FP), DX
 	IMULQ R8, DX
+	MOVQ cols+8(FP), SI
+	MOVQ R12, R13
+	ANDQ $-8, R13
 	MOVQ c+16(FP), R14
 	TESTQ R14, R14
 	JZ done

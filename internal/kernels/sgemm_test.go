@@ -72,13 +72,9 @@ func (tc gemmCase) String() string {
 		tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.batch, tc.padA, tc.padB, tc.padC, tc.alpha, tc.beta)
 }
 
-// runGemmCase runs tc on ks and checks every element against the float64
-// reference within the worst-case float32 summation bound, and that the
-// padding of C is untouched. Operands are sized exactly, so a read past the
-// last element would be caught by the bounds checks of the slices handed to
-// the kernels.
-func runGemmCase(t *testing.T, ks *kernelSet, tc gemmCase, rng *rand.Rand) {
-	t.Helper()
+// operands draws random operands of tc's shapes, strides and batch strides
+// (padded as tc says, and by 3 and 5 floats between batch entries).
+func (tc gemmCase) operands(rng *rand.Rand) (a, b, c []float32, lda, sta, ldb, stb, ldc int) {
 	rowsA, colsA := tc.m, tc.k
 	if tc.transA {
 		rowsA, colsA = tc.k, tc.m
@@ -87,11 +83,22 @@ func runGemmCase(t *testing.T, ks *kernelSet, tc gemmCase, rng *rand.Rand) {
 	if tc.transB {
 		rowsB, colsB = tc.n, tc.k
 	}
-	lda, ldb, ldc := max(1, colsA)+tc.padA, max(1, colsB)+tc.padB, max(1, tc.n)+tc.padC
-	sta, stb := rowsA*lda+3, rowsB*ldb+5
-	a := randSlice(rng, extent(rowsA, colsA, lda, tc.batch, sta))
-	b := randSlice(rng, extent(rowsB, colsB, ldb, tc.batch, stb))
-	c := randSlice(rng, extent(tc.m, tc.n, ldc, 1, 0))
+	lda, ldb, ldc = max(1, colsA)+tc.padA, max(1, colsB)+tc.padB, max(1, tc.n)+tc.padC
+	sta, stb = rowsA*lda+3, rowsB*ldb+5
+	a = randSlice(rng, extent(rowsA, colsA, lda, tc.batch, sta))
+	b = randSlice(rng, extent(rowsB, colsB, ldb, tc.batch, stb))
+	c = randSlice(rng, extent(tc.m, tc.n, ldc, 1, 0))
+	return a, b, c, lda, sta, ldb, stb, ldc
+}
+
+// runGemmCase runs tc on ks and checks every element against the float64
+// reference within the worst-case float32 summation bound, and that the
+// padding of C is untouched. Operands are sized exactly, so a read past the
+// last element would be caught by the bounds checks of the slices handed to
+// the kernels.
+func runGemmCase(t *testing.T, ks *kernelSet, tc gemmCase, rng *rand.Rand) {
+	t.Helper()
+	a, b, c, lda, sta, ldb, stb, ldc := tc.operands(rng)
 	const sentinel = 12345.5
 	for i := range tc.m {
 		for j := tc.n; j < ldc && i*ldc+j < len(c); j++ {

@@ -83,31 +83,13 @@ func genBcast256(s, d *bytes.Buffer, mr, nv int) {
 	acc := func(r, v int) string { return fmt.Sprintf("Y%d", r*ny+v) }
 	breg := func(v int) string { return fmt.Sprintf("Y%d", 14-ny+v) }
 	p(s, "MOVQ masks+96(FP), R10")
-	p(s, "MOVQ np+104(FP), AX")
-	p(s, "MOVQ AX, left-8(SP)")
-	p(s, "MOVQ $0, off-16(SP)")
-	s.WriteString("panel:\n")
+	bcastPanels(s)
 	for r := 0; r < mr; r++ {
 		for v := 0; v < ny; v++ {
 			p(s, "VXORPS %s, %s, %s", acc(r, v), acc(r, v), acc(r, v))
 		}
 	}
-	p(s, "MOVQ rsa+24(FP), DX")
-	p(s, "SHLQ $2, DX")
-	p(s, "MOVQ csa+32(FP), AX")
-	p(s, "SHLQ $2, AX")
-	p(s, "MOVQ ldb+56(FP), R13")
-	p(s, "SHLQ $2, R13")
-	p(s, "LEAQ (DX)(DX*2), R8") // 3 rows
-	p(s, "MOVQ a+16(FP), R15")
-	p(s, "MOVQ b+48(FP), DI")
-	p(s, "ADDQ off-16(SP), DI")
-	p(s, "MOVQ nb+8(FP), R14")
-	p(s, "TESTQ R14, R14")
-	p(s, "JZ done")
-	s.WriteString("seg:\n")
-	p(s, "MOVQ R15, SI")
-	p(s, "MOVQ DI, BX")
+	bcastSegments(s)
 	if mr > 3 {
 		p(s, "LEAQ (SI)(R8*1), R9")
 	}
@@ -148,13 +130,7 @@ func genBcast256(s, d *bytes.Buffer, mr, nv int) {
 	}
 	fmas()
 	p(s, "JNZ mloop")
-	s.WriteString("next:\n")
-	p(s, "MOVQ sta+40(FP), R9")
-	p(s, "LEAQ (R15)(R9*4), R15")
-	p(s, "MOVQ stb+64(FP), R9")
-	p(s, "LEAQ (DI)(R9*4), DI")
-	p(s, "DECQ R14")
-	p(s, "JNZ seg")
+	bcastNextSegment(s)
 	s.WriteString("done:\n")
 	p(s, "VBROADCASTSS alpha+88(FP), Y14")
 	p(s, "MOVQ c+72(FP), DI")

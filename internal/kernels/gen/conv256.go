@@ -5,30 +5,22 @@ import (
 	"fmt"
 )
 
-// genIm2col256 writes im2col256x{v}, the AVX2 im2col: for each kernel
-// offset (c, i, j) in order, the oh rows of ow floats starting at
-// src[c][i][j] (row stride w) go to consecutive floats of dst, v floats a
-// step (YMM for 8, XMM for 4) with an overlapping last step (ow ≥ v).
-func genIm2col256(s, d *bytes.Buffer, v int) {
-	name := fmt.Sprintf("im2col256x%d", v)
-	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
-	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
-	reg := "Y0"
-	if v == 4 {
-		reg = "X0"
-	}
-	p(s, "MOVQ dst+0(FP), DI")
-	p(s, "MOVQ src+8(FP), R10") // row (c, i)
+// convLoops writes the loops over (c, i, j, oy) of im2col256 and
+// col2im256 around row, which handles one row of ow floats (R12) between
+// the image row at AX and the column matrix row at cols: R10 walks the
+// image rows (c, i) from the argument image, R8 is an image row in bytes,
+// and cols steps by ow floats a row, as the column matrix's rows are
+// consecutive. setup runs once before the loops.
+func convLoops(s *bytes.Buffer, image, cols string, setup, row func()) {
+	p(s, "MOVQ %s, R10", image)
 	p(s, "MOVQ w+32(FP), R8")
-	p(s, "SHLQ $2, R8") // row bytes
+	p(s, "SHLQ $2, R8")
 	p(s, "MOVQ ow+64(FP), R12")
-	p(s, "MOVQ R12, R13")
-	p(s, "SUBQ $%d, R13", v) // start of a row's last step
 	// Bytes from the row after a plane's first kh rows to the next plane.
 	p(s, "MOVQ h+24(FP), DX")
 	p(s, "SUBQ kh+40(FP), DX")
 	p(s, "IMULQ R8, DX")
+	setup()
 	p(s, "MOVQ c+16(FP), R14")
 	p(s, "TESTQ R14, R14")
 	p(s, "JZ done")
@@ -41,19 +33,9 @@ func genIm2col256(s, d *bytes.Buffer, v int) {
 	p(s, "MOVQ R11, AX")
 	p(s, "MOVQ oh+56(FP), CX")
 	s.WriteString("orow:\n")
-	p(s, "XORQ R9, R9")
-	s.WriteString("step:\n")
-	p(s, "VMOVUPS (AX)(R9*4), %s", reg)
-	p(s, "VMOVUPS %s, (DI)(R9*4)", reg)
-	p(s, "ADDQ $%d, R9", v)
-	p(s, "CMPQ R9, R12")
-	p(s, "JGE rowdone")
-	p(s, "CMPQ R9, R13")
-	p(s, "JLE step")
-	p(s, "MOVQ R13, R9") // the last step overlaps the one before
-	p(s, "JMP step")
+	row()
 	s.WriteString("rowdone:\n")
-	p(s, "LEAQ (DI)(R12*4), DI")
+	p(s, "LEAQ (%s)(R12*4), %s", cols, cols)
 	p(s, "ADDQ R8, AX")
 	p(s, "DECQ CX")
 	p(s, "JNZ orow")
@@ -71,6 +53,38 @@ func genIm2col256(s, d *bytes.Buffer, v int) {
 	p(s, "RET")
 }
 
+// genIm2col256 writes im2col256x{v}, the AVX2 im2col: for each kernel
+// offset (c, i, j) in order, the oh rows of ow floats starting at
+// src[c][i][j] (row stride w) go to consecutive floats of dst, v floats a
+// step (YMM for 8, XMM for 4) with an overlapping last step (ow ≥ v).
+func genIm2col256(s, d *bytes.Buffer, v int) {
+	name := fmt.Sprintf("im2col256x%d", v)
+	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
+	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	reg := "Y0"
+	if v == 4 {
+		reg = "X0"
+	}
+	convLoops(s, "src+8(FP)", "DI", func() {
+		p(s, "MOVQ dst+0(FP), DI")
+		p(s, "MOVQ R12, R13")
+		p(s, "SUBQ $%d, R13", v) // start of a row's last step
+	}, func() {
+		p(s, "XORQ R9, R9")
+		s.WriteString("step:\n")
+		p(s, "VMOVUPS (AX)(R9*4), %s", reg)
+		p(s, "VMOVUPS %s, (DI)(R9*4)", reg)
+		p(s, "ADDQ $%d, R9", v)
+		p(s, "CMPQ R9, R12")
+		p(s, "JGE rowdone")
+		p(s, "CMPQ R9, R13")
+		p(s, "JLE step")
+		p(s, "MOVQ R13, R9") // the last step overlaps the one before
+		p(s, "JMP step")
+	})
+}
+
 // genCol2im256 writes col2im256, the AVX2 col2im: for each kernel offset
 // (c, i, j) in order and each of its oh rows, dx[c][oy+i][j : j+ow] +=
 // cols[(c, i, j)][oy][0 : ow], 8 floats a step, then 4, then one at a time.
@@ -80,71 +94,38 @@ func genCol2im256(s, d *bytes.Buffer) {
 	fmt.Fprintf(d, "//go:noescape\nfunc col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)\n\n")
 	fmt.Fprintf(s, "\n// func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)\n")
 	fmt.Fprintf(s, "TEXT ·col2im256(SB), NOSPLIT, $0-72\n")
-	p(s, "MOVQ dx+0(FP), R10") // row (c, i)
-	p(s, "MOVQ cols+8(FP), SI")
-	p(s, "MOVQ w+32(FP), R8")
-	p(s, "SHLQ $2, R8") // row bytes
-	p(s, "MOVQ ow+64(FP), R12")
-	p(s, "MOVQ R12, R13")
-	p(s, "ANDQ $-8, R13") // end of the 8-float steps
-	p(s, "MOVQ h+24(FP), DX")
-	p(s, "SUBQ kh+40(FP), DX")
-	p(s, "IMULQ R8, DX") // from the row after a plane's first kh rows to the next plane
-	p(s, "MOVQ c+16(FP), R14")
-	p(s, "TESTQ R14, R14")
-	p(s, "JZ done")
-	s.WriteString("plane:\n")
-	p(s, "MOVQ kh+40(FP), R15")
-	s.WriteString("krow:\n")
-	p(s, "MOVQ R10, R11")
-	p(s, "MOVQ kw+48(FP), BX")
-	s.WriteString("kcol:\n")
-	p(s, "MOVQ R11, AX")
-	p(s, "MOVQ oh+56(FP), CX")
-	s.WriteString("orow:\n")
-	p(s, "XORQ R9, R9")
-	p(s, "CMPQ R9, R13")
-	p(s, "JGE four")
-	s.WriteString("eight:\n")
-	p(s, "VMOVUPS (AX)(R9*4), Y0")
-	p(s, "VADDPS (SI)(R9*4), Y0, Y0")
-	p(s, "VMOVUPS Y0, (AX)(R9*4)")
-	p(s, "ADDQ $8, R9")
-	p(s, "CMPQ R9, R13")
-	p(s, "JLT eight")
-	s.WriteString("four:\n")
-	p(s, "LEAQ 4(R9), DI")
-	p(s, "CMPQ DI, R12")
-	p(s, "JGT one")
-	p(s, "VMOVUPS (AX)(R9*4), X0")
-	p(s, "VADDPS (SI)(R9*4), X0, X0")
-	p(s, "VMOVUPS X0, (AX)(R9*4)")
-	p(s, "MOVQ DI, R9")
-	s.WriteString("one:\n")
-	p(s, "CMPQ R9, R12")
-	p(s, "JGE rowdone")
-	p(s, "VMOVSS (AX)(R9*4), X0")
-	p(s, "VADDSS (SI)(R9*4), X0, X0")
-	p(s, "VMOVSS X0, (AX)(R9*4)")
-	p(s, "INCQ R9")
-	p(s, "JMP one")
-	s.WriteString("rowdone:\n")
-	p(s, "LEAQ (SI)(R12*4), SI")
-	p(s, "ADDQ R8, AX")
-	p(s, "DECQ CX")
-	p(s, "JNZ orow")
-	p(s, "ADDQ $4, R11")
-	p(s, "DECQ BX")
-	p(s, "JNZ kcol")
-	p(s, "ADDQ R8, R10")
-	p(s, "DECQ R15")
-	p(s, "JNZ krow")
-	p(s, "ADDQ DX, R10")
-	p(s, "DECQ R14")
-	p(s, "JNZ plane")
-	s.WriteString("done:\n")
-	p(s, "VZEROUPPER")
-	p(s, "RET")
+	convLoops(s, "dx+0(FP)", "SI", func() {
+		p(s, "MOVQ cols+8(FP), SI")
+		p(s, "MOVQ R12, R13")
+		p(s, "ANDQ $-8, R13") // end of the 8-float steps
+	}, func() {
+		p(s, "XORQ R9, R9")
+		p(s, "CMPQ R9, R13")
+		p(s, "JGE four")
+		s.WriteString("eight:\n")
+		p(s, "VMOVUPS (AX)(R9*4), Y0")
+		p(s, "VADDPS (SI)(R9*4), Y0, Y0")
+		p(s, "VMOVUPS Y0, (AX)(R9*4)")
+		p(s, "ADDQ $8, R9")
+		p(s, "CMPQ R9, R13")
+		p(s, "JLT eight")
+		s.WriteString("four:\n")
+		p(s, "LEAQ 4(R9), DI")
+		p(s, "CMPQ DI, R12")
+		p(s, "JGT one")
+		p(s, "VMOVUPS (AX)(R9*4), X0")
+		p(s, "VADDPS (SI)(R9*4), X0, X0")
+		p(s, "VMOVUPS X0, (AX)(R9*4)")
+		p(s, "MOVQ DI, R9")
+		s.WriteString("one:\n")
+		p(s, "CMPQ R9, R12")
+		p(s, "JGE rowdone")
+		p(s, "VMOVSS (AX)(R9*4), X0")
+		p(s, "VADDSS (SI)(R9*4), X0, X0")
+		p(s, "VMOVSS X0, (AX)(R9*4)")
+		p(s, "INCQ R9")
+		p(s, "JMP one")
+	})
 }
 
 // genTranspose256 writes transpose8x256, the AVX2 form of transpose16x512:

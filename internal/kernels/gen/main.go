@@ -145,31 +145,13 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	for v := 1; v < nv; v++ {
 		p(s, "KSHIFTRQ $%d, K1, K%d", 16*v, v+1)
 	}
-	p(s, "MOVQ np+104(FP), AX")
-	p(s, "MOVQ AX, left-8(SP)")
-	p(s, "MOVQ $0, off-16(SP)")
-	s.WriteString("panel:\n")
+	bcastPanels(s)
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
 			p(s, "VPXORD %s, %s, %s", acc(r, v), acc(r, v), acc(r, v))
 		}
 	}
-	p(s, "MOVQ rsa+24(FP), DX")
-	p(s, "SHLQ $2, DX")
-	p(s, "MOVQ csa+32(FP), AX")
-	p(s, "SHLQ $2, AX")
-	p(s, "MOVQ ldb+56(FP), R13")
-	p(s, "SHLQ $2, R13")
-	p(s, "LEAQ (DX)(DX*2), R8") // 3 rows
-	p(s, "MOVQ a+16(FP), R15")
-	p(s, "MOVQ b+48(FP), DI")
-	p(s, "ADDQ off-16(SP), DI")
-	p(s, "MOVQ nb+8(FP), R14")
-	p(s, "TESTQ R14, R14")
-	p(s, "JZ done")
-	s.WriteString("seg:\n")
-	p(s, "MOVQ R15, SI")
-	p(s, "MOVQ DI, BX")
+	bcastSegments(s)
 	bases := []string{"SI", "R9", "R10", "R11", "R12"}
 	for i := 1; i <= (mr-1)/3; i++ {
 		p(s, "LEAQ (%s)(R8*1), %s", bases[i-1], bases[i])
@@ -197,13 +179,7 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "ADDQ R13, BX")
 	p(s, "DECQ CX")
 	p(s, "JNZ loop")
-	s.WriteString("next:\n")
-	p(s, "MOVQ sta+40(FP), R9")
-	p(s, "LEAQ (R15)(R9*4), R15")
-	p(s, "MOVQ stb+64(FP), R9")
-	p(s, "LEAQ (DI)(R9*4), DI")
-	p(s, "DECQ R14")
-	p(s, "JNZ seg")
+	bcastNextSegment(s)
 	s.WriteString("done:\n")
 	p(s, "VBROADCASTSS alpha+88(FP), Z30")
 	p(s, "MOVQ c+72(FP), DI")
@@ -242,6 +218,51 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "JNZ panel")
 	p(s, "VZEROUPPER")
 	p(s, "RET")
+}
+
+// The broadcast kernels of every x86 set share their frame (see
+// genBcast512) and their loops over panels and segments: the panel count
+// left and the panel offset live in a 16-byte frame; SI and BX walk a
+// segment's A and B from R15 and DI, with the row and column strides of A
+// in DX and AX (bytes), three rows in R8, and B's row stride in R13.
+
+// bcastPanels starts the panel loop.
+func bcastPanels(s *bytes.Buffer) {
+	p(s, "MOVQ np+104(FP), AX")
+	p(s, "MOVQ AX, left-8(SP)")
+	p(s, "MOVQ $0, off-16(SP)")
+	s.WriteString("panel:\n")
+}
+
+// bcastSegments loads the strides and starts the segment loop.
+func bcastSegments(s *bytes.Buffer) {
+	p(s, "MOVQ rsa+24(FP), DX")
+	p(s, "SHLQ $2, DX")
+	p(s, "MOVQ csa+32(FP), AX")
+	p(s, "SHLQ $2, AX")
+	p(s, "MOVQ ldb+56(FP), R13")
+	p(s, "SHLQ $2, R13")
+	p(s, "LEAQ (DX)(DX*2), R8") // 3 rows
+	p(s, "MOVQ a+16(FP), R15")
+	p(s, "MOVQ b+48(FP), DI")
+	p(s, "ADDQ off-16(SP), DI")
+	p(s, "MOVQ nb+8(FP), R14")
+	p(s, "TESTQ R14, R14")
+	p(s, "JZ done")
+	s.WriteString("seg:\n")
+	p(s, "MOVQ R15, SI")
+	p(s, "MOVQ DI, BX")
+}
+
+// bcastNextSegment steps A and B to the next segment and closes its loop.
+func bcastNextSegment(s *bytes.Buffer) {
+	s.WriteString("next:\n")
+	p(s, "MOVQ sta+40(FP), R9")
+	p(s, "LEAQ (R15)(R9*4), R15")
+	p(s, "MOVQ stb+64(FP), R9")
+	p(s, "LEAQ (DI)(R9*4), DI")
+	p(s, "DECQ R14")
+	p(s, "JNZ seg")
 }
 
 // genDot512 writes the kernel for C = alpha·A·Bᵀ + beta·C on an mr × nr tile
