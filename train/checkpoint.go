@@ -70,7 +70,12 @@ func (r *runner) checkpoint() error {
 func (r *runner) writeModel() error {
 	r.s.opt.Mean(r.xbar)
 	ck := modelCheckpoint(r.s.model, r.xbar)
-	m, err := json.Marshal(modelMeta{meta: meta{Config: r.s.cfg}, Input: inputSpec(r.s.cfg, r.s.train, r.s.model)})
+	// The model file holds what the run computed, not the machine it ran
+	// on: runs that computed the same bits write the same bytes whatever
+	// their worker count (summary.json records it, and the kernel set).
+	cfg := r.s.cfg
+	cfg.Workers = 0
+	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg}, Input: inputSpec(r.s.cfg, r.s.train, r.s.model)})
 	if err != nil {
 		return err
 	}

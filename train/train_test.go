@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // a8a is the real LibSVM file shipped beside the repository.
@@ -162,27 +163,41 @@ func TestOutputs(t *testing.T) {
 }
 
 // TestSameSeedSameMetrics runs a configuration twice, with one and with
-// two workers: the metrics must be identical.
+// two workers: the metrics and the model file's bytes must be identical,
+// and summary.json must record each run's workers and kernel set.
 func TestSameSeedSameMetrics(t *testing.T) {
 	needA8A(t)
 	var runs [][]string
+	var models [][]byte
 	for _, workers := range []int{1, 2} {
 		cfg := lrConfig(decentral.GNSD)
 		cfg.Workers = workers
 		out := t.TempDir()
-		if _, err := Train(context.Background(), cfg, Options{Out: out}); err != nil {
+		sum, err := Train(context.Background(), cfg, Options{Out: out})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if sum.Workers != workers || sum.Kernels != kernels.Name() {
+			t.Errorf("summary records workers %d and kernels %q, want %d and %q", sum.Workers, sum.Kernels, workers, kernels.Name())
 		}
 		_, rows, err := readRun(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, withoutSeconds(rows))
+		model, err := os.ReadFile(filepath.Join(out, ModelFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, model)
 	}
 	for i := range runs[0] {
 		if runs[0][i] != runs[1][i] {
 			t.Errorf("row %d differs between 1 and 2 workers:\n%s\n%s", i, runs[0][i], runs[1][i])
 		}
+	}
+	if !bytes.Equal(models[0], models[1]) {
+		t.Errorf("%s differs between 1 and 2 workers", ModelFile)
 	}
 }
 
