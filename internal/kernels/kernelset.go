@@ -17,11 +17,11 @@ const (
 	isaNEON
 )
 
-// kernelSet is one implementation of the GEMM micro-kernels: AVX-512 or
-// AVX2 assembly on amd64, NEON assembly on arm64, or the pure-Go reference. Every set sums each output
-// element's products in the same order with single-rounding fused
-// multiply-adds, so all of them give the same bits; they differ only in
-// speed and in the tile shapes they cover. The set used by the exported
+// kernelSet is one implementation of the kernels: AVX-512 or AVX2 assembly
+// on amd64, NEON assembly on arm64, or the pure-Go reference. Every set's
+// GEMM sums each output element's products in the same order with
+// single-rounding fused multiply-adds, so all of them give the same bits;
+// they differ only in speed and in the tile shapes they cover. The set used by the exported
 // functions is chosen once at package initialisation (native); tests run
 // every set the CPU has.
 type kernelSet struct {
