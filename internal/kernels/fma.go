@@ -13,8 +13,9 @@ import "math"
 func fma32Emulated(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	s := p + float64(c)
-	u := math.Float64bits(s)
-	if u&(1<<29-1) == 1<<28 || (u>>52&0x7ff < 1023-126 && u<<1 != 0) {
+	// A midpoint, or below float32's smallest normal (zero included: the
+	// slow path returns it unchanged). axpy32 and fmaLanes repeat this test.
+	if u := math.Float64bits(s); u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52 {
 		return fma32Slow(p, float64(c), s)
 	}
 	return float32(s)
@@ -23,7 +24,9 @@ func fma32Emulated(a, b, c float32) float32 {
 // fma32Slow rounds s = p + c (rounded to nearest in float64) to odd, using
 // the exact error of the addition, and then to float32: rounding to odd in
 // a format with at least two more bits than the target makes the second
-// rounding correct.
+// rounding correct. It is kept out of line so that fma32Emulated inlines.
+//
+//go:noinline
 func fma32Slow(p, c, s float64) float32 {
 	bb := s - p
 	e := (p - (s - bb)) + (c - bb) // p + c = s + e exactly (TwoSum)

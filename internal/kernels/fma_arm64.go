@@ -5,3 +5,19 @@ package kernels
 // compiler fuses this expression into one FMADDS instruction (TestFMA32
 // checks that it does).
 func fma32(a, b, c float32) float32 { return a*b + c }
+
+// axpy32 sets y[j] = fma32(a, x[j], y[j]) for j < len(y).
+func axpy32(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for j, xv := range x {
+		y[j] = a*xv + y[j]
+	}
+}
+
+// fmaLanes sets lane[l] = fma32(x[l], y[l], lane[l]) for the 16 lanes.
+func fmaLanes(lane *[dotLanes]float32, x, y []float32) {
+	x, y = x[:dotLanes], y[:dotLanes]
+	for l := range lane {
+		lane[l] = x[l]*y[l] + lane[l]
+	}
+}

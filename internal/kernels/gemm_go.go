@@ -18,10 +18,7 @@ func bcastGo(mr, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, b
 			bo := boff + s*stb
 			for p := range k {
 				av := a[ao+p*csa]
-				row := b[bo+p*ldb : bo+p*ldb+nr]
-				for j, bv := range row {
-					sum[j] = fma32(av, bv, sum[j])
-				}
+				axpy32(sum, b[bo+p*ldb:bo+p*ldb+nr], av)
 			}
 		}
 		storeRow(c[coff+i*ldc:coff+i*ldc+nr], sum, alpha, beta)
@@ -63,9 +60,7 @@ func dotGo(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff
 				br := b[boff+s*stb+j*ldb:][:k]
 				p := 0
 				for ; p+dotLanes <= k; p += dotLanes {
-					for l := range lane {
-						lane[l] = fma32(ar[p+l], br[p+l], lane[l])
-					}
+					fmaLanes(&lane, ar[p:], br[p:])
 				}
 				if p < k {
 					for l := range lane {

@@ -59,6 +59,28 @@ func TestFMA32(t *testing.T) {
 			t.Fatalf("fma32Emulated(%x, %x, %x) = %x, want %x", tc[0], tc[1], tc[2], got, want)
 		}
 	}
+	// The loops that write the FMA out: one multiplier per call for axpy32,
+	// 16 cases at a time for fmaLanes.
+	for _, tc := range cases {
+		y := []float32{tc[2]}
+		axpy32(y, []float32{tc[1]}, tc[0])
+		if want := fma32Exact(tc[0], tc[1], tc[2]); math.Float32bits(y[0]) != math.Float32bits(want) {
+			t.Fatalf("axpy32: %x·%x + %x = %x, want %x", tc[0], tc[1], tc[2], y[0], want)
+		}
+	}
+	for i := 0; i+dotLanes <= len(cases); i += dotLanes {
+		var lane [dotLanes]float32
+		x, y := make([]float32, dotLanes), make([]float32, dotLanes)
+		for l := range lane {
+			x[l], y[l], lane[l] = cases[i+l][0], cases[i+l][1], cases[i+l][2]
+		}
+		fmaLanes(&lane, x, y)
+		for l, got := range lane {
+			if want := fma32Exact(x[l], y[l], cases[i+l][2]); math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("fmaLanes: %x·%x + %x = %x, want %x", x[l], y[l], cases[i+l][2], got, want)
+			}
+		}
+	}
 	// The double-rounding case must actually differ from a plain float64 sum.
 	a, b, c := float32(0x1.000002p-12), float32(0x1.fffffcp-13), float32(0x1.000002p0)
 	if plain := float32(float64(a)*float64(b) + float64(c)); plain == fma32Emulated(a, b, c) {
