@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -188,12 +187,8 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return nil, flag.ErrHelp
-			}
-			return nil, usageError{err}
+		if err := parseOnce(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {

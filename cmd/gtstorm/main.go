@@ -118,16 +118,31 @@ func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args into fs, turning a parse failure into a usageError;
-// --help returns flag.ErrHelp once fs.Parse has printed the help.
+// --help returns flag.ErrHelp once the help is printed.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return flag.ErrHelp
-		}
-		return usageError{err}
+	if err := parseOnce(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseOnce runs fs.Parse. The flag package prints the usage on every parse
+// error; here only --help prints it (then flag.ErrHelp is returned), so that
+// a bad value is one line (a usageError).
+func parseOnce(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return flag.ErrHelp
+	case err != nil:
+		return usageError{err}
 	}
 	return nil
 }

@@ -103,18 +103,36 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"topology", "--topology", "exp", "--nodes", "0"}, "--nodes 0"},
 		{[]string{"topology", "--link-drop", "1.5"}, "--link-drop 1.5"},
 		{[]string{"frobnicate"}, "unknown command"},
+		// Parse errors: one line too, and no usage on stdout, for every command.
+		{[]string{"train", "--gamma", "abc"}, "-gamma"},
+		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
+		{[]string{"compare", "--link-bandwidth", "10Xbit"}, "-link-bandwidth"},
+		{[]string{"sweep", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"resume", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"eval", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"export", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"predict", "--top", "abc", "x.png"}, "-top"},
+		{[]string{"bench", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"topology", "--nodes", "x"}, "-nodes"},
+		{[]string{"node", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"launch", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"certs", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"data", "info", "--no-such-flag"}, "no-such-flag"},
 	}
 	for _, tc := range cases {
 		cmd := gtstorm(tc.args...)
 		cmd.Dir = dir // a run that wrongly started would write runs/ here
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
+		var outb, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &outb, &errb
 		err := cmd.Run()
 		code := cmd.ProcessState.ExitCode()
 		msg := errb.String()
 		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) || strings.Contains(msg, "panic:") || strings.Contains(msg, "goroutine 1 [") {
 			t.Errorf("gtstorm %s: exit %d (%v), stderr %q; want exit 2 and one line with %q",
 				strings.Join(tc.args, " "), code, err, msg, tc.want)
+		}
+		if outb.Len() > 0 {
+			t.Errorf("gtstorm %s: printed %d bytes on stdout (the usage?), want none", strings.Join(tc.args, " "), outb.Len())
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
