@@ -11,7 +11,7 @@ var ErrDiverged = errors.New("diverged")
 
 // Config chooses an algorithm and its step sizes.
 type Config struct {
-	Algorithm string  // a registered Method's name: DSGD, GNSD or GTSTORM
+	Algorithm string  // a registered Method's name: DSGD, GNSD, GTSTORM, D2, DGET or CHOCO
 	Eta0      float64 // initial step size η_0 > 0
 	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
 	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.

@@ -614,8 +614,8 @@ func (o *Optimizer) Eta() float64 { return o.sched.Eta(o.round) }
 
 // Beta returns β_t for t = Round(): the weight a [Momentum] method such as
 // GT-STORM gave the mixed v in forming the current v_t (0 at t = 0, where
-// v_0 is a plain gradient). Other methods (DSGD, GNSD) have no β and
-// report 0.
+// v_0 is a plain gradient). Methods without momentum (DSGD, GNSD, D²,
+// D-GET, CHOCO) have no β and report 0.
 func (o *Optimizer) Beta() float64 {
 	if _, ok := o.meth.(Momentum); !ok {
 		return 0

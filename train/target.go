@@ -1,6 +1,7 @@
 package train
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,28 @@ type TargetReached struct {
 	BytesPerNode int64  `json:"bytes_sent_per_node,omitempty"`
 	SimSeconds   Num    `json:"sim_seconds,omitempty"`
 	Seconds      Num    `json:"seconds,omitempty"`
+}
+
+// MarshalJSON writes a reached target with all its figures, zeros included
+// (a target met at round 0 says round 0), and one never reached with only
+// its name and reached: false.
+func (t TargetReached) MarshalJSON() ([]byte, error) {
+	if !t.Reached {
+		return json.Marshal(struct {
+			Target  string `json:"target"`
+			Reached bool   `json:"reached"`
+		}{t.Target, false})
+	}
+	type reached struct {
+		Target       string `json:"target"`
+		Reached      bool   `json:"reached"`
+		Round        int    `json:"round"`
+		Samples      int64  `json:"samples"`
+		BytesPerNode int64  `json:"bytes_sent_per_node"`
+		SimSeconds   Num    `json:"sim_seconds,omitempty"`
+		Seconds      Num    `json:"seconds"`
+	}
+	return json.Marshal(reached(t))
 }
 
 // target returns the first of rows that meets c's target, or nil when c

@@ -1,6 +1,6 @@
 // Command gtstorm trains neural networks with decentralized algorithms
-// (GT-STORM, GNSD, DSGD) over simulated nodes, and runs the paper's
-// experiments. Run `gtstorm help` for the list of commands.
+// (GT-STORM, GNSD, DSGD, D², D-GET, CHOCO-SGD) over simulated nodes or
+// ranks on several processes, and runs the paper's experiments. Run `gtstorm help` for the list of commands.
 package main
 
 import (
@@ -91,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "gtstorm: decentralized training with GT-STORM, GNSD and DSGD")
+	fmt.Fprintln(w, "gtstorm: decentralized training with GT-STORM, GNSD, DSGD, D², D-GET and CHOCO-SGD")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: gtstorm <command> [flags]")
 	fmt.Fprintln(w)
