@@ -28,7 +28,7 @@ func TestCompareFiveAlgorithms(t *testing.T) {
 				"--budget", "samples=" + strconv.Itoa(budget), "--batch", "4", "--period", "50", "--big-batch", "200",
 				"--eta0", "0.1", "--eval-every", "100", "--grad-samples", "20", "--local-eval", "100",
 				"--out", out}, graph...)
-			if b, err := gtstorm(args...).CombinedOutput(); err != nil {
+			if b, err := gtstorm(t, args...).CombinedOutput(); err != nil {
 				t.Fatalf("compare: %v\n%s", err, b)
 			}
 			rows, col := readResults(t, out, 5)
@@ -76,7 +76,7 @@ func TestCompareCompressedOnNetworks(t *testing.T) {
 		"--networks", "1ms/1Gbit,50ms/10Mbit", "--compute", "1ms", "--target-acc", "0.7",
 		"--iters", "60", "--batch", "4", "--eta0", "0.1", "--eval-every", "20", "--grad-samples", "20", "--local-eval", "100",
 		"--out", out}
-	if b, err := gtstorm(args...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, args...).CombinedOutput(); err != nil {
 		t.Fatalf("compare: %v\n%s", err, b)
 	}
 	rows, col := readResults(t, out, 6)

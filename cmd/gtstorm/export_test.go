@@ -31,7 +31,7 @@ func TestExportONNXEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
-	out, err := gtstorm("train", "--dataset", "mnist", "--iters", "20", "--nodes", "2", "--eval-every", "20",
+	out, err := gtstorm(t, "train", "--dataset", "mnist", "--iters", "20", "--nodes", "2", "--eval-every", "20",
 		"--local-eval", "10", "--grad-samples", "10", "--batch", "32", "--eta0", "0.1", "--partition", "iid",
 		"--out", run).CombinedOutput()
 	if err != nil {
@@ -39,7 +39,7 @@ func TestExportONNXEndToEnd(t *testing.T) {
 	}
 	model := filepath.Join(run, "model.gtck")
 	onnxFile := filepath.Join(dir, "model.onnx")
-	out, err = gtstorm("export", "--model", model, "--onnx", onnxFile).CombinedOutput()
+	out, err = gtstorm(t, "export", "--model", model, "--onnx", onnxFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
@@ -157,7 +157,7 @@ func TestExportErrors(t *testing.T) {
 		{[]string{"export", "--model", logreg, "--onnx", filepath.Join(dir, "a.onnx")}, 1, logreg + " holds a logistic regression"},
 		{[]string{"export", "--model", cnn, "--onnx", noDir}, 1, noDir},
 	} {
-		cmd := gtstorm(tc.args...)
+		cmd := gtstorm(t, tc.args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -177,7 +177,7 @@ func TestExportErrors(t *testing.T) {
 	}
 	// A valid export of the untrained model writes the file.
 	good := filepath.Join(dir, "good.onnx")
-	if out, err := gtstorm("export", "--model", cnn, "--onnx", good).CombinedOutput(); err != nil {
+	if out, err := gtstorm(t, "export", "--model", cnn, "--onnx", good).CombinedOutput(); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
 	if fi, err := os.Stat(good); err != nil || fi.Size() < 4*int64(c.NumParams()) {

@@ -23,7 +23,7 @@ func TestBadFilesExit1(t *testing.T) {
 		{"train", "--topology", edges, "--out", filepath.Join(dir, "a")},
 		{"train", "--dataset", "libsvm", "--data-dir", svm, "--batch", "1", "--out", filepath.Join(dir, "b")},
 	} {
-		cmd := gtstorm(args...)
+		cmd := gtstorm(t, args...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		cmd.Run()
@@ -41,7 +41,7 @@ func TestGridInterruptNamesFolder(t *testing.T) {
 	needA8A(t)
 	dir := t.TempDir()
 	a8aAbs, _ := filepath.Abs(a8a)
-	cmd := gtstorm("compare", "--dataset", "libsvm", "--data-dir", a8aAbs, "--algos", "dsgd", "--partitions", "iid",
+	cmd := gtstorm(t, "compare", "--dataset", "libsvm", "--data-dir", a8aAbs, "--algos", "dsgd", "--partitions", "iid",
 		"--batch", "1", "--eta0", "0.1", "--iters", "200000", "--eval-every", "1000", "--local-eval", "100", "--grad-samples", "10")
 	cmd.Dir = dir
 	stderr, _ := cmd.StderrPipe()
@@ -74,7 +74,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		t.Skip("a run of several seconds")
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := gtstorm("train", "--dataset", "mnist", "--iters", "100000", "--eval-every", "1", "--checkpoint-every", "1",
+	cmd := gtstorm(t, "train", "--dataset", "mnist", "--iters", "100000", "--eval-every", "1", "--checkpoint-every", "1",
 		"--local-eval", "10000", "--out", out)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -82,7 +82,7 @@ func TestInterruptResumes(t *testing.T) {
 			t.Errorf("interrupted launch does not say %q:\n%s", want, text)
 		}
 		t.Logf("the ranks stopped %v after SIGINT:\n%s", took.Round(time.Millisecond), text)
-		if b, err := gtstorm("launch", "--resume", "--out", out).CombinedOutput(); err != nil {
+		if b, err := gtstorm(t, "launch", "--resume", "--out", out).CombinedOutput(); err != nil {
 			t.Fatalf("launch --resume: %v\n%s", err, b)
 		}
 		same(t, out)

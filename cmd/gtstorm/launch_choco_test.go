@@ -16,10 +16,10 @@ func TestLaunchChocoEqualsTrain(t *testing.T) {
 	flags := []string{"--algo", "choco", "--compress", "topk:0.01", "--iters", "20", "--eval-every", "10",
 		"--checkpoint-every", "10", "--local-eval", "200", "--grad-samples", "20"}
 	one, two := filepath.Join(dir, "train"), filepath.Join(dir, "launch")
-	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
-	if b, err := gtstorm(append([]string{"launch", "--ranks", "2", "--out", two}, flags...)...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, append([]string{"launch", "--ranks", "2", "--out", two}, flags...)...).CombinedOutput(); err != nil {
 		t.Fatalf("launch --ranks 2: %v\n%s", err, b)
 	}
 	sameModel(t, two, one)

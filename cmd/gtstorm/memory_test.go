@@ -15,7 +15,7 @@ import (
 // memory" and no goroutine dump.
 func TestTrainRefusedForMemory(t *testing.T) {
 	dir := t.TempDir()
-	cmd := gtstorm("train", "--nodes", "30000", "--topology", "ring", "--partition", "iid", "--iters", "1", "--max-memory", "1GiB")
+	cmd := gtstorm(t, "train", "--nodes", "30000", "--topology", "ring", "--partition", "iid", "--iters", "1", "--max-memory", "1GiB")
 	cmd.Dir = dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -52,7 +52,7 @@ func TestTrainRefusedForMemory(t *testing.T) {
 func TestMaxMemoryFlag(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []string{"8G", "lots", "-1GiB", "1.5.2MB", "12XB"} {
-		cmd := gtstorm("train", "--max-memory", bad)
+		cmd := gtstorm(t, "train", "--max-memory", bad)
 		cmd.Dir = dir
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -66,7 +66,7 @@ func TestMaxMemoryFlag(t *testing.T) {
 	// A size that is accepted; the run itself is refused (1 MiB) before it
 	// creates its folder, so nothing is loaded or left behind.
 	out := filepath.Join(dir, "run")
-	cmd := gtstorm("train", "--max-memory", "1MiB", "--out", out)
+	cmd := gtstorm(t, "train", "--max-memory", "1MiB", "--out", out)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	cmd.Run()

@@ -76,13 +76,13 @@ func TestLaunchEqualsTrain(t *testing.T) {
 	}
 	dir := t.TempDir()
 	one := filepath.Join(dir, "train")
-	if b, err := gtstorm(append([]string{"train", "--out", one}, smallMNIST...)...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, append([]string{"train", "--out", one}, smallMNIST...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
 	for _, k := range []int{2, 5} {
 		out := filepath.Join(dir, fmt.Sprintf("launch%d", k))
 		args := append([]string{"launch", "--ranks", fmt.Sprint(k), "--out", out}, smallMNIST...)
-		b, err := gtstorm(args...).CombinedOutput()
+		b, err := gtstorm(t, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("launch --ranks %d: %v\n%s", k, err, b)
 		}
@@ -138,7 +138,7 @@ func TestNodeBadInput(t *testing.T) {
 		{[]string{"node", "--rank", "0", "--ranks", good, "--certs", filepath.Join(dir, "nocerts")}, "ca.pem"},
 		{[]string{"launch", "--ranks", "11"}, "--ranks 11"},
 	} {
-		cmd := gtstorm(tc.args...)
+		cmd := gtstorm(t, tc.args...)
 		cmd.Dir = dir
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -293,10 +293,10 @@ func TestNodeFolderHoldsRun(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	args := []string{"node", "--rank", "0", "--ranks", ranks, "--insecure", "--out", out,
 		"--iters", "4", "--eval-every", "4", "--local-eval", "100", "--grad-samples", "10"}
-	if b, err := gtstorm(args...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, args...).CombinedOutput(); err != nil {
 		t.Fatalf("first run: %v\n%s", err, b)
 	}
-	b, err := gtstorm(args...).CombinedOutput()
+	b, err := gtstorm(t, args...).CombinedOutput()
 	msg := string(b)
 	if err == nil || !strings.Contains(msg, "--resume --out "+out) || strings.Contains(msg, "gtstorm resume") {
 		t.Errorf("second run in the same folder: %v, output %q; want a refusal naming node --resume", err, msg)
@@ -313,7 +313,7 @@ var faultFlags = []string{"--iters", "40", "--batch", "16", "--eval-every", "8",
 func trainReference(t *testing.T, dir string, flags []string) string {
 	t.Helper()
 	one := filepath.Join(dir, "train")
-	if b, err := gtstorm(append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, append([]string{"train", "--out", one}, flags...)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, b)
 	}
 	return one

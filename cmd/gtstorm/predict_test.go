@@ -81,7 +81,7 @@ func TestPredictCommand(t *testing.T) {
 	}
 
 	// JSON lines, flags after the images.
-	cmd := gtstorm(append(append([]string{"predict"}, images...), "--model", model, "--json")...)
+	cmd := gtstorm(t, append(append([]string{"predict"}, images...), "--model", model, "--json")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -124,7 +124,7 @@ func TestPredictCommand(t *testing.T) {
 	}
 
 	// Text, --top 2, flags first.
-	cmd = gtstorm(append([]string{"predict", "--model", model, "--top", "2"}, images[:3]...)...)
+	cmd = gtstorm(t, append([]string{"predict", "--model", model, "--top", "2"}, images[:3]...)...)
 	stdout.Reset()
 	stderr.Reset()
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -228,7 +228,7 @@ func TestPredictBadInput(t *testing.T) {
 		{[]string{"predict", "--model", model, "--colour", good[0]}, 2, "colour"},
 	}
 	for _, c := range cases {
-		cmd := gtstorm(c.args...)
+		cmd := gtstorm(t, c.args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.Run()
@@ -242,7 +242,7 @@ func TestPredictBadInput(t *testing.T) {
 	// A file named like a flag after "--" is an image.
 	dash := filepath.Join(dir, "-x.png")
 	os.WriteFile(dash, full.Bytes(), 0o644)
-	cmd := gtstorm("predict", "--model", model, "--top", "1", "--", "-x.png")
+	cmd := gtstorm(t, "predict", "--model", model, "--top", "1", "--", "-x.png")
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

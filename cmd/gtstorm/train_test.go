@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -24,9 +26,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// gtstorm returns a command that runs this test binary as gtstorm.
-func gtstorm(args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
+// gtstorm returns a command that runs this test binary as gtstorm, killed
+// when the test ends or 30 s before the test binary's deadline, whichever
+// comes first, so that a hung child fails its test instead of the package.
+func gtstorm(t *testing.T, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-30*time.Second))
+	}
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
 	return cmd
 }
@@ -120,7 +129,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"data", "info", "--no-such-flag"}, "no-such-flag"},
 	}
 	for _, tc := range cases {
-		cmd := gtstorm(tc.args...)
+		cmd := gtstorm(t, tc.args...)
 		cmd.Dir = dir // a run that wrongly started would write runs/ here
 		var outb, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &outb, &errb
@@ -151,11 +160,11 @@ func TestTrainEvalResume(t *testing.T) {
 		"--checkpoint-every", "2000", "--local-eval", "200", "--grad-samples", "20"}
 
 	full := filepath.Join(dir, "full")
-	if out, err := gtstorm(append(args, "--out", full)...).CombinedOutput(); err != nil {
+	if out, err := gtstorm(t, append(args, "--out", full)...).CombinedOutput(); err != nil {
 		t.Fatalf("train: %v\n%s", err, out)
 	}
 	want := readSummary(t, full)
-	out, err := gtstorm("eval", "--checkpoint", filepath.Join(full, train.ModelFile)).CombinedOutput()
+	out, err := gtstorm(t, "eval", "--checkpoint", filepath.Join(full, train.ModelFile)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, out)
 	}
@@ -171,7 +180,7 @@ func TestTrainEvalResume(t *testing.T) {
 		if sig != syscall.SIGKILL && !strings.Contains(log, "gtstorm resume --out "+cut) {
 			t.Errorf("the interrupted run does not say how to resume:\n%s", log)
 		}
-		if out, err := gtstorm("resume", "--out", cut).CombinedOutput(); err != nil {
+		if out, err := gtstorm(t, "resume", "--out", cut).CombinedOutput(); err != nil {
 			t.Fatalf("resume after %v: %v\n%s", sig, err, out)
 		}
 		got := readSummary(t, cut)
@@ -186,7 +195,7 @@ func TestTrainEvalResume(t *testing.T) {
 // starts with marker, and returns what it printed. The run must not finish.
 func interruptAt(t *testing.T, args []string, marker string, sig syscall.Signal) string {
 	t.Helper()
-	cmd := gtstorm(args...)
+	cmd := gtstorm(t, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
