@@ -88,6 +88,9 @@ func readModelFile(path string) (*weights.Checkpoint, modelMeta, error) {
 	if err := json.Unmarshal(ck.Meta, &m); err != nil {
 		return nil, m, fmt.Errorf("%s: run metadata: %w", path, err)
 	}
+	if err := ck.CheckFinite(); err != nil {
+		return nil, m, fmt.Errorf("%s: %w", path, err)
+	}
 	return ck, m, nil
 }
 

@@ -68,6 +68,9 @@ func ExportONNX(path, out string) (*ExportResult, error) {
 	if err := checkLayout(ck, m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := ck.CheckFinite(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	om, err := models.ONNX(m, ck.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -137,6 +137,23 @@ func Read(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
+// CheckFinite reports the first parameter of c that is NaN or infinite,
+// naming its tensor and index: such a model cannot be evaluated, exported
+// or used to predict. It assumes c is valid.
+func (c *Checkpoint) CheckFinite() error {
+	off := 0
+	for _, t := range c.Tensors {
+		n := t.Size()
+		for i, v := range c.Params[off : off+n] {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("parameter %d of tensor %q is %v: the model holds non-finite parameters", i, t.Name, v)
+			}
+		}
+		off += n
+	}
+	return nil
+}
+
 // Validate reports the first inconsistency in c: a missing model name or
 // layout, a tensor without a name, a repeated name or a dimension below 1,
 // parameters not matching the layout, or optimizer state whose shapes do not

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -253,5 +254,46 @@ func TestPredictBadInput(t *testing.T) {
 	preds, err := train.Predict(model, good, 10)
 	if err != nil || len(preds) != 1 || len(preds[0].Top) != 10 {
 		t.Fatalf("train.Predict: %v, %+v", err, preds)
+	}
+}
+
+// TestNonFiniteModel: a model file holding a NaN or an infinite parameter is
+// a bad file for predict, eval and export: exit 1 and one line naming the
+// file and the parameter.
+func TestNonFiniteModel(t *testing.T) {
+	dir := t.TempDir()
+	img := filepath.Join(dir, "digit.png")
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 28, 28)))
+	os.WriteFile(img, buf.Bytes(), 0o644)
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+		model := filepath.Join(dir, fmt.Sprint("model-", bad, ".gtck"))
+		writeUntrainedModel(t, model)
+		ck, err := weights.Read(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck.Params[len(ck.Params)-3] = bad
+		if err := weights.Write(model, ck); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"predict", "--model", model, img},
+			{"eval", "--checkpoint", model},
+			{"export", "--model", model, "--onnx", filepath.Join(dir, "m.onnx")},
+		} {
+			cmd := gtstorm(t, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Run()
+			code, msg := cmd.ProcessState.ExitCode(), stderr.String()
+			if code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, model) || !strings.Contains(msg, "non-finite") || stdout.Len() != 0 {
+				t.Errorf("gtstorm %s: exit %d, stdout %q, stderr %q; want exit 1 and one line naming the file and its non-finite parameter",
+					strings.Join(args, " "), code, stdout.String(), msg)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "m.onnx")); err == nil {
+			t.Errorf("export of a non-finite model wrote m.onnx")
+		}
 	}
 }
