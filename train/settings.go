@@ -239,7 +239,15 @@ func settings() []Setting {
 			want:  finiteWhere(func(c Config) float64 { return c.TargetAcc }, func(a float64) bool { return a >= 0 && a <= 1 }, "an accuracy in (0, 1] (0: none)")},
 		{Name: "target-stat", Usage: "stationarity S(x) at most this marks the target (LibSVM runs; 0: none)",
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.TargetStat) },
-			want:  finiteWhere(func(c Config) float64 { return c.TargetStat }, nonNegative, "a stationarity > 0 (0: none)")},
+			want: func(c Config) string {
+				if w := finiteWhere(func(c Config) float64 { return c.TargetStat }, nonNegative, "a stationarity > 0 (0: none)")(c); w != "" {
+					return w
+				}
+				if c.TargetStat > 0 && c.TargetAcc > 0 {
+					return "0 with --target-acc: a run has one target"
+				}
+				return ""
+			}},
 	}
 }
 

@@ -112,6 +112,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"topology", "--topology", "exp", "--nodes", "0"}, "--nodes 0"},
 		{[]string{"topology", "--link-drop", "1.5"}, "--link-drop 1.5"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"train", "--target-acc", "0.8", "--target-stat", "0.1"}, "--target-stat 0.1"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
