@@ -175,7 +175,7 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "link-drop", Usage: "probability that each edge of a static graph fails in a round, independently and seeded; W_t is then the Metropolis–Hastings matrix of the surviving edges (0: no failures)", Sweepable: true,
+		{Name: "link-drop", Usage: "probability that each edge of a static graph fails in a round, independently and seeded; W_t is then the --mixing rule's matrix of the surviving edges (0: no failures)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.LinkDrop) },
 			want: func(c Config) string {
 				switch {

@@ -130,7 +130,7 @@ func printExp(w io.Writer, e *decentral.OnePeerExp, m, rounds int) {
 // printLinkDrop writes the first rounds of a graph whose edges fail at
 // random: each round's failed edges and λ(W_t), and the mean λ.
 func printLinkDrop(w io.Writer, l *decentral.LinkDrop, p float64, seed uint64, rounds int) {
-	fmt.Fprintf(w, "# links failing w.p. %g per round (seed %d); W_t is the Metropolis-Hastings matrix of the surviving edges\n", p, seed)
+	fmt.Fprintf(w, "# links failing w.p. %g per round (seed %d); W_t is the %s matrix of the surviving edges\n", p, seed, l.Mixing(0).Name())
 	sum := 0.0
 	for t := range rounds {
 		mx := l.Mixing(t)
