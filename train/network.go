@@ -3,6 +3,7 @@ package train
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -75,6 +76,10 @@ func parseStragglers(s string) (int, float64, error) {
 	return k, f, nil
 }
 
+// speedsMaxBytes bounds a --speeds file for m nodes: a comment header and
+// 64 bytes a line.
+func speedsMaxBytes(m int) int64 { return 1<<16 + 64*int64(m) }
+
 // readSpeeds reads a per-node slowdown file: one factor > 0 per line for
 // each of the m nodes, in node order; blank lines and lines starting with
 // # are skipped.
@@ -84,8 +89,13 @@ func readSpeeds(path string, m int) ([]float64, error) {
 		return nil, fmt.Errorf("--speeds: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("--speeds %s: not a regular file", path)
+	}
+	limit := speedsMaxBytes(m)
 	var slow []float64
-	sc := bufio.NewScanner(f)
+	lr := &io.LimitedReader{R: f, N: limit + 1}
+	sc := bufio.NewScanner(lr)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -99,6 +109,9 @@ func readSpeeds(path string, m int) ([]float64, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("--speeds %s: %w", path, err)
+	}
+	if lr.N == 0 {
+		return nil, fmt.Errorf("--speeds %s: longer than %d bytes, want one slowdown factor per node (%d)", path, limit, m)
 	}
 	if len(slow) != m {
 		return nil, fmt.Errorf("--speeds %s: %d slowdown factors, want one per node (%d)", path, len(slow), m)

@@ -229,8 +229,12 @@ func settings() []Setting {
 				if c.Speeds == "" {
 					return ""
 				}
-				if st, err := os.Stat(c.Speeds); err != nil || st.IsDir() {
-					return "a file of one slowdown factor per node"
+				st, err := os.Stat(c.Speeds)
+				if err != nil || !st.Mode().IsRegular() {
+					return "a regular file of one slowdown factor per node"
+				}
+				if st.Size() > speedsMaxBytes(c.Nodes) {
+					return fmt.Sprintf("a file of one slowdown factor per node (at most %d bytes for %d nodes)", speedsMaxBytes(c.Nodes), c.Nodes)
 				}
 				return ""
 			}},

@@ -55,6 +55,8 @@ func TestBadFlags(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "afile")
 	os.WriteFile(file, []byte("x"), 0o644)
+	big := filepath.Join(dir, "big-speeds")
+	os.WriteFile(big, bytes.Repeat([]byte("1\n"), 1<<17), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -113,6 +115,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"topology", "--link-drop", "1.5"}, "--link-drop 1.5"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"train", "--target-acc", "0.8", "--target-stat", "0.1"}, "--target-stat 0.1"},
+		{[]string{"train", "--speeds", "/dev/zero"}, "--speeds /dev/zero: want a regular file"},
+		{[]string{"train", "--speeds", big}, "at most"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
