@@ -54,6 +54,8 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 		return usagef("--ranks %d: want 1 to --nodes (%d) ranks", *k, cfg.Nodes)
 	case *peerTimeout <= 0:
 		return usagef("--peer-timeout %v: want a positive duration", *peerTimeout)
+	case cfg.SimulatesNetwork():
+		return usagef("launch: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train")
 	}
 	if *out == "" {
 		*out = cfg.DefaultOut(time.Now())

@@ -72,6 +72,9 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	if *ranksFile == "" {
 		return usagef("--ranks: want the ranks FILE (one host:port per rank)")
 	}
+	if cfg.SimulatesNetwork() {
+		return usagef("node: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train")
+	}
 	rk, err := cluster.ReadRanksFile(*ranksFile)
 	if err != nil {
 		return err

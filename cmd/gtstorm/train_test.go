@@ -117,6 +117,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"train", "--target-acc", "0.8", "--target-stat", "0.1"}, "--target-stat 0.1"},
 		{[]string{"train", "--speeds", "/dev/zero"}, "--speeds /dev/zero: want a regular file"},
 		{[]string{"train", "--speeds", big}, "at most"},
+		{[]string{"launch", "--ranks", "2", "--insecure", "--link-latency", "50ms"}, "simulated network"},
+		{[]string{"node", "--rank", "0", "--ranks", file, "--insecure", "--compute", "1ms"}, "simulated network"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
