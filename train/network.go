@@ -70,11 +70,15 @@ func parseStragglers(s string) (int, float64, error) {
 	ks, fs, ok := strings.Cut(s, ":")
 	k, err1 := strconv.Atoi(ks)
 	f, err2 := strconv.ParseFloat(fs, 64)
-	if !ok || err1 != nil || err2 != nil || k < 1 || !(f > 0) || math.IsInf(f, 0) {
-		return 0, 0, &ConfigError{"stragglers", s, "K:F, K ≥ 1 nodes F > 0 times slower (e.g. 1:5)"}
+	if !ok || err1 != nil || err2 != nil || k < 1 || !(f > 0) || f > maxSlowdown {
+		return 0, 0, &ConfigError{"stragglers", s, "K:F, K ≥ 1 nodes F > 0 (at most 1e6) times slower (e.g. 1:5)"}
 	}
 	return k, f, nil
 }
+
+// maxSlowdown bounds a node's slowdown factor, so that simulated times
+// stay finite.
+const maxSlowdown = 1e6
 
 // speedsMaxBytes bounds a --speeds file for m nodes: a comment header and
 // 64 bytes a line.
@@ -102,8 +106,8 @@ func readSpeeds(path string, m int) ([]float64, error) {
 			continue
 		}
 		x, err := strconv.ParseFloat(text, 64)
-		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("--speeds %s line %d: %q, want a slowdown factor > 0", path, line, text)
+		if err != nil || !(x > 0) || x > maxSlowdown {
+			return nil, fmt.Errorf("--speeds %s line %d: %q, want a slowdown factor > 0 and at most 1e6", path, line, text)
 		}
 		slow = append(slow, x)
 	}

@@ -52,6 +52,7 @@ func finiteWhere(get func(Config) float64, ok func(float64) bool, want string) f
 }
 
 func positive(x float64) bool    { return x > 0 }
+func simSeconds(x float64) bool  { return x >= 0 && x <= 86400 }
 func nonNegative(x float64) bool { return x >= 0 }
 
 // settings returns the table of every run setting, in the order Validate
@@ -204,11 +205,15 @@ func settings() []Setting {
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Gamma) },
 			want:  finiteWhere(func(c Config) float64 { return c.Gamma }, func(g float64) bool { return g >= 0 && g <= 1 }, fmt.Sprintf("a consensus step in (0, 1] (0: %g)", decentral.DefaultGamma))},
 		{Name: "link-latency", Usage: "simulated network: seconds a message takes besides its bytes, e.g. 1ms or 50ms", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*secondsValue)(&c.LinkLatency) }},
+			field: func(c *Config) flag.Value { return (*secondsValue)(&c.LinkLatency) },
+			want:  finiteWhere(func(c Config) float64 { return c.LinkLatency }, simSeconds, "a latency from 0 to a day (86400 s), so that simulated times stay finite")},
 		{Name: "link-bandwidth", Usage: "simulated network: bandwidth of a link per direction, e.g. 1Gbit, 10Mbit or 100MB (bytes); 0 is unlimited", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*bandwidthValue)(&c.LinkBandwidth) }},
+			field: func(c *Config) flag.Value { return (*bandwidthValue)(&c.LinkBandwidth) },
+			want: finiteWhere(func(c Config) float64 { return c.LinkBandwidth }, func(b float64) bool { return b == 0 || b >= 1 && b <= 1e15 },
+				"0 (unlimited) or from 1 bit/s to 1 Pbit/s, so that simulated times stay finite")},
 		{Name: "compute", Usage: "simulated network: seconds one minibatch gradient takes (0: measured on this machine when the network is simulated)", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*secondsValue)(&c.Compute) }},
+			field: func(c *Config) flag.Value { return (*secondsValue)(&c.Compute) },
+			want:  finiteWhere(func(c Config) float64 { return c.Compute }, simSeconds, "a time from 0 to a day (86400 s), so that simulated times stay finite")},
 		{Name: "stragglers", Usage: "simulated network: K:F makes nodes 0..K−1 F times slower to compute", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Stragglers) },
 			want: func(c Config) string {
@@ -216,7 +221,7 @@ func settings() []Setting {
 					return ""
 				}
 				if k, _, err := parseStragglers(c.Stragglers); err != nil || k > c.Nodes {
-					return fmt.Sprintf("K:F with 1 ≤ K ≤ %d nodes F > 0 times slower (e.g. 1:5)", c.Nodes)
+					return fmt.Sprintf("K:F with 1 ≤ K ≤ %d nodes F > 0 (at most 1e6) times slower (e.g. 1:5)", c.Nodes)
 				}
 				if c.Speeds != "" {
 					return "no --stragglers with --speeds"

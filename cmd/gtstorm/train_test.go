@@ -119,6 +119,12 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"train", "--speeds", big}, "at most"},
 		{[]string{"launch", "--ranks", "2", "--insecure", "--link-latency", "50ms"}, "simulated network"},
 		{[]string{"node", "--rank", "0", "--ranks", file, "--insecure", "--compute", "1ms"}, "simulated network"},
+		{[]string{"train", "--link-latency", "1e306"}, "--link-latency 1e+306"},
+		{[]string{"train", "--link-bandwidth", "1e-320"}, "--link-bandwidth 1e-320"},
+		{[]string{"train", "--link-bandwidth", "1e308GB"}, "--link-bandwidth"},
+		{[]string{"train", "--compute", "1e308"}, "--compute 1e+308"},
+		{[]string{"train", "--stragglers", "1:1e300"}, "--stragglers 1:1e300"},
+		{[]string{"compare", "--networks", "1e308/1bit"}, "--link-latency"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
