@@ -119,6 +119,18 @@ func newMethod(name string) (Method, error) {
 	return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(Algorithms(), ", "))
 }
 
+// NeedsStaticGraph reports whether the algorithm named algo needs the same
+// W every round (it is a [StaticOnly] method, as CHOCO is); false for an
+// unknown name.
+func NeedsStaticGraph(algo string) bool {
+	m, err := newMethod(algo)
+	if err != nil {
+		return false
+	}
+	_, ok := m.(StaticOnly)
+	return ok
+}
+
 // SamplesAfter returns the samples a node of algo draws in Init and rounds
 // 1..rounds at cost c.
 func SamplesAfter(algo string, rounds int, c Cost) (int64, error) {

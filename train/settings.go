@@ -168,6 +168,9 @@ func settings() []Setting {
 		{Name: "topology", Usage: "graph: " + strings.Join(decentral.Topologies(), "|") + ", " + decentral.ExpTopology + " (one-peer exponential, a new W every round) or an edge-list FILE", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Topology) },
 			want: func(c Config) string {
+				if c.Topology == decentral.ExpTopology && decentral.NeedsStaticGraph(c.Algo) {
+					return "a static graph with --algo " + c.Algo + ", which needs the same W every round"
+				}
 				if slices.Contains(decentral.Topologies(), c.Topology) || c.Topology == decentral.ExpTopology {
 					return ""
 				}
@@ -184,6 +187,8 @@ func settings() []Setting {
 					return "a probability in [0, 1)"
 				case c.LinkDrop > 0 && c.Topology == decentral.ExpTopology:
 					return "0 with --topology " + decentral.ExpTopology + ", whose graph changes every round already"
+				case c.LinkDrop > 0 && decentral.NeedsStaticGraph(c.Algo):
+					return "0 with --algo " + c.Algo + ", which needs the same graph every round"
 				}
 				return ""
 			}},

@@ -125,6 +125,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"train", "--compute", "1e308"}, "--compute 1e+308"},
 		{[]string{"train", "--stragglers", "1:1e300"}, "--stragglers 1:1e300"},
 		{[]string{"compare", "--networks", "1e308/1bit"}, "--link-latency"},
+		{[]string{"train", "--algo", "choco", "--topology", "exp"}, "--topology exp"},
+		{[]string{"train", "--algo", "choco", "--link-drop", "0.2"}, "--link-drop 0.2"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
