@@ -243,8 +243,8 @@ func settings() []Setting {
 				if err != nil || !st.Mode().IsRegular() {
 					return "a regular file of one slowdown factor per node"
 				}
-				if st.Size() > speedsMaxBytes(c.Nodes) {
-					return fmt.Sprintf("a file of one slowdown factor per node (at most %d bytes for %d nodes)", speedsMaxBytes(c.Nodes), c.Nodes)
+				if limit := speedsMaxBytes(c.Nodes); st.Size() > limit {
+					return fmt.Sprintf("a file of one slowdown factor per node (at most %d bytes for %d nodes)", limit, c.Nodes)
 				}
 				return ""
 			}},

@@ -55,7 +55,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	case *peerTimeout <= 0:
 		return usagef("--peer-timeout %v: want a positive duration", *peerTimeout)
 	case cfg.SimulatesNetwork():
-		return usagef("launch: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train")
+		return errSimulatedOverRanks("launch")
 	}
 	if *out == "" {
 		*out = cfg.DefaultOut(time.Now())

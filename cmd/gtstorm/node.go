@@ -73,7 +73,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		return usagef("--ranks: want the ranks FILE (one host:port per rank)")
 	}
 	if cfg.SimulatesNetwork() {
-		return usagef("node: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train")
+		return errSimulatedOverRanks("node")
 	}
 	rk, err := cluster.ReadRanksFile(*ranksFile)
 	if err != nil {
@@ -160,6 +160,12 @@ func (nf *nodeFlags) check(addrs []string) error {
 		}
 	}
 	return nil
+}
+
+// errSimulatedOverRanks refuses a simulated network to a command that runs
+// ranks: the network model needs every node in one process.
+func errSimulatedOverRanks(cmd string) error {
+	return usagef("%s: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train", cmd)
 }
 
 // run starts the rank's transport and runs its nodes, from the start or,

@@ -13,12 +13,19 @@ import "math"
 func fma32Emulated(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	s := p + float64(c)
-	// A midpoint, or below float32's smallest normal (zero included: the
-	// slow path returns it unchanged). axpy32 and fmaLanes repeat this test.
-	if u := math.Float64bits(s); u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52 {
+	if roundsTwice(s) {
 		return fma32Slow(p, float64(c), s)
 	}
 	return float32(s)
+}
+
+// roundsTwice reports whether rounding the float64 sum s to float32 may
+// differ from rounding the exact sum once: s lies on a float32 midpoint, or
+// below float32's smallest normal (zero included; fma32Slow returns it
+// unchanged).
+func roundsTwice(s float64) bool {
+	u := math.Float64bits(s)
+	return u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52
 }
 
 // fma32Slow rounds s = p + c (rounded to nearest in float64) to odd, using

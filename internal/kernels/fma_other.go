@@ -2,8 +2,6 @@
 
 package kernels
 
-import "math"
-
 // fma32 returns a·b + c rounded once to float32: the pure-Go kernels' only
 // multiply-add, so that they give the vector kernels' bits. Go does not fuse
 // it into an FMA instruction here (amd64 before x86-64-v3 has none), so it
@@ -11,14 +9,15 @@ import "math"
 func fma32(a, b, c float32) float32 { return fma32Emulated(a, b, c) }
 
 // axpy32 sets y[j] = fma32(a, x[j], y[j]) for j < len(y), with
-// fma32Emulated's fast path written out so that the loop has no call.
+// fma32Emulated's fast path written out so that the loop has no call
+// (fma32Emulated itself is too big to inline).
 func axpy32(y, x []float32, a float32) {
 	x = x[:len(y)]
 	fa := float64(a)
 	for j, xv := range x {
 		p := fa * float64(xv)
 		s := p + float64(y[j])
-		if u := math.Float64bits(s); u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52 {
+		if roundsTwice(s) {
 			y[j] = fma32Slow(p, float64(y[j]), s)
 			continue
 		}
@@ -32,7 +31,7 @@ func fmaLanes(lane *[dotLanes]float32, x, y []float32) {
 	for l := range lane {
 		p := float64(x[l]) * float64(y[l])
 		s := p + float64(lane[l])
-		if u := math.Float64bits(s); u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52 {
+		if roundsTwice(s) {
 			lane[l] = fma32Slow(p, float64(lane[l]), s)
 			continue
 		}

@@ -126,7 +126,11 @@ func (ks *kernelSet) bcast(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, s
 	case isaAVX2:
 		bcastAVX2(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta, mask)
 	case isaNEON:
-		bcastNEON(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta, mask)
+		if bits.Len64(mask) == 16*pv { // NEON has no lane masks: whole panels only
+			bcastNEON(mr, pv, np, k, nb, a, aoff, rsa, csa, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
+			return
+		}
+		fallthrough // a partial panel runs on the pure-Go tile, with the same bits
 	default:
 		for q := range np {
 			off := 16 * pv * q

@@ -34,30 +34,30 @@ func dotAVX512(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, 
 	dot512(mr, nr, k/16, nb, &a[aoff], lda, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, laneMask(k%16))
 }
 
+// laneMasks is 32 all-ones words and then 32 zeros: the 8-lane masks of
+// the AVX2 kernels (VMASKMOVPS), n live lanes from &laneMasks[32-n].
+var laneMasks = func() (t [64]int32) {
+	for l := range 32 {
+		t[l] = -1
+	}
+	return t
+}()
+
 // bcastAVX2 runs the AVX2 broadcast kernel; a partial panel (mask short of
-// 16·pv lanes) gets its lane masks in a table on the stack.
+// 16·pv lanes) gets the masks of its live lanes.
 func bcastAVX2(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
-	var tbl [32]int32
 	var masks *int32
 	if n := bits.Len64(mask); n < 16*pv {
-		for l := range n {
-			tbl[l] = -1
-		}
-		masks = &tbl[0]
+		masks = &laneMasks[32-n]
 	}
 	bcast256(mr, pv, k, nb, &a[aoff], rsa, csa, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, masks, np)
 }
 
-// dotAVX2 runs the AVX2 dot kernel; the k % 16 tail's lane masks are in a
-// table on the stack.
+// dotAVX2 runs the AVX2 dot kernel, with the masks of the k % 16 tail.
 func dotAVX2(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
-	var tbl [16]int32
 	var tmask *int32
 	if t := k % 16; t > 0 {
-		for l := range t {
-			tbl[l] = -1
-		}
-		tmask = &tbl[0]
+		tmask = &laneMasks[32-t]
 	}
 	dot256(mr, nr, k/16, nb, &a[aoff], lda, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, tmask)
 }

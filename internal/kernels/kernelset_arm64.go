@@ -2,23 +2,13 @@
 
 package kernels
 
-import "math/bits"
-
 var neonSet = &kernelSet{name: "neon", isa: isaNEON, maxMR: maxMRNEON, dotMR: 4, dotNR: 6, lanes: 4}
 
 // available returns the NEON kernels (every arm64 CPU has Advanced SIMD)
 // and the pure-Go ones.
 func available() []*kernelSet { return []*kernelSet{neonSet, generic} }
 
-// bcastNEON runs the NEON broadcast kernel on whole panels; a partial panel
-// (mask short of 16·pv lanes) runs on the pure-Go tile, with the same bits.
-func bcastNEON(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32, mask uint64) {
-	if n := bits.Len64(mask); n < 16*pv {
-		for q := range np {
-			off := 16 * pv * q
-			bcastGo(mr, k, nb, a, aoff, rsa, csa, sta, b, boff+off, ldb, stb, c, coff+off, ldc, alpha, beta, n)
-		}
-		return
-	}
+// bcastNEON runs the NEON broadcast kernel on np whole panels.
+func bcastNEON(mr, pv, np, k, nb int, a []float32, aoff, rsa, csa, sta int, b []float32, boff, ldb, stb int, c []float32, coff, ldc int, alpha, beta float32) {
 	bcastNEONAsm(mr, pv, k, nb, &a[aoff], rsa, csa, sta, &b[boff], ldb, stb, &c[coff], ldc, alpha, beta, np)
 }

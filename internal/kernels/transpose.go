@@ -21,20 +21,21 @@ func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 }
 
 func transpose(ks *kernelSet, dst []float32, ldd int, src []float32, lds, rows, cols int) {
-	blk := 16
-	if ks.isa == isaAVX2 {
+	blk := 0 // whole blk×blk blocks move through vector registers; none in pure Go
+	switch ks.isa {
+	case isaAVX512:
+		blk = 16
+	case isaAVX2:
 		blk = 8
 	}
-	bm, bn := rows/blk, cols/blk
-	switch {
-	case bm == 0 || bn == 0:
-		bm, bn = 0, 0
-	case ks.isa == isaAVX512:
-		transposeAsm(dst, ldd, src, lds, bm, bn)
-	case ks.isa == isaAVX2:
-		transposeAVX2(dst, ldd, src, lds, bm, bn)
-	default:
-		bm, bn = 0, 0
+	bm, bn := 0, 0
+	if blk > 0 && rows >= blk && cols >= blk {
+		bm, bn = rows/blk, cols/blk
+		if ks.isa == isaAVX512 {
+			transposeAsm(dst, ldd, src, lds, bm, bn)
+		} else {
+			transposeAVX2(dst, ldd, src, lds, bm, bn)
+		}
 	}
 	// Element-wise: the rows below the blocks, then the columns right of them.
 	for i := blk * bm; i < rows; i++ {

@@ -75,13 +75,7 @@ func genIm2col256(s, d *bytes.Buffer, v int) {
 		s.WriteString("step:\n")
 		p(s, "VMOVUPS (AX)(R9*4), %s", reg)
 		p(s, "VMOVUPS %s, (DI)(R9*4)", reg)
-		p(s, "ADDQ $%d, R9", v)
-		p(s, "CMPQ R9, R12")
-		p(s, "JGE rowdone")
-		p(s, "CMPQ R9, R13")
-		p(s, "JLE step")
-		p(s, "MOVQ R13, R9") // the last step overlaps the one before
-		p(s, "JMP step")
+		overlapStep(s, v, "R13")
 	})
 }
 
@@ -135,70 +129,26 @@ func genCol2im256(s, d *bytes.Buffer) {
 func genTranspose256(s, d *bytes.Buffer) {
 	fmt.Fprintf(d, "//go:noescape\nfunc transpose8x256(dst, src *float32, bm, bn, lds, ldd int)\n\n")
 	fmt.Fprintf(s, "\n// func transpose8x256(dst, src *float32, bm, bn, lds, ldd int)\n")
-	fmt.Fprintf(s, "TEXT ·transpose8x256(SB), NOSPLIT, $0-48\n")
-	p(s, "MOVQ lds+32(FP), R8")
-	p(s, "SHLQ $2, R8")
-	p(s, "MOVQ ldd+40(FP), R9")
-	p(s, "SHLQ $2, R9")
-	p(s, "MOVQ src+8(FP), SI")
-	p(s, "MOVQ dst+0(FP), DI")
-	p(s, "MOVQ bm+16(FP), R10")
-	p(s, "TESTQ R10, R10")
-	p(s, "JZ done")
-	p(s, "MOVQ bn+24(FP), R11")
-	p(s, "TESTQ R11, R11")
-	p(s, "JZ done")
-	s.WriteString("brow:\n")
-	p(s, "MOVQ bn+24(FP), R11")
-	p(s, "MOVQ SI, R12 // block source")
-	p(s, "MOVQ DI, R13 // block destination")
-	s.WriteString("bcol:\n")
-	p(s, "MOVQ R12, AX")
-	for r := 0; r < 8; r++ {
-		p(s, "VMOVUPS (AX), Y%d", r)
-		if r < 7 {
-			p(s, "ADDQ R8, AX")
+	transposeBlocks(s, "transpose8x256", 8, "Y", func() int {
+		// t[2q], t[2q+1] = low and high 32-bit interleaves of rows 2q, 2q+1.
+		for q := 0; q < 4; q++ {
+			p(s, "VUNPCKLPS Y%d, Y%d, Y%d", 2*q+1, 2*q, 8+2*q)
+			p(s, "VUNPCKHPS Y%d, Y%d, Y%d", 2*q+1, 2*q, 8+2*q+1)
 		}
-	}
-	// t[2q], t[2q+1] = low and high 32-bit interleaves of rows 2q, 2q+1.
-	for q := 0; q < 4; q++ {
-		p(s, "VUNPCKLPS Y%d, Y%d, Y%d", 2*q+1, 2*q, 8+2*q)
-		p(s, "VUNPCKHPS Y%d, Y%d, Y%d", 2*q+1, 2*q, 8+2*q+1)
-	}
-	// u: columns c and c+4 of four rows: from t of rows 0–3 (u0..u3) and
-	// rows 4–7 (u4..u7).
-	for g := 0; g < 2; g++ {
-		t0, t1, t2, t3 := 8+4*g, 9+4*g, 10+4*g, 11+4*g
-		p(s, "VSHUFPS $0x44, Y%d, Y%d, Y%d", t2, t0, 4*g)
-		p(s, "VSHUFPS $0xee, Y%d, Y%d, Y%d", t2, t0, 4*g+1)
-		p(s, "VSHUFPS $0x44, Y%d, Y%d, Y%d", t3, t1, 4*g+2)
-		p(s, "VSHUFPS $0xee, Y%d, Y%d, Y%d", t3, t1, 4*g+3)
-	}
-	// Column c < 4 is the low halves of u[c] and u[c+4], column c+4 the high.
-	for c := 0; c < 4; c++ {
-		p(s, "VPERM2F128 $0x20, Y%d, Y%d, Y%d", c+4, c, 8+c)
-		p(s, "VPERM2F128 $0x31, Y%d, Y%d, Y%d", c+4, c, 12+c)
-	}
-	p(s, "MOVQ R13, AX")
-	for c := 0; c < 8; c++ {
-		p(s, "VMOVUPS Y%d, (AX)", 8+c)
-		if c < 7 {
-			p(s, "ADDQ R9, AX")
+		// u: columns c and c+4 of four rows: from t of rows 0–3 (u0..u3) and
+		// rows 4–7 (u4..u7).
+		for g := 0; g < 2; g++ {
+			t0, t1, t2, t3 := 8+4*g, 9+4*g, 10+4*g, 11+4*g
+			p(s, "VSHUFPS $0x44, Y%d, Y%d, Y%d", t2, t0, 4*g)
+			p(s, "VSHUFPS $0xee, Y%d, Y%d, Y%d", t2, t0, 4*g+1)
+			p(s, "VSHUFPS $0x44, Y%d, Y%d, Y%d", t3, t1, 4*g+2)
+			p(s, "VSHUFPS $0xee, Y%d, Y%d, Y%d", t3, t1, 4*g+3)
 		}
-	}
-	p(s, "ADDQ $32, R12")
-	p(s, "MOVQ R9, AX")
-	p(s, "SHLQ $3, AX")
-	p(s, "ADDQ AX, R13 // 8 destination rows on")
-	p(s, "DECQ R11")
-	p(s, "JNZ bcol")
-	p(s, "MOVQ R8, AX")
-	p(s, "SHLQ $3, AX")
-	p(s, "ADDQ AX, SI // 8 source rows on")
-	p(s, "ADDQ $32, DI")
-	p(s, "DECQ R10")
-	p(s, "JNZ brow")
-	s.WriteString("done:\n")
-	p(s, "VZEROUPPER")
-	p(s, "RET")
+		// Column c < 4 is the low halves of u[c] and u[c+4], column c+4 the high.
+		for c := 0; c < 4; c++ {
+			p(s, "VPERM2F128 $0x20, Y%d, Y%d, Y%d", c+4, c, 8+c)
+			p(s, "VPERM2F128 $0x31, Y%d, Y%d, Y%d", c+4, c, 12+c)
+		}
+		return 8 // columns in Y8..Y15
+	})
 }

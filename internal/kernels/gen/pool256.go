@@ -40,11 +40,7 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	p(s, "XORQ R15, R15") // channel
 	p(s, "MOVQ bias+48(FP), BX")
 	p(s, "VBROADCASTSS lo+64(FP), %s", R(11))
-	for c := 1; c <= 3; c++ {
-		p(s, "MOVL $%d, AX", c)
-		p(s, "MOVQ AX, X%d", 11+c)
-		p(s, "VPBROADCASTD X%d, %s", 11+c, R(11+c)) // codes 1, 2, 3 in 12, 13, 14
-	}
+	poolCodes(s, r)
 	s.WriteString("plane:\n")
 	p(s, "VXORPS %s, %s, %s", R(10), R(10), R(10))
 	p(s, "TESTQ BX, BX")
@@ -93,13 +89,7 @@ func genPool256(s, d *bytes.Buffer, v int) {
 		p(s, "MOVQ X8, AX")
 		p(s, "MOVL AX, (R11)(R9*1)")
 	}
-	p(s, "ADDQ $%d, R9", v)
-	p(s, "CMPQ R9, R12")
-	p(s, "JGE rowdone")
-	p(s, "CMPQ R9, R10")
-	p(s, "JLE step")
-	p(s, "MOVQ R10, R9") // the last step overlaps the one before
-	p(s, "JMP step")
+	overlapStep(s, v, "R10")
 	s.WriteString("rowdone:\n")
 	p(s, "LEAQ (DI)(R12*4), DI")
 	p(s, "ADDQ R12, R11")
@@ -110,16 +100,7 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	p(s, "JZ evenh")
 	p(s, "ADDQ R8, SI") // skip an odd last row
 	s.WriteString("evenh:\n")
-	p(s, "INCQ R15")
-	p(s, "CMPQ R15, nc+56(FP)")
-	p(s, "JLT samec")
-	p(s, "XORQ R15, R15")
-	s.WriteString("samec:\n")
-	p(s, "DECQ R14")
-	p(s, "JNZ plane")
-	s.WriteString("done:\n")
-	p(s, "VZEROUPPER")
-	p(s, "RET")
+	poolNextPlane(s, "nc+56(FP)")
 }
 
 // genPoolBack256 writes maxpoolBack256x{v}, the AVX2 form of
@@ -151,11 +132,7 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 	p(s, "MOVQ R12, DX")
 	p(s, "SUBQ $%d, DX", v) // start of a row's last step
 	p(s, "VXORPS Y15, Y15, Y15")
-	for c := 1; c <= 3; c++ {
-		p(s, "MOVL $%d, AX", c)
-		p(s, "MOVQ AX, X%d", 11+c)
-		p(s, "VPBROADCASTD X%d, Y%d", 11+c, 11+c) // codes 1, 2, 3 in 12, 13, 14
-	}
+	poolCodes(s, "Y")
 	p(s, "MOVQ planes+32(FP), R14")
 	p(s, "TESTQ R14, R14")
 	p(s, "JZ done")
@@ -238,13 +215,7 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 			p(s, "ADDQ R8, AX")
 		}
 	}
-	p(s, "ADDQ $%d, R9", v)
-	p(s, "CMPQ R9, R12")
-	p(s, "JGE rowdone")
-	p(s, "CMPQ R9, DX")
-	p(s, "JLE step")
-	p(s, "MOVQ DX, R9") // the last step overlaps the one before
-	p(s, "JMP step")
+	overlapStep(s, v, "DX")
 	s.WriteString("rowdone:\n")
 	p(s, "LEAQ (SI)(R12*4), SI")
 	p(s, "TESTQ R10, R10")
@@ -261,27 +232,12 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 	s.WriteString("evenh:\n")
 	p(s, "TESTQ BX, BX")
 	p(s, "JZ nextplane")
-	p(s, "VADDPS Y11, Y10, Y0")
-	p(s, "VEXTRACTF128 $1, Y0, X1")
-	p(s, "VADDPS X1, X0, X0")
-	p(s, "VPERMILPS $0x4e, X0, X1")
-	p(s, "VADDPS X1, X0, X0")
-	p(s, "VPERMILPS $0xb1, X0, X1")
-	p(s, "VADDSS X1, X0, X0")
+	fold16(s, "Y10", "Y11", 0, 1, "X0")
 	p(s, "VCVTSS2SD X0, X0, X0")
 	p(s, "VADDSD (BX)(R15*8), X0, X0")
 	p(s, "VMOVSD X0, (BX)(R15*8)")
 	s.WriteString("nextplane:\n")
-	p(s, "INCQ R15")
-	p(s, "CMPQ R15, nc+64(FP)")
-	p(s, "JLT samec")
-	p(s, "XORQ R15, R15")
-	s.WriteString("samec:\n")
-	p(s, "DECQ R14")
-	p(s, "JNZ plane")
-	s.WriteString("done:\n")
-	p(s, "VZEROUPPER")
-	p(s, "RET")
+	poolNextPlane(s, "nc+64(FP)")
 }
 
 // genPoolMask256 writes the lane-mask table of the pooling kernels: eight
@@ -296,4 +252,42 @@ func genPoolMask256(s *bytes.Buffer) {
 		fmt.Fprintf(s, "DATA poolMask256<>+%d(SB)/4, %s\n", 4*i, v)
 	}
 	s.WriteString("GLOBL poolMask256<>(SB), RODATA|NOPTR, $64\n")
+}
+
+// overlapStep closes a row's step loop over R9 (v outputs a step, ow in
+// R12): the last step starts at the register last (ow − v), overlapping the
+// one before, so that no step is partial.
+func overlapStep(s *bytes.Buffer, v int, last string) {
+	p(s, "ADDQ $%d, R9", v)
+	p(s, "CMPQ R9, R12")
+	p(s, "JGE rowdone")
+	p(s, "CMPQ R9, %s", last)
+	p(s, "JLE step")
+	p(s, "MOVQ %s, R9", last) // the last step overlaps the one before
+	p(s, "JMP step")
+}
+
+// poolCodes broadcasts the window codes 1, 2 and 3 into registers 12, 13
+// and 14 of kind r (Y, or X for the 4-output kernels).
+func poolCodes(s *bytes.Buffer, r string) {
+	for c := 1; c <= 3; c++ {
+		p(s, "MOVL $%d, AX", c)
+		p(s, "MOVQ AX, X%d", 11+c)
+		p(s, "VPBROADCASTD X%d, %s%d", 11+c, r, 11+c)
+	}
+}
+
+// poolNextPlane closes the pooling kernels' plane loop: the channel R15
+// wraps at the argument nc, R14 counts the planes left.
+func poolNextPlane(s *bytes.Buffer, nc string) {
+	p(s, "INCQ R15")
+	p(s, "CMPQ R15, %s", nc)
+	p(s, "JLT samec")
+	p(s, "XORQ R15, R15")
+	s.WriteString("samec:\n")
+	p(s, "DECQ R14")
+	p(s, "JNZ plane")
+	s.WriteString("done:\n")
+	p(s, "VZEROUPPER")
+	p(s, "RET")
 }
