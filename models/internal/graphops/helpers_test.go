@@ -63,7 +63,7 @@ func sameBits(got, want []float32) error {
 	}
 	for i := range got {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			return fmt.Errorf("value %d is %v, TapeMachine's %v", i, got[i], want[i])
+			return fmt.Errorf("value %d is %v, want %v", i, got[i], want[i])
 		}
 	}
 	return nil
