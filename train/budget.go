@@ -15,6 +15,10 @@ type Budget struct {
 	Samples int64 // samples per node, Init's included
 }
 
+// maxBudget bounds a budget so that the sample counts derived from it
+// cannot overflow an int64.
+const maxBudget = 1 << 62
+
 // ParseBudget parses `samples=N` (N may use k, M or G for 10³, 10⁶, 10⁹).
 func ParseBudget(s string) (Budget, error) {
 	kind, value, ok := strings.Cut(s, "=")
@@ -31,8 +35,8 @@ func ParseBudget(s string) (Budget, error) {
 		mult, value = 1e9, strings.TrimSuffix(value, "G")
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
-	if err != nil || n < 1 || n > (1<<62)/mult {
-		return Budget{}, &ConfigError{"budget", s, "samples=N with N a positive sample count"}
+	if err != nil || n < 1 || n > maxBudget/mult {
+		return Budget{}, &ConfigError{"budget", s, fmt.Sprintf("samples=N with N a sample count from 1 to %d (2⁶²)", int64(maxBudget))}
 	}
 	return Budget{Samples: n * mult}, nil
 }

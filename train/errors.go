@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInterrupted is wrapped by the error of a run or grid that stopped
@@ -38,6 +39,32 @@ type RunExistsError struct {
 
 func (e *RunExistsError) Error() string {
 	return fmt.Sprintf("%s already holds a run (%s)", e.Dir, e.File)
+}
+
+// DuplicateCellsError is a grid two of whose cells have the same settings
+// once defaults are filled in and names normalised (choco and choco:none,
+// gamma=0 and CHOCO's default γ): the grid would run them twice.
+type DuplicateCellsError struct {
+	First, Second string // the cells' labels
+}
+
+func (e *DuplicateCellsError) Error() string {
+	return fmt.Sprintf("cells %s and %s have the same settings: the grid would run them twice", e.First, e.Second)
+}
+
+// NotRunFolderError is a folder a run would write into that holds files a
+// run does not write.
+type NotRunFolderError struct {
+	Dir   string
+	Names []string // what it holds, in name order
+}
+
+func (e *NotRunFolderError) Error() string {
+	names := e.Names
+	if len(names) > 4 {
+		names = append(names[:4:4], "…")
+	}
+	return fmt.Sprintf("%s is not a run's folder (it holds %s)", e.Dir, strings.Join(names, ", "))
 }
 
 // NoCheckpointError is a folder Resume cannot continue. Started says that

@@ -40,7 +40,8 @@ func Seeds(cfg Config, n int) []Config {
 
 // CompareCells returns the cells of `gtstorm compare`: every algorithm on
 // every partition, each under seeds seeds. An algorithm may name its
-// compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%.
+// compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%. base's
+// γ applies to the CHOCO cells only.
 func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
 	var cells []Cell
 	for _, a := range algos {
@@ -49,6 +50,9 @@ func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
 			c.Algo, c.Partition = a, p
 			if algo, comp, ok := strings.Cut(a, ":"); ok {
 				c.Algo, c.Compress = algo, comp
+			}
+			if c.Algo != decentral.CHOCO {
+				c.Gamma = 0 // --gamma is CHOCO's: it sets the CHOCO cells' γ
 			}
 			cells = append(cells, Cell{Label: a + " / " + p, Configs: Seeds(c, seeds)})
 		}
@@ -93,13 +97,16 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 			if err := cfg.Validate(); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
+			if cfg.SimulatesNetwork() && cfg.Compute == 0 {
+				return nil, &ConfigError{"compute", "0", "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
+			}
 			r, err := cfg.Resolved()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
 			key := runKey(r)
 			if prev, dup := seen[key]; dup {
-				return nil, fmt.Errorf("cells %s and %s have the same settings: the grid would run them twice", prev, c.Label)
+				return nil, &DuplicateCellsError{prev, c.Label}
 			}
 			seen[key] = c.Label
 			c.Configs[k] = r

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // InputFile identifies one file a run read: its absolute path, size and
@@ -28,7 +29,8 @@ func (c Config) edgeListFile() bool {
 	return !slices.Contains(decentral.Topologies(), c.Topology) && c.Topology != decentral.ExpTopology
 }
 
-// Resolved returns c with CHOCO's default γ made explicit and its file
+// Resolved returns c with CHOCO's default γ made explicit, its compressor
+// named as the compressor names itself (none as ""), and its file
 // settings (--data-dir, an edge-list --topology, --speeds) made absolute,
 // so that the run does not depend on the folder it is resumed from.
 func (c Config) Resolved() (Config, error) {
@@ -52,6 +54,16 @@ func (c Config) Resolved() (Config, error) {
 			return c, &ConfigError{"speeds", c.Speeds, fmt.Sprintf("a path that can be made absolute (%v)", err)}
 		}
 		c.Speeds = abs
+	}
+	if c.Compress != "" {
+		// The compressor's own name, so that qsgd:07 and qsgd:7, or none
+		// and no compressor, are one setting.
+		if comp, err := compress.Parse(c.Compress); err == nil {
+			c.Compress = comp.String()
+		}
+		if c.Compress == "none" {
+			c.Compress = ""
+		}
 	}
 	if c.Algo == decentral.CHOCO && c.Gamma == 0 {
 		// Recorded, so that a later default does not pass for this run's.

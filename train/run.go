@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -143,12 +145,41 @@ func clearPrevious(opt Options) error {
 				return &RunExistsError{Dir: opt.Out, File: f}
 			}
 		}
+		if err := refuseForeign(opt.Out); err != nil {
+			return err
+		}
 	}
 	for _, f := range []string{CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile} {
 		path := filepath.Join(opt.Out, f)
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: clear the previous run: %w", opt.Out, err)
 		}
+	}
+	return nil
+}
+
+// runEntries are the names a run folder may hold: a run's outputs, its
+// lock, and what launch adds for its ranks.
+var runEntries = []string{ConfigFile, CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile,
+	LockFile, "ranks.txt", "ranks", "certs"}
+
+// refuseForeign refuses a folder holding anything a run does not write (a
+// grid's tables, a user's own metrics.csv beside other files), so that a
+// run never writes into, or clears, files that are not its own. Hidden
+// files (temporary files of an interrupted write) do not count.
+func refuseForeign(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") && !slices.Contains(runEntries, e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		return &NotRunFolderError{Dir: dir, Names: foreign}
 	}
 	return nil
 }

@@ -208,7 +208,15 @@ func settings() []Setting {
 			}},
 		{Name: "gamma", Usage: fmt.Sprintf("CHOCO's consensus step γ (0: %g)", decentral.DefaultGamma), Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Gamma) },
-			want:  finiteWhere(func(c Config) float64 { return c.Gamma }, func(g float64) bool { return g >= 0 && g <= 1 }, fmt.Sprintf("a consensus step in (0, 1] (0: %g)", decentral.DefaultGamma))},
+			want: func(c Config) string {
+				if !finite(c.Gamma) || c.Gamma < 0 || c.Gamma > 1 {
+					return fmt.Sprintf("a consensus step in (0, 1] (0: %g)", decentral.DefaultGamma)
+				}
+				if c.Gamma != 0 && c.Algo != decentral.CHOCO {
+					return "0 with --algo " + c.Algo + ": γ applies to --algo " + decentral.CHOCO
+				}
+				return ""
+			}},
 		{Name: "link-latency", Usage: "simulated network: seconds a message takes besides its bytes, e.g. 1ms or 50ms", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*secondsValue)(&c.LinkLatency) },
 			want:  finiteWhere(func(c Config) float64 { return c.LinkLatency }, simSeconds, "a latency from 0 to a day (86400 s), so that simulated times stay finite")},

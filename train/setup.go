@@ -62,6 +62,9 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBigBatch(cfg, s.part); err != nil {
+		return nil, err
+	}
 
 	if s.topo, s.mix, err = newTopology(cfg); err != nil {
 		return nil, err
@@ -105,6 +108,24 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkBigBatch refuses a D-GET large batch larger than the smallest share
+// p holds: it would draw the same samples over and over.
+func checkBigBatch(cfg Config, p *data.Partition) error {
+	if cfg.Algo != decentral.DGET || cfg.BigBatch == 0 {
+		return nil
+	}
+	smallest, node := -1, 0
+	for i, share := range p.Nodes {
+		if p.Holds(i) && (smallest < 0 || len(share) < smallest) {
+			smallest, node = len(share), i
+		}
+	}
+	if smallest >= 0 && cfg.BigBatch > smallest {
+		return &ConfigError{"big-batch", cfg.BigBatch, fmt.Sprintf("at most %d samples, node %d's share (0: each node's whole share)", smallest, node)}
+	}
+	return nil
 }
 
 // newTopology returns the topology of cfg and its first mixing matrix: a

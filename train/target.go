@@ -88,6 +88,9 @@ func NetworkCells(cells []Cell, networks []string) ([]Cell, error) {
 				if err := c.Configs[k].Set("link-bandwidth", bw); err != nil {
 					return nil, fmt.Errorf("--networks %s: want a bandwidth such as 1Gbit after the /", n)
 				}
+				if !c.Configs[k].SimulatesNetwork() {
+					return nil, fmt.Errorf("--networks %s: simulates no network (no latency, unlimited bandwidth); want a latency or a bandwidth such as 1ms/1Gbit", n)
+				}
 			}
 			out = append(out, c)
 		}

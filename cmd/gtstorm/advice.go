@@ -14,6 +14,7 @@ import (
 func advise(err error) error {
 	var (
 		exists   *train.RunExistsError
+		foreign  *train.NotRunFolderError
 		inUse    *train.FolderInUseError
 		grid     *train.GridFolderError
 		noCkpt   *train.NoCheckpointError
@@ -25,6 +26,8 @@ func advise(err error) error {
 	switch {
 	case errors.As(err, &exists):
 		return fmt.Errorf("%w; continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", err, exists.Dir)
+	case errors.As(err, &foreign):
+		return fmt.Errorf("%w; choose another folder, or pass --force to run there (its files are kept)", err)
 	case errors.As(err, &inUse):
 		return fmt.Errorf("%w; wait for it or choose another folder", err)
 	case errors.As(err, &grid):

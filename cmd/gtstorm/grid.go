@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +41,9 @@ func (g *gridFlags) check(cfg train.Config) error {
 // runCompare runs algorithms × partitions × seeds and prints the paper's
 // accuracy table.
 func runCompare(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", "compare [--algos A,B] [--partitions P,Q] [--seeds N] [run flags]", stdout)
+	const synopsis = "compare [--algos A,B] [--partitions P,Q] [--seeds N] [run flags]"
+	fs := newFlagSet("compare", synopsis, stdout)
+	fs.Usage = func() { printFlags(stdout, fs, synopsis, "algo", "partition") } // set per cell
 	cfg := train.Default()
 	cfg.Flags(fs)
 	algos := fs.String("algos", strings.Join(decentral.Algorithms(), ","), "algorithms to compare, comma-separated; choco:SPEC names CHOCO's compressor (e.g. choco:topk:0.01)")
@@ -72,6 +75,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if isSet(fs, "gamma") && !slices.ContainsFunc(al, isCHOCO) {
+		return usagef("--gamma %v: γ is CHOCO's consensus step; --algos %s has no %s", cfg.Gamma, *algos, decentral.CHOCO)
+	}
 	defaulted := g.out == ""
 	if defaulted {
 		g.out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
@@ -84,7 +90,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 		if cells, err = train.BudgetCells(cells, b); err != nil {
-			return err
+			return runError(err)
 		}
 		title += fmt.Sprintf(" at an equal budget of %d samples per node", b.Samples)
 	}
@@ -102,6 +108,12 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		title += " on simulated networks"
 	}
 	return runGrid(cells, g, rerunCommand("compare", args, g.out, defaulted), title, true, stdout, stderr)
+}
+
+// isCHOCO reports whether a --algos entry names CHOCO (choco or choco:SPEC).
+func isCHOCO(algo string) bool {
+	name, _, _ := strings.Cut(algo, ":")
+	return name == decentral.CHOCO
 }
 
 // runSweep varies one setting and tabulates the results.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/gtstorm/gtstorm/internal/kernels"
 )
@@ -108,13 +109,24 @@ func printUsage(w io.Writer) {
 func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: gtstorm %s\n\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	fs.Usage = func() { printFlags(stdout, fs, synopsis) }
 	return fs
+}
+
+// printFlags prints the synopsis and the flags of fs, but hidden: flags
+// that still parse, so that a command can refuse them with advice
+// (compare's --algo), but are not offered.
+func printFlags(w io.Writer, fs *flag.FlagSet, synopsis string, hidden ...string) {
+	fmt.Fprintf(w, "Usage: gtstorm %s\n\n", synopsis)
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(hidden, f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+			shown.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	shown.PrintDefaults()
 }
 
 // parseFlags parses args into fs, turning a parse failure into a usageError;

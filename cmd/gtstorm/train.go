@@ -122,8 +122,11 @@ func progressOptions(out string, stderr io.Writer) train.Options {
 
 // runError turns a bad setting into a usage error (exit status 2).
 func runError(err error) error {
-	var ce *train.ConfigError
-	if errors.As(err, &ce) {
+	var (
+		ce  *train.ConfigError
+		dup *train.DuplicateCellsError
+	)
+	if errors.As(err, &ce) || errors.As(err, &dup) {
 		return usageError{err}
 	}
 	return err
@@ -146,13 +149,13 @@ func printSummary(w io.Writer, out string, s *train.Summary) {
 		fmt.Fprintf(w, "  messages %.1f times smaller than float32 vectors\n", float64(s.CompressionRatio))
 	}
 	if s.SimSeconds > 0 {
-		fmt.Fprintf(w, "  %.2f simulated seconds (%.3g s per gradient)\n", float64(s.SimSeconds), float64(s.ComputeSeconds))
+		fmt.Fprintf(w, "  %s simulated seconds (%.3g s per gradient)\n", train.FormatShort(float64(s.SimSeconds)), float64(s.ComputeSeconds))
 	}
 	if t := s.Target; t != nil {
 		if t.Reached {
 			fmt.Fprintf(w, "  %s at round %d (%d samples, %d bytes per node", t.Target, t.Round, t.Samples, t.BytesPerNode)
 			if t.SimSeconds > 0 {
-				fmt.Fprintf(w, ", %.2f simulated seconds", float64(t.SimSeconds))
+				fmt.Fprintf(w, ", %s simulated seconds", train.FormatShort(float64(t.SimSeconds)))
 			}
 			fmt.Fprintln(w, ")")
 		} else {

@@ -127,6 +127,17 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"compare", "--networks", "1e308/1bit"}, "--link-latency"},
 		{[]string{"train", "--algo", "choco", "--topology", "exp"}, "--topology exp"},
 		{[]string{"train", "--algo", "choco", "--link-drop", "0.2"}, "--link-drop 0.2"},
+		{[]string{"train", "--algo", "dsgd", "--gamma", "0.1"}, "--gamma 0.1"},
+		{[]string{"compare", "--algos", "dsgd,gnsd", "--gamma", "0.1"}, "--gamma 0.1"},
+		{[]string{"sweep", "--vary", "gamma=0.1,0.2"}, "--gamma 0.1"},
+		{[]string{"sweep", "--algo", "choco", "--vary", "gamma=0,0.05"}, "same settings"},
+		{[]string{"sweep", "--algo", "choco", "--vary", "compress=topk:0.1,topk:0.10"}, "same settings"},
+		{[]string{"compare", "--algos", "choco,choco:none"}, "same settings"},
+		{[]string{"compare", "--algos", "choco:qsgd:7,choco:qsgd:07"}, "same settings"},
+		{[]string{"compare", "--networks", "0/0"}, "--networks 0/0"},
+		{[]string{"compare", "--networks", "1ms/1Gbit"}, "--compute"},
+		{[]string{"compare", "--budget", "samples=1"}, "samples per node"},
+		{[]string{"compare", "--budget", "samples=9223372036854775807"}, "4611686018427387904"},
 		// Parse errors: one line too, and no usage on stdout, for every command.
 		{[]string{"train", "--gamma", "abc"}, "-gamma"},
 		{[]string{"train", "--link-latency", "-1ms"}, "-link-latency"},
@@ -263,6 +274,12 @@ func TestHelp(t *testing.T) {
 		}
 		if n := strings.Count(out.String(), "Usage:"); n != 1 && c.name != "data" {
 			t.Errorf("gtstorm %s --help prints its usage %d times", c.name, n)
+		}
+		// compare sets these per cell and refuses them: not offered there.
+		for _, hidden := range []string{"  -algo value\n", "  -partition value\n"} {
+			if offered := strings.Contains(out.String(), hidden); offered != (c.name == "train") && (c.name == "train" || c.name == "compare") {
+				t.Errorf("gtstorm %s --help: offers %q %v", c.name, strings.TrimSpace(hidden), offered)
+			}
 		}
 	}
 }
