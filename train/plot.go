@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,8 +26,9 @@ type Curve struct {
 	// first curve's.
 	XLabel string
 	// LogX draws the x axis on a log scale (the first curve's decides),
-	// leaving out points at x ≤ 0: for simulated seconds, which differ by
-	// orders of magnitude between networks.
+	// leaving out points at x ≤ 0, as its label then says (or, where no
+	// curve has a point at x > 0, draws it linear): for simulated seconds,
+	// which differ by orders of magnitude between networks.
 	LogX bool
 	// Colour and Style pick the curve's colour and line style from fixed,
 	// well-separated sets: a compare grid gives each algorithm a colour and
@@ -98,31 +100,66 @@ func PlotCurves(path, title string, curves []Curve) error {
 // scale), the S(x) panel drawn on a linear scale because no curve has a
 // positive value. Whatever the values, even none, it writes a PNG and does
 // not panic; err reports only a failure to write it.
+//
+// Each panel's y axis holds every point drawn, band edges included, with a
+// margin; the legend, shared by both panels, stands to their right, outside
+// their data areas. On a log x axis (Curve.LogX) points at x ≤ 0 cannot be
+// drawn: they are left out, and the x axis label says so. That is not
+// reported in skipped, as every run on a simulated network starts at t = 0.
+// Where no curve has a point at x > 0, the x axis stays linear.
 func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err error) {
+	f, skipped, err := newFigure(title, curves)
+	if err != nil {
+		return skipped, fmt.Errorf("plot %s: %w", path, err)
+	}
+	img := f.render()
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+	return skipped, err
+}
+
+// figure is what PlotCurvesReport draws: the test accuracy and S(x)
+// panels, and the legend they share.
+type figure struct {
+	acc, st *plot.Plot
+	legend  plot.Legend
+}
+
+// newFigure builds the figure of curves, and the report of what it leaves
+// out (see PlotCurvesReport).
+func newFigure(title string, curves []Curve) (f *figure, skipped []string, err error) {
 	xLabel := "round"
 	if len(curves) > 0 && curves[0].XLabel != "" {
 		xLabel = curves[0].XLabel
 	}
-	acc := plot.New()
+	f = &figure{acc: plot.New(), st: plot.New(), legend: plot.NewLegend()}
+	f.legend.Top, f.legend.Left = true, true
+	acc, st := f.acc, f.st
 	acc.Title.Text = title + ": test accuracy of the averaged model"
-	acc.X.Label.Text = xLabel
 	acc.Y.Label.Text = "accuracy"
-	acc.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
-	st := plot.New()
 	st.Title.Text = title + ": stationarity S(x)"
-	st.X.Label.Text = xLabel
 	st.Y.Label.Text = "squared global gradient norm + consensus error"
-	st.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
+	for _, p := range []*plot.Plot{acc, st} {
+		p.X.Label.Text = xLabel
+		p.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
+	}
 
 	if len(curves) == 0 {
 		skipped = append(skipped, "no curves to plot: both panels are empty")
 	}
 	if len(curves) > 0 && curves[0].LogX {
-		for _, p := range []*plot.Plot{acc, st} {
-			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = relabel{plot.LogTicks{}, "%g"}
+		if pos, dropped := positiveX(curves); hasRounds(pos) {
+			curves = pos
+			for _, p := range []*plot.Plot{acc, st} {
+				p.X.Scale = plot.LogScale{}
+				p.X.Tick.Marker = logTicks{"%g"}
+				if dropped {
+					p.X.Label.Text += " (log scale: x ≤ 0 not shown)"
+				}
+			}
 		}
-		curves = positiveX(curves)
 	}
 	logY := false
 	for _, c := range curves {
@@ -133,7 +170,7 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 	}
 	if logY {
 		st.Y.Scale = plot.LogScale{}
-		st.Y.Tick.Marker = relabel{plot.LogTicks{}, "%.0e"}
+		st.Y.Tick.Marker = logTicks{"%.0e"}
 	} else {
 		st.Y.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
 		if len(curves) > 0 {
@@ -141,7 +178,7 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 			skipped = append(skipped, "S(x) panel: no curve has a positive value to draw on a log scale; drawn on a linear scale")
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1) // range of the S(x) panel's points
+	accY, stY := newSpan(), newSpan() // the y values each panel draws
 	for _, c := range curves {
 		name := fmt.Sprintf("curve %q", c.Label)
 		if len(c.Rounds) == 0 {
@@ -150,14 +187,16 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 		}
 		col := palette[c.Colour%len(palette)]
 		dashes := lineStyles[c.Style%len(lineStyles)]
+		var legend plot.Thumbnailer
 		for _, panel := range []struct {
 			p       *plot.Plot
 			what    string
 			ys, std []float64
 			logY    bool
+			y       *span
 		}{
-			{acc, "test accuracy", c.Acc, c.AccStd, false},
-			{st, "S(x)", c.S, c.SStd, logY},
+			{acc, "test accuracy", c.Acc, c.AccStd, false, &accY},
+			{st, "S(x)", c.S, c.SStd, logY, &stY},
 		} {
 			want := "finite"
 			if panel.logY {
@@ -173,43 +212,132 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 				skipped = append(skipped, fmt.Sprintf("%s: %s: %d of its %d values not %s, left out",
 					name, panel.what, dropped, len(c.Rounds), want))
 			}
-			if err := addLine(panel.p, c.Label, line, lower, upper, col, dashes); err != nil {
-				return skipped, fmt.Errorf("plot %s: %s: %w", path, name, err)
+			l, err := addLine(panel.p, line, lower, upper, col, dashes)
+			if err != nil {
+				return f, skipped, fmt.Errorf("%s: %w", name, err)
 			}
-			if panel.p == st {
-				for _, xy := range slices.Concat(line, lower, upper) {
-					lo, hi = min(lo, xy.Y), max(hi, xy.Y)
-				}
+			if legend == nil {
+				legend = l
 			}
-		}
-	}
-	if logY {
-		// A single positive value would be widened by ±1, possibly to ≤ 0,
-		// which the log scale cannot show: widen it by a factor instead.
-		st.Y.Min, st.Y.Max = lo, hi
-		if lo == hi {
-			if l := lo / 2; l > 0 {
-				st.Y.Min = l
-			}
-			if h := hi * 2; !math.IsInf(h, 0) {
-				st.Y.Max = h
+			for _, xy := range slices.Concat(line, lower, upper) {
+				panel.y.add(xy.Y)
 			}
 		}
+		if legend != nil {
+			f.legend.Add(c.Label, legend)
+		}
 	}
-	acc.Legend.Top = false // bottom right, below rising curves
+	if !accY.empty() {
+		acc.Y.Min, acc.Y.Max = linearRange(accY.lo, accY.hi)
+	}
+	if !stY.empty() {
+		if logY {
+			st.Y.Min, st.Y.Max = logRange(stY.lo, stY.hi)
+		} else {
+			st.Y.Min, st.Y.Max = linearRange(stY.lo, stY.hi)
+		}
+	}
+	return f, skipped, nil
+}
 
-	const w, h = 14 * vg.Inch, 5 * vg.Inch
+// hasRounds reports whether some curve has a round (a point on the x axis).
+func hasRounds(curves []Curve) bool {
+	for _, c := range curves {
+		if len(c.Rounds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// The figure's size: both panels together are panelsWidth wide, and the
+// legend's strip on their right as wide as its longest entry; the figure
+// is figureHeight high, or higher where its legend needs it.
+const (
+	panelsWidth  = 14 * vg.Inch
+	figureHeight = 5 * vg.Inch
+	pad          = 2 * vg.Millimeter
+)
+
+// render draws the figure onto a new image.
+func (f *figure) render() *vgimg.Canvas {
+	size := f.legend.Rectangle(draw.Canvas{}).Size()
+	w, h := panelsWidth, figureHeight
+	if size.X > 0 {
+		w += size.X + 4*pad
+		h = max(h, size.Y+f.titleHeight()+4*pad)
+	}
 	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 2,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	acc.Draw(tiles.At(dc, 0, 0))
-	st.Draw(tiles.At(dc, 1, 0))
-	err = atomicfile.Write(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	})
-	return skipped, err
+	acc, st, legend := f.layout(draw.New(img))
+	f.acc.Draw(acc)
+	f.st.Draw(st)
+	f.legend.Draw(legend)
+	return img
+}
+
+// layout splits the figure's canvas c into the canvases of the accuracy
+// panel, the S(x) panel and the legend: the panels side by side in the
+// left panelsWidth of c, the legend in the strip on their right, its top
+// level with the top of their data areas.
+func (f *figure) layout(c draw.Canvas) (acc, st, legend draw.Canvas) {
+	panels := c
+	panels.Max.X = c.Min.X + panelsWidth
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: 2 * pad, PadY: pad,
+		PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	legend = draw.Crop(c, panelsWidth+2*pad, -pad, pad, -pad-f.titleHeight())
+	return tiles.At(panels, 0, 0), tiles.At(panels, 1, 0), legend
+}
+
+// titleHeight is the height the panels' titles take, padding included.
+func (f *figure) titleHeight() vg.Length {
+	var h vg.Length
+	for _, p := range []*plot.Plot{f.acc, f.st} {
+		if p.Title.Text != "" {
+			h = max(h, p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y+p.Title.Padding)
+		}
+	}
+	return h
+}
+
+// axisMargin is the share of an axis's range (of its logarithm's, on a log
+// scale) left free beyond the extreme values on either side, so that no
+// line runs along the edge of the data area, half clipped.
+const axisMargin = 0.05
+
+// span is the range of a set of values; empty while lo > hi.
+type span struct{ lo, hi float64 }
+
+func newSpan() span           { return span{math.Inf(1), math.Inf(-1)} }
+func (s *span) add(v float64) { s.lo, s.hi = min(s.lo, v), max(s.hi, v) }
+func (s span) empty() bool    { return s.lo > s.hi }
+
+// linearRange returns a linear axis range that holds [lo, hi], finite,
+// with a margin: axisMargin of hi - lo on either side, or of |lo| where
+// lo = hi. Near ±math.MaxFloat64 the margin shrinks to stay finite.
+func linearRange(lo, hi float64) (minV, maxV float64) {
+	m := (hi/2 - lo/2) * 2 * axisMargin // halves: hi - lo may overflow
+	if m == 0 {
+		m = math.Abs(lo) * axisMargin
+	}
+	if m == 0 {
+		m = axisMargin
+	}
+	return max(lo-m, -math.MaxFloat64), min(hi+m, math.MaxFloat64)
+}
+
+// logRange returns a log axis range that holds [lo, hi] (0 < lo ≤ hi) with
+// a margin: axisMargin of log(hi/lo) on either side, or a factor of 2 where
+// lo = hi. Near the ends of the positive floats the margin shrinks to stay
+// in them.
+func logRange(lo, hi float64) (minV, maxV float64) {
+	f := math.Pow(hi/lo, axisMargin)
+	if math.IsInf(f, 0) { // hi/lo overflowed
+		f = math.Pow(hi, axisMargin) / math.Pow(lo, axisMargin)
+	}
+	if f == 1 {
+		f = 2
+	}
+	return max(lo/f, math.SmallestNonzeroFloat64), min(hi*f, math.MaxFloat64)
 }
 
 // points returns a curve's drawable points: its line, and the lower and upper
@@ -251,8 +379,9 @@ func points(xs, ys, std []float64, logY bool) (line, lower, upper plotter.XYs, d
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // addLine adds one curve's line (a dot if it has one point), and its std
-// band between lower and upper when those are given, to p.
-func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col color.Color, dashes []vg.Length) error {
+// band between lower and upper when those are given, to p, and returns the
+// line, whose thumbnail stands for the curve in a legend.
+func addLine(p *plot.Plot, line, lower, upper plotter.XYs, col color.Color, dashes []vg.Length) (*plotter.Line, error) {
 	if len(lower) > 0 {
 		band := make(plotter.XYs, 0, 2*len(lower))
 		band = append(band, lower...)
@@ -261,7 +390,7 @@ func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col col
 		}
 		poly, err := plotter.NewPolygon(band)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r, g, b, _ := col.RGBA()
 		poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 50}
@@ -270,24 +399,23 @@ func addLine(p *plot.Plot, label string, line, lower, upper plotter.XYs, col col
 	}
 	l, err := plotter.NewLine(line)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	l.Color = col
 	l.Width = vg.Points(1.5)
 	l.Dashes = dashes
 	p.Add(l)
-	p.Legend.Add(label, l)
 	if len(line) == 1 { // a line of one point draws nothing: mark the point
 		dot, err := plotter.NewScatter(line)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dot.Color = col
 		dot.Shape = draw.CircleGlyph{}
 		dot.Radius = vg.Points(3)
 		p.Add(dot)
 	}
-	return nil
+	return l, nil
 }
 
 // palette is the Okabe–Ito colour set (its yellow left out, too pale on
@@ -327,10 +455,122 @@ func (r relabel) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
+// logTicks is a tick marker for a log scale that labels, in format, at
+// least two ticks whatever the range: the powers of ten in it (every k-th
+// one where there are more than maxLogLabels), or where fewer than two fall
+// in it, also their multiples 2 and 5, or else every multiple 1 to 9 of
+// them; and in a range narrower than that, the ticks of a linear axis.
+type logTicks struct{ format string }
+
+// maxLogLabels is the most powers of ten logTicks labels.
+const maxLogLabels = 10
+
+func (t logTicks) Ticks(minV, maxV float64) []plot.Tick {
+	if !(minV > 0 && minV < maxV) || math.IsInf(maxV, 0) {
+		return linearTicks(minV, maxV)
+	}
+	lo, hi := int(math.Floor(math.Log10(minV))), int(math.Ceil(math.Log10(maxV)))
+	if n := hi - lo + 1; n > maxLogLabels { // only every k-th power of ten
+		k := (n + maxLogLabels - 1) / maxLogLabels
+		var ticks []plot.Tick
+		for e := lo; e <= hi; e++ {
+			if v := pow10(1, e); e%k == 0 && within(v, minV, maxV) {
+				ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf(t.format, v)})
+			}
+		}
+		return ticks
+	}
+	for _, marks := range [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		var ticks []plot.Tick
+		n := 0
+		for e := lo; e <= hi; e++ {
+			for m := 1; m <= 9; m++ {
+				v := pow10(m, e)
+				if !within(v, minV, maxV) {
+					continue
+				}
+				tick := plot.Tick{Value: v}
+				if slices.Contains(marks, m) {
+					tick.Label = fmt.Sprintf(t.format, v)
+					n++
+				}
+				ticks = append(ticks, tick)
+			}
+		}
+		if n >= 2 {
+			return ticks
+		}
+	}
+	return linearTicks(minV, maxV)
+}
+
+// linearTicks returns the ticks of a linear axis over [minV, maxV], with
+// at least two labelled, all labels distinct, and none for a range that is
+// not one.
+func linearTicks(minV, maxV float64) []plot.Tick {
+	if !(minV < maxV) || !finite(minV) || !finite(maxV) {
+		return nil
+	}
+	ticks := plot.DefaultTicks{}.Ticks(minV, maxV)
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" && within(t.Value, minV, maxV) {
+			n++
+		}
+	}
+	if n < 2 { // too narrow a range for DefaultTicks: label its ends
+		ticks = []plot.Tick{{Value: minV, Label: "min"}, {Value: maxV, Label: "max"}}
+	}
+	if n < 2 || !distinct(ticks) {
+		relabelDistinct(ticks)
+	}
+	return ticks
+}
+
+// relabelDistinct labels the labelled ticks with the fewest significant
+// digits, 3 at least, that tell them apart.
+func relabelDistinct(ticks []plot.Tick) {
+	for prec := 3; prec <= 17; prec++ {
+		for i, t := range ticks {
+			if t.Label != "" {
+				ticks[i].Label = strconv.FormatFloat(t.Value, 'g', prec, 64)
+			}
+		}
+		if distinct(ticks) {
+			return
+		}
+	}
+}
+
+// distinct reports whether no two ticks have the same label.
+func distinct(ticks []plot.Tick) bool {
+	seen := make(map[string]bool, len(ticks))
+	for _, t := range ticks {
+		if t.Label != "" && seen[t.Label] {
+			return false
+		}
+		seen[t.Label] = true
+	}
+	return true
+}
+
+// pow10 returns m·10^e, correctly rounded (3·10^-1 is 0.3, not
+// 0.30000000000000004), 0 or +Inf beyond the floats.
+func pow10(m, e int) float64 {
+	v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64)
+	return v
+}
+
+// within reports whether v lies in [minV, maxV], give or take rounding.
+func within(v, minV, maxV float64) bool {
+	const eps = 1e-9
+	return v >= minV-eps*math.Abs(minV) && v <= maxV+eps*math.Abs(maxV)
+}
+
 // positiveX returns curves without their points at x ≤ 0, which a log x
-// axis cannot show.
-func positiveX(curves []Curve) []Curve {
-	out := make([]Curve, len(curves))
+// axis cannot show, and whether it left any out.
+func positiveX(curves []Curve) (out []Curve, dropped bool) {
+	out = make([]Curve, len(curves))
 	for i, c := range curves {
 		keep := func(v []float64) []float64 {
 			if v == nil {
@@ -338,6 +578,9 @@ func positiveX(curves []Curve) []Curve {
 			}
 			var kept []float64
 			for k, x := range c.Rounds {
+				if k >= len(v) {
+					break
+				}
 				if x > 0 {
 					kept = append(kept, v[k])
 				}
@@ -347,6 +590,7 @@ func positiveX(curves []Curve) []Curve {
 		out[i] = c
 		out[i].Acc, out[i].AccStd, out[i].S, out[i].SStd = keep(c.Acc), keep(c.AccStd), keep(c.S), keep(c.SStd)
 		out[i].Rounds = keep(c.Rounds)
+		dropped = dropped || len(out[i].Rounds) < len(c.Rounds)
 	}
-	return out
+	return out, dropped
 }

@@ -1,14 +1,21 @@
 package train
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // decodePNG reads the PNG at path.
@@ -30,14 +37,19 @@ func decodePNG(t *testing.T, path string) image.Image {
 }
 
 // inked counts the pixels of the left (panel 0) or right (panel 1) half of
-// img drawn in exactly col: the lines of curves in that colour.
+// the panels of img, or of the legend's strip on their right (panel 2),
+// drawn in exactly col: the lines of curves in that colour.
 func inked(img image.Image, panel int, col color.Color) int {
 	b := img.Bounds()
-	half := b.Dx() / 2
+	half := int(panelsWidth.Dots(vgimg.DefaultDPI)) / 2
+	right := b.Min.X + (panel+1)*half
+	if panel == 2 {
+		right = b.Max.X
+	}
 	r0, g0, b0, _ := col.RGBA()
 	n := 0
 	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X + panel*half; x < b.Min.X+(panel+1)*half; x++ {
+		for x := b.Min.X + panel*half; x < right; x++ {
 			r, g, bl, _ := img.At(x, y).RGBA()
 			if r == r0 && g == g0 && bl == b0 {
 				n++
@@ -87,6 +99,10 @@ func TestPlotCurvesReport(t *testing.T) {
 			[]string{`curve "zero": S(x): none of its 5 values is positive and finite`}, true, true},
 		{"slices shorter than the rounds", []Curve{{Label: "a", Rounds: rounds, Acc: acc[:2], AccStd: []float64{0.1}, S: []float64{1}, SStd: []float64{}}},
 			[]string{"test accuracy: 3 of its 5 values", "S(x): 4 of its 5 values"}, true, true},
+		{"log x, slices shorter than the rounds", []Curve{{Label: "a", LogX: true, Rounds: rounds, Acc: acc[:2], AccStd: []float64{0.1}, S: []float64{1, 2}}},
+			[]string{"test accuracy: 3 of its 4 values", "S(x): 3 of its 4 values"}, true, true},
+		{"log x, every x at 0", []Curve{{Label: "a", LogX: true, Rounds: []float64{0, 0}, Acc: []float64{0.1, 0.2}, S: []float64{1, 2}}},
+			nil, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,5 +141,205 @@ func TestPlotCurvesKeepsItsSignature(t *testing.T) {
 	decodePNG(t, path)
 	if err := PlotCurves(filepath.Join(t.TempDir(), "missing", "curves.png"), "test", nil); err == nil {
 		t.Fatal("writing into a missing folder succeeded")
+	}
+}
+
+// render builds and draws the figure of curves, as PlotCurvesReport does,
+// so that its axes hold the ranges they are drawn with.
+func render(t *testing.T, curves []Curve) (*figure, *vgimg.Canvas) {
+	t.Helper()
+	f, _, err := newFigure("test", curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, f.render()
+}
+
+// TestPlotAxesHoldEveryPoint: each panel's y axis, as drawn, holds every
+// value and band edge with room to spare, so that no line runs along, or
+// beyond, the edge of the data area.
+func TestPlotAxesHoldEveryPoint(t *testing.T) {
+	rounds := []float64{0, 10, 20}
+	cases := []struct {
+		name         string
+		curves       []Curve
+		accLo, accHi float64 // the extreme values and band edges drawn
+		sLo, sHi     float64
+		logS         bool // the S(x) axis is on a log scale
+	}{
+		{"top curve at 0.7802", []Curve{
+			{Label: "a", Rounds: rounds, Acc: []float64{0.1, 0.6, 0.7802}, S: []float64{1, 0.1, 0.01}},
+			{Label: "b", Rounds: rounds, Acc: []float64{0.1, 0.5, 0.7}, S: []float64{2, 0.5, 0.2}}},
+			0.1, 0.7802, 0.01, 2, true},
+		{"std bands", []Curve{{Label: "a", Rounds: rounds, Acc: []float64{0.2, 0.5, 0.77}, AccStd: []float64{0.05, 0.01, 0.0102},
+			S: []float64{1, 0.1, 0.01}, SStd: []float64{0.5, 0.02, 0.002}}},
+			0.15, 0.7802, 0.008, 1.5, true},
+		{"one point", []Curve{{Label: "a", Rounds: rounds[:1], Acc: []float64{0.3}, S: []float64{0.5}}},
+			0.3, 0.3, 0.5, 0.5, true},
+		{"linear S(x)", []Curve{{Label: "a", Rounds: rounds, Acc: []float64{0, 0, 0}, S: []float64{-3, -2, 0}}},
+			0, 0, -3, 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := render(t, c.curves)
+			for _, ax := range []struct {
+				what   string
+				axis   plot.Axis
+				lo, hi float64
+				log    bool
+			}{
+				{"accuracy", f.acc.Y, c.accLo, c.accHi, false},
+				{"S(x)", f.st.Y, c.sLo, c.sHi, c.logS},
+			} {
+				if _, log := ax.axis.Scale.(plot.LogScale); log != ax.log {
+					t.Errorf("%s axis on a log scale: %v, want %v", ax.what, log, ax.log)
+				}
+				if !(ax.axis.Min < ax.lo && ax.hi < ax.axis.Max) {
+					t.Errorf("%s axis [%g, %g], want it to hold [%g, %g] with a margin", ax.what, ax.axis.Min, ax.axis.Max, ax.lo, ax.hi)
+				}
+			}
+		})
+	}
+}
+
+// TestAxisRanges: the ranges hold their values, with a margin where the
+// floats allow one, and stay finite and, on a log scale, positive.
+func TestAxisRanges(t *testing.T) {
+	big, tiny := math.MaxFloat64, math.SmallestNonzeroFloat64
+	for _, c := range []struct {
+		lo, hi float64
+		log    bool
+		margin bool // both ends leave room
+	}{
+		{0.1, 0.7802, false, true}, {0, 0, false, true}, {-5, -5, false, true}, {0.3, 0.3, false, true},
+		{-big, big, false, false}, {big, big, false, false}, {-1, 1e308, false, false},
+		{0.01, 2, true, true}, {0.5, 0.5, true, true}, {1e-300, 1e300, true, true},
+		{tiny, big, true, false}, {tiny, tiny, true, false}, {big, big, true, false},
+	} {
+		rng, name := linearRange, "linearRange"
+		if c.log {
+			rng, name = logRange, "logRange"
+		}
+		lo, hi := rng(c.lo, c.hi)
+		switch {
+		case !finite(lo) || !finite(hi) || (c.log && lo <= 0):
+			t.Errorf("%s(%g, %g) = [%g, %g], want finite%s", name, c.lo, c.hi, lo, hi, map[bool]string{true: " and positive"}[c.log])
+		case lo > c.lo || hi < c.hi || lo >= hi:
+			t.Errorf("%s(%g, %g) = [%g, %g], want a range that holds both", name, c.lo, c.hi, lo, hi)
+		case c.margin && (lo == c.lo || hi == c.hi):
+			t.Errorf("%s(%g, %g) = [%g, %g], want a margin on both sides", name, c.lo, c.hi, lo, hi)
+		}
+	}
+}
+
+// TestPlotLegendOutsideData: the legend lies to the right of both panels'
+// data areas, inside the image however many entries it has, and is drawn.
+func TestPlotLegendOutsideData(t *testing.T) {
+	curves := func(n int, label string) []Curve {
+		cs := make([]Curve, n)
+		for i := range cs {
+			cs[i] = Curve{Label: fmt.Sprintf("%s %d", label, i), Colour: i, Rounds: []float64{0, 1, 2},
+				Acc: []float64{0.1, 0.9, 0.99}, S: []float64{1, 1e-3, 1e-6}}
+		}
+		return cs
+	}
+	for _, c := range []struct {
+		name   string
+		curves []Curve
+	}{
+		{"one curve", curves(1, "gt-storm")},
+		{"long labels", curves(6, "choco:topk:0.01 / label / 50ms/10Mbit, a long label that would cover much of a panel")},
+		{"more entries than the panels are high", curves(60, "dsgd")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, img := render(t, c.curves)
+			whole := draw.New(img)
+			accC, stC, legC := f.layout(whole)
+			size := f.legend.Rectangle(draw.Canvas{}).Size()
+			legend := vg.Rectangle{Min: vg.Point{X: legC.Min.X, Y: legC.Max.Y - size.Y}, Max: vg.Point{X: legC.Min.X + size.X, Y: legC.Max.Y}}
+			for _, data := range []vg.Rectangle{f.acc.DataCanvas(accC).Rectangle, f.st.DataCanvas(stC).Rectangle} {
+				if legend.Min.X < data.Max.X && data.Min.X < legend.Max.X && legend.Min.Y < data.Max.Y && data.Min.Y < legend.Max.Y {
+					t.Errorf("legend %v overlaps a data area %v", legend, data)
+				}
+			}
+			if !(whole.Min.X <= legend.Min.X && legend.Max.X <= whole.Max.X && whole.Min.Y <= legend.Min.Y && legend.Max.Y <= whole.Max.Y) {
+				t.Errorf("legend %v outside the image %v", legend, whole.Rectangle)
+			}
+			path := filepath.Join(t.TempDir(), "curves.png")
+			if _, err := PlotCurvesReport(path, "test", c.curves); err != nil {
+				t.Fatal(err)
+			}
+			if inked(decodePNG(t, path), 2, palette[0]) == 0 {
+				t.Error("the legend's strip does not show the first curve")
+			}
+		})
+	}
+}
+
+// TestLogTicks: a log axis labels at least two ticks in its range, and not
+// so many that they overlap, whatever the range.
+func TestLogTicks(t *testing.T) {
+	for _, r := range [][2]float64{
+		{0.3, 0.9}, {1e-3, 5e-3}, {1, 8}, {0.31, 0.39}, {5, 5.000001}, {0.9, 11}, {1e-12, 1},
+		{1e-300, 1e300}, {math.SmallestNonzeroFloat64, math.MaxFloat64},
+	} {
+		for _, format := range []string{"%.0e", "%g"} {
+			labels := labelled(logTicks{format}.Ticks(r[0], r[1]), r[0], r[1])
+			if len(labels) < 2 || len(labels) > 2*maxLogLabels || len(slices.Compact(slices.Clone(labels))) != len(labels) {
+				t.Errorf("logTicks{%q} on [%g, %g] labels %q, want 2 to %d distinct labels", format, r[0], r[1], labels, 2*maxLogLabels)
+			}
+		}
+	}
+	// The S(x) axis of a plot uses them.
+	for _, s := range [][]float64{{0.3, 0.9}, {1e-3, 5e-3}} {
+		f, _ := render(t, []Curve{{Label: "a", Rounds: []float64{1, 2}, Acc: []float64{0.5, 0.6}, S: s}})
+		y := f.st.Y
+		if labels := labelled(y.Tick.Marker.Ticks(y.Min, y.Max), y.Min, y.Max); len(labels) < 2 {
+			t.Errorf("S(x) in %v: axis [%g, %g] labels %q, want at least 2", s, y.Min, y.Max, labels)
+		}
+	}
+}
+
+// labelled returns the labels of the ticks in [lo, hi].
+func labelled(ticks []plot.Tick, lo, hi float64) []string {
+	var labels []string
+	for _, t := range ticks {
+		if t.Label != "" && t.Value >= lo && t.Value <= hi {
+			labels = append(labels, t.Label)
+		}
+	}
+	return labels
+}
+
+// TestPlotLogXAtZero: on a log x axis, points at x = 0 are left out and
+// the axis label says so; without any, it says nothing; with only those,
+// the axis is linear and draws them.
+func TestPlotLogXAtZero(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rounds []float64
+		log    bool
+		note   bool
+	}{
+		{"t = 0 and later", []float64{0, 0.5, 2, 8}, true, true},
+		{"no t = 0", []float64{0.5, 1, 2, 8}, true, false},
+		{"only t = 0", []float64{0, 0, 0, 0}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := render(t, []Curve{{Label: "a", XLabel: "simulated seconds", LogX: true, Rounds: c.rounds,
+				Acc: []float64{0.1, 0.5, 0.7, 0.8}, S: []float64{1, 0.5, 0.1, 0.01}}})
+			for _, p := range []*plot.Plot{f.acc, f.st} {
+				x := p.X
+				if _, log := x.Scale.(plot.LogScale); log != c.log {
+					t.Errorf("x axis on a log scale: %v, want %v", log, c.log)
+				}
+				if note := strings.Contains(x.Label.Text, "not shown"); note != c.note || !strings.HasPrefix(x.Label.Text, "simulated seconds") {
+					t.Errorf("x axis label %q, want a note of points not shown: %v", x.Label.Text, c.note)
+				}
+				if lo := slices.Min(c.rounds); x.Min > lo && !c.log || c.log && x.Min <= 0 {
+					t.Errorf("x axis from %g, want it to show %g", x.Min, lo)
+				}
+			}
+		})
 	}
 }

@@ -37,6 +37,25 @@ func (s stat) fmt(format string) string {
 	return fmt.Sprintf(format+" ± "+format, s.mean, s.std)
 }
 
+// short is s in FormatShort's form: "mean" or "mean ± std".
+func (s stat) short() string {
+	if s.std == 0 {
+		return FormatShort(s.mean)
+	}
+	return FormatShort(s.mean) + " ± " + FormatShort(s.std)
+}
+
+// FormatShort formats x in at most 10 characters whatever its magnitude,
+// keeping at least three significant digits: with two decimals where
+// 1 ≤ |x| < 1e6 or x is 0 ("2.00", "123.46"), in %.3g otherwise ("0.5",
+// "0.0123", "1.8e+303", "NaN").
+func FormatShort(x float64) string {
+	if a := math.Abs(x); x == 0 || a >= 1 && a < 1e6 {
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
 // completed returns the summaries of the runs that did not diverge.
 func completed(sums []*Summary) []*Summary {
 	var out []*Summary
@@ -141,7 +160,7 @@ func writeTargets(b *strings.Builder, res []CellResult) {
 			return stat{m, sd}
 		}
 		sim := of(func(t *TargetReached) float64 { return float64(t.SimSeconds) })
-		simText := sim.fmt("%.2f")
+		simText := sim.short()
 		if math.IsNaN(sim.mean) {
 			simText = "–"
 		}

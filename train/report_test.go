@@ -172,3 +172,52 @@ func TestGridCurvesDistinct(t *testing.T) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// TestFormatShort: whatever the magnitude, a value is formatted short, and
+// parses back to itself to within rounding to three significant digits.
+func TestFormatShort(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string // "" for any short, close text
+	}{
+		{0, "0.00"}, {0.5, "0.5"}, {2, "2.00"}, {123.456, "123.46"}, {1.8e303, "1.8e+303"}, {1e-9, "1e-09"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}, {math.Inf(-1), "-Inf"},
+		{-2.5, ""}, {0.0123, ""}, {999999.996, ""}, {1e6, ""}, {-1.7e308, ""}, {math.SmallestNonzeroFloat64, ""},
+	} {
+		got := FormatShort(c.x)
+		back, err := strconv.ParseFloat(got, 64)
+		switch {
+		case len(got) > 12:
+			t.Errorf("FormatShort(%g) = %q, longer than 12 characters", c.x, got)
+		case c.want != "" && got != c.want:
+			t.Errorf("FormatShort(%g) = %q, want %q", c.x, got, c.want)
+		case err != nil:
+			t.Errorf("FormatShort(%g) = %q, not a number: %v", c.x, got, err)
+		case math.IsNaN(c.x) != math.IsNaN(back) || math.Abs(back-c.x) > 0.005*math.Abs(c.x):
+			t.Errorf("FormatShort(%g) = %q, which reads %g", c.x, got, back)
+		}
+	}
+}
+
+// TestReportTargetTimesShort: the time to the target stays short in the
+// table, however many simulated seconds it took.
+func TestReportTargetTimesShort(t *testing.T) {
+	base := Default()
+	base.TargetAcc = 0.5
+	cells, err := NetworkCells(CompareCells(base, []string{"dsgd"}, []string{"label"}, 1), []string{"1ms/1Gbit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sim  float64
+		want string
+	}{
+		{1.8e303, "| 1.8e+303 |"}, {2e-9, "| 2e-09 |"}, {2, "| 2.00 |"},
+	} {
+		rows := []Row{{Round: 0}, {Round: 10, TestAcc: 0.6, SimSeconds: c.sim}}
+		md := Report("t", []CellResult{{Cell: cells[0], Summaries: []*Summary{{}}, Rows: [][]Row{rows}}}, true)
+		if !strings.Contains(md, c.want) {
+			t.Errorf("%g simulated seconds: report lacks %q:\n%s", c.sim, c.want, md)
+		}
+	}
+}
