@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -39,9 +40,13 @@ type exportMeta struct {
 // to out as an ONNX model (opset models.ONNXOpset): input float32 NCHW
 // [N,C,H,W] with a dynamic batch size N, scaled as gtstorm feeds the
 // network, output the logits [N,10]. The model's doc string says how the
-// run scaled its inputs; its metadata_props record the run's dataset,
-// normalisation and, when the checkpoint holds them, the per-channel mean
-// and standard deviation and the class names.
+// run scaled its inputs; its metadata_props record the run's dataset, the
+// input's scaling ("gtstorm.input.scale" 1/255) and transform from pixel
+// bytes ("gtstorm.input.transform"), for MNIST the background it expects
+// ("gtstorm.input.background"), normalisation and, when the checkpoint
+// holds them, the per-channel mean and standard deviation and
+// the class names. Its producer_version is gtstorm's (see
+// producerVersion).
 func ExportONNX(path, out string) (*ExportResult, error) {
 	if out == "" {
 		return nil, fmt.Errorf("no ONNX output file given")
@@ -84,6 +89,7 @@ func ExportONNX(path, out string) (*ExportResult, error) {
 		}
 	}
 	om.DocString, om.Metadata = exportDoc(ck.Model, path, &em)
+	om.ProducerVersion = producerVersion()
 	b, err := om.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -144,19 +150,13 @@ func exportDoc(model, path string, em *exportMeta) (string, []onnx.Property) {
 			props = append(props, onnx.Property{Key: "gtstorm.normalize", Value: fmt.Sprint(cfg.Normalize)})
 		}
 	}
-	fmt.Fprintf(&doc, "Input: float32 NCHW [N,C,H,W], N the batch size (dynamic); ")
-	switch {
-	case dataset == "mnist":
-		doc.WriteString("MNIST pixels as bytes divided by 255, in [0,1]. ")
-	case em.Input != nil && len(em.Input.Mean) > 0:
-		fmt.Fprintf(&doc, "pixels as bytes divided by 255, then standardised per channel c as (x - mean[c]) / std[c] with the training set's mean %v and std %v. ",
-			em.Input.Mean, em.Input.Std)
-	case normalize:
-		doc.WriteString("pixels as bytes divided by 255, then standardised per channel with the mean and standard deviation of the CIFAR-10 training set (data.NormalizeChannels). ")
-	case em.Config != nil:
-		doc.WriteString("pixels as bytes divided by 255, in [0,1] (the run did not normalise). ")
-	default:
-		doc.WriteString("scaled as the run fed the network (pixels divided by 255, standardised per channel when the run normalised). ")
+	scaling, transform := inputScaling(dataset, normalize, em)
+	fmt.Fprintf(&doc, "Input: float32 NCHW [N,C,H,W], N the batch size (dynamic); %s ", scaling)
+	props = append(props,
+		onnx.Property{Key: "gtstorm.input.scale", Value: "1/255"},
+		onnx.Property{Key: "gtstorm.input.transform", Value: transform})
+	if dataset == "mnist" {
+		props = append(props, onnx.Property{Key: "gtstorm.input.background", Value: "dark: light digits on a dark background, as MNIST's"})
 	}
 	if in := em.Input; in != nil {
 		if len(in.Mean) > 0 {
@@ -170,6 +170,63 @@ func exportDoc(model, path string, em *exportMeta) (string, []onnx.Property) {
 	}
 	doc.WriteString("Output: float32 [N,10] class logits (softmax gives the probabilities).")
 	return doc.String(), props
+}
+
+// modulePath is the path of gtstorm's module.
+const modulePath = "github.com/gtstorm/gtstorm"
+
+// producerVersion returns the version of gtstorm that the running binary
+// was built from, as its build information records it (see moduleVersion).
+func producerVersion() string {
+	return moduleVersion(debug.ReadBuildInfo())
+}
+
+// moduleVersion returns the version of gtstorm's module in a binary's
+// build information: the main module's, or the dependency's (or its
+// replacement's) when gtstorm is a library of another; "devel" when
+// there is none, or the build records none ("" or "(devel)").
+func moduleVersion(bi *debug.BuildInfo, ok bool) string {
+	v := ""
+	switch {
+	case !ok || bi == nil:
+	case bi.Main.Path == modulePath:
+		v = bi.Main.Version
+	default:
+		for _, dep := range bi.Deps {
+			if dep.Path != modulePath {
+				continue
+			}
+			v = dep.Version
+			if dep.Replace != nil {
+				v = dep.Replace.Version
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		return "devel"
+	}
+	return v
+}
+
+// inputScaling says how an export's input is made from pixel bytes: in
+// words for the doc string, and as the formula of the metadata's
+// gtstorm.input.transform.
+func inputScaling(dataset string, normalize bool, em *exportMeta) (words, transform string) {
+	const scaled, standardised = "x = byte/255", "x = (byte/255 - mean[c]) / std[c]"
+	switch {
+	case dataset == "mnist":
+		return "MNIST pixels as bytes divided by 255, in [0,1].", scaled
+	case em.Input != nil && len(em.Input.Mean) > 0:
+		return fmt.Sprintf("pixels as bytes divided by 255, then standardised per channel c as (x - mean[c]) / std[c] with the training set's mean %v and std %v.", em.Input.Mean, em.Input.Std),
+			standardised + ", mean and std in gtstorm.input.mean and gtstorm.input.std"
+	case normalize:
+		return "pixels as bytes divided by 255, then standardised per channel with the mean and standard deviation of the CIFAR-10 training set (data.NormalizeChannels).",
+			standardised + ", mean and std of the CIFAR-10 training set (not recorded)"
+	case em.Config != nil:
+		return "pixels as bytes divided by 255, in [0,1] (the run did not normalise).", scaled
+	}
+	return "scaled as the run fed the network (pixels divided by 255, standardised per channel when the run normalised).",
+		scaled + ", then standardised per channel if the run normalised (not recorded)"
 }
 
 func floats(v []float32) string {

@@ -2,9 +2,11 @@ package train
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -42,17 +44,19 @@ func TestExportONNX(t *testing.T) {
 	cifarCfg := Default()
 	cifarCfg.Dataset = "cifar10"
 	for _, c := range []struct {
-		m    models.Model
-		meta []byte
-		doc  string
-		prop string
+		m         models.Model
+		meta      []byte
+		doc       string
+		prop      string
+		transform string // the start of gtstorm.input.transform
 	}{
-		{models.NewMNISTCNN(), mustJSON(t, meta{Config: Default()}), "divided by 255, in [0,1]", "gtstorm.dataset"},
+		{models.NewMNISTCNN(), mustJSON(t, meta{Config: Default()}), "divided by 255, in [0,1]", "gtstorm.dataset", "x = byte/255"},
 		{models.NewCIFARCNN(), mustJSON(t, map[string]any{"config": cifarCfg,
 			"input": map[string]any{"shape": []int{3, 32, 32}, "mean": []float32{0.5, 0.25, 0.125}, "std": []float32{0.2, 0.3, 0.4}}}),
-			"mean [0.5 0.25 0.125] and std [0.2 0.3 0.4]", "gtstorm.input.std"},
-		{models.NewCIFARCNN(), mustJSON(t, meta{Config: cifarCfg}), "mean and standard deviation of the CIFAR-10 training set", "gtstorm.normalize"},
-		{models.NewCIFARCNN(), nil, "standardised per channel when the run normalised", "gtstorm.source"},
+			"mean [0.5 0.25 0.125] and std [0.2 0.3 0.4]", "gtstorm.input.std", "x = (byte/255 - mean[c]) / std[c], mean and std in gtstorm.input.mean"},
+		{models.NewCIFARCNN(), mustJSON(t, meta{Config: cifarCfg}), "mean and standard deviation of the CIFAR-10 training set", "gtstorm.normalize",
+			"x = (byte/255 - mean[c]) / std[c], mean and std of the CIFAR-10 training set (not recorded)"},
+		{models.NewCIFARCNN(), nil, "standardised per channel when the run normalised", "gtstorm.source", "x = byte/255, then standardised per channel if the run normalised"},
 	} {
 		ckpt := filepath.Join(dir, c.m.Name()+".gtck")
 		params := writeCNNCheckpoint(t, ckpt, c.m, c.meta)
@@ -85,6 +89,7 @@ func TestExportONNX(t *testing.T) {
 			json.Unmarshal(c.meta, &em)
 		}
 		om.DocString, om.Metadata = exportDoc(c.m.Name(), ckpt, &em)
+		om.ProducerVersion = producerVersion()
 		want, err := om.Marshal()
 		if err != nil {
 			t.Fatal(err)
@@ -92,12 +97,124 @@ func TestExportONNX(t *testing.T) {
 		if !bytes.Equal(b, want) {
 			t.Errorf("%s: file differs from the encoding of models.ONNX", c.m.Name())
 		}
-		if !bytes.Contains(b, []byte(c.prop)) {
-			t.Errorf("%s: metadata lacks %s", c.m.Name(), c.prop)
+		// The file's own fields, decoded: gtstorm's version and the input's
+		// preprocessing.
+		version, props := modelInfo(t, b)
+		if version == "" || version != producerVersion() {
+			t.Errorf("%s: producer_version %q, want %q", c.m.Name(), version, producerVersion())
+		}
+		if _, ok := props[c.prop]; !ok {
+			t.Errorf("%s: metadata lacks %s: %v", c.m.Name(), c.prop, props)
+		}
+		if props["gtstorm.input.scale"] != "1/255" || !strings.HasPrefix(props["gtstorm.input.transform"], c.transform) {
+			t.Errorf("%s: input scale %q and transform %q, want 1/255 and %q", c.m.Name(),
+				props["gtstorm.input.scale"], props["gtstorm.input.transform"], c.transform)
+		}
+		if _, ok := props["gtstorm.input.background"]; ok != (c.m.Name() == "mnist-cnn") {
+			t.Errorf("%s: metadata has gtstorm.input.background: %v", c.m.Name(), ok)
 		}
 		left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
 		if len(left) > 0 {
 			t.Errorf("temporary files left: %v", left)
+		}
+	}
+}
+
+// modelInfo decodes the producer_version (field 3) and metadata_props
+// (field 14, entries of key 1 and value 2) of an ONNX ModelProto,
+// following the protobuf wire format independently of internal/onnx.
+func modelInfo(t *testing.T, b []byte) (string, map[string]string) {
+	t.Helper()
+	var version string
+	props := map[string]string{}
+	for num, v := range protoFields(t, b) {
+		switch num {
+		case 3:
+			version = string(v)
+		case 14:
+			var key, value string
+			for n, f := range protoFields(t, v) {
+				if n == 1 {
+					key = string(f)
+				} else if n == 2 {
+					value = string(f)
+				}
+			}
+			if _, dup := props[key]; dup {
+				t.Errorf("metadata key %q occurs twice", key)
+			}
+			props[key] = value
+		}
+	}
+	return version, props
+}
+
+// protoFields yields the field number and payload of each length-delimited
+// field of a protobuf message, skipping the others.
+func protoFields(t *testing.T, b []byte) func(yield func(int, []byte) bool) {
+	return func(yield func(int, []byte) bool) {
+		for len(b) > 0 {
+			key, n := binary.Uvarint(b)
+			if n <= 0 {
+				t.Fatalf("bad field key at % x", b[:min(len(b), 8)])
+			}
+			b = b[n:]
+			var payload []byte
+			switch key & 7 {
+			case 0:
+				if _, n = binary.Uvarint(b); n <= 0 {
+					t.Fatalf("field %d: bad varint", key>>3)
+				}
+			case 1:
+				n = 8 // fixed64
+			case 5:
+				n = 4 // fixed32
+			case 2:
+				l, m := binary.Uvarint(b)
+				if m <= 0 || uint64(len(b)-m) < l {
+					t.Fatalf("field %d: bad length", key>>3)
+				}
+				payload, n = b[m:m+int(l)], m+int(l)
+			default:
+				t.Fatalf("field %d: wire type %d", key>>3, key&7)
+			}
+			if n > len(b) {
+				t.Fatalf("field %d: truncated", key>>3)
+			}
+			b = b[n:]
+			if key&7 == 2 && !yield(int(key>>3), payload) {
+				return
+			}
+		}
+	}
+}
+
+// TestModuleVersion: the producer_version of an export is gtstorm's module
+// version from the build information, whether gtstorm is the main module
+// or a dependency, and "devel" when none is recorded.
+func TestModuleVersion(t *testing.T) {
+	dep := func(path, version string, replace *debug.Module) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Path: "example.com/app", Version: "v9.9.9"},
+			Deps: []*debug.Module{{Path: "golang.org/x/image", Version: "v0.30.0"}, {Path: path, Version: version, Replace: replace}}}
+	}
+	for _, c := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"main module", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.4.0"}}, true, "v1.4.0"},
+		{"pseudo-version", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v0.0.0-20260101000000-abcdef123456+dirty"}}, true, "v0.0.0-20260101000000-abcdef123456+dirty"},
+		{"devel build", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"}}, true, "devel"},
+		{"test binary", &debug.BuildInfo{Main: debug.Module{Path: modulePath}}, true, "devel"},
+		{"dependency", dep(modulePath, "v1.2.0", nil), true, "v1.2.0"},
+		{"replaced dependency", dep(modulePath, "v1.2.0", &debug.Module{Path: "example.com/fork", Version: "v1.2.1"}), true, "v1.2.1"},
+		{"replaced by a folder", dep(modulePath, "v1.2.0", &debug.Module{Path: "../gtstorm"}), true, "devel"},
+		{"not linked", dep("example.com/other", "v1.0.0", nil), true, "devel"},
+		{"no build information", nil, false, "devel"},
+	} {
+		if got := moduleVersion(c.bi, c.ok); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

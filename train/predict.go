@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -67,10 +68,15 @@ type ClassProb struct {
 }
 
 // Prediction is a model's most probable classes for one image, most
-// probable first.
+// probable first, or why the image could not be classified.
 type Prediction struct {
 	Image string      `json:"image"`
-	Top   []ClassProb `json:"top"`
+	Top   []ClassProb `json:"top,omitempty"`
+	// Inverted says the image had a light background and was inverted
+	// for a one-channel (MNIST) model (see imageSample).
+	Inverted bool `json:"inverted,omitempty"`
+	// Error says why the image could not be read; Top is empty then.
+	Error string `json:"error,omitempty"`
 }
 
 // Predict classifies image files (PNG or JPEG, any size, colour or grey)
@@ -78,25 +84,69 @@ type Prediction struct {
 // run) and returns, for each image in order, its k most probable classes (all
 // of them when k exceeds the class count). Each image is converted and
 // resized to the model's input and standardised as the training data was
-// (see data.LoadImages). Errors name the model file or the image at fault;
-// LibSVM models are refused.
+// (see data.ImageBytes); transparency is composed over a background and,
+// for an MNIST model, an image with a light background is inverted (see
+// imageSample). Only PNG and JPEG files are read, and none that would
+// decode to more than maxImageBytes (see readImage).
+//
+// An error about the model file, or k, comes without predictions. An image
+// that cannot be read does not stop the others: its prediction holds the
+// error, naming the file, and Predict returns all the predictions with an
+// error saying how many images failed.
 func Predict(modelPath string, images []string, k int) ([]Prediction, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("top %d classes: want at least 1", k)
+	}
+	if len(images) == 0 {
+		return nil, errors.New("no image files given")
 	}
 	p, err := openPredictor(modelPath)
 	if err != nil {
 		return nil, err
 	}
-	d, err := data.LoadImages(images, p.input())
-	if err != nil {
-		return nil, err
+	preds := make([]Prediction, len(images))
+	d, loaded := p.load(images, preds)
+	if len(loaded) > 0 {
+		probs, err := p.pool.Probabilities(p.params, d)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range loaded {
+			preds[i].Top = topClasses(probs[j], p.spec.Classes, k)
+		}
 	}
-	probs, err := p.pool.Probabilities(p.params, d)
-	if err != nil {
-		return nil, err
+	if failed := len(images) - len(loaded); failed > 0 {
+		first := slices.IndexFunc(preds, func(p Prediction) bool { return p.Error != "" })
+		return preds, fmt.Errorf("%d of %d images could not be classified; the first: %s", failed, len(images), preds[first].Error)
 	}
-	return topClasses(images, probs, p.spec.Classes, k), nil
+	return preds, nil
+}
+
+// load reads images into a dataset of the model's samples and fills in
+// preds (of the same length) with each image's name, inversion and error.
+// It returns the dataset of the images that read and their indices in
+// images, in order.
+func (p *predictor) load(images []string, preds []Prediction) (*data.Dataset, []int) {
+	in := p.input()
+	d := &data.Dataset{Name: "images", Shape: slices.Clone(in.Shape), Classes: in.Classes,
+		Mean: slices.Clone(in.Mean), Std: slices.Clone(in.Std)}
+	dim := d.Dim()
+	d.Bytes = make([]uint8, 0, len(images)*dim)
+	var loaded []int
+	for i, path := range images {
+		preds[i].Image = path
+		img, err := readImage(path)
+		if err != nil {
+			preds[i].Error = err.Error()
+			continue
+		}
+		n := len(d.Bytes)
+		d.Bytes = d.Bytes[:n+dim]
+		preds[i].Inverted = imageSample(img, in.Shape, d.Bytes[n:])
+		loaded = append(loaded, i)
+	}
+	d.Labels = make([]uint8, len(loaded))
+	return d, loaded
 }
 
 // predictor is a model file's image classifier, ready to run.
@@ -177,23 +227,19 @@ func legacySpec(path string, cfg Config, model models.Model) (InputSpec, error) 
 	return *spec, nil
 }
 
-// topClasses returns each image's k most probable classes, most probable
-// first; equal probabilities keep the lower class first, as the argmax of
-// evaluation does.
-func topClasses(images []string, probs [][]float64, names []string, k int) []Prediction {
-	out := make([]Prediction, len(images))
-	for i, p := range probs {
-		order := make([]int, len(p))
-		for j := range order {
-			order[j] = j
-		}
-		sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
-		top := make([]ClassProb, min(k, len(p)))
-		for r := range top {
-			c := order[r]
-			top[r] = ClassProb{Class: c, Name: names[c], Prob: p[c]}
-		}
-		out[i] = Prediction{Image: images[i], Top: top}
+// topClasses returns the k most probable classes of probabilities p, most
+// probable first; equal probabilities keep the lower class first, as the
+// argmax of evaluation does.
+func topClasses(p []float64, names []string, k int) []ClassProb {
+	order := make([]int, len(p))
+	for j := range order {
+		order[j] = j
 	}
-	return out
+	sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
+	top := make([]ClassProb, min(k, len(p)))
+	for r := range top {
+		c := order[r]
+		top[r] = ClassProb{Class: c, Name: names[c], Prob: p[c]}
+	}
+	return top
 }

@@ -129,12 +129,13 @@ func TestPredictTrainedMNIST(t *testing.T) {
 	const n = 200
 	test = test.Head(n)
 	dir := t.TempDir()
-	var native, colour, jpg []string
+	var native, colour, jpg, inverted []string
 	for i := range n {
 		g := sampleImage(test, i)
 		native = append(native, writeImage(t, dir, fmt.Sprintf("%03d.png", i), g))
 		colour = append(colour, writeImage(t, dir, fmt.Sprintf("%03d-colour.png", i), colourCopy(g, 50, 60)))
 		jpg = append(jpg, writeImage(t, dir, fmt.Sprintf("%03d.jpg", i), colourCopy(g, 56, 56)))
+		inverted = append(inverted, writeImage(t, dir, fmt.Sprintf("%03d-inverted.png", i), invertedCopy(g)))
 	}
 	preds, err := Predict(modelPath, native, 3)
 	if err != nil {
@@ -200,25 +201,41 @@ func TestPredictTrainedMNIST(t *testing.T) {
 	}
 	t.Logf("run's test accuracy %v; predict's on %d PNGs %v", sum.FinalTestAcc, n, acc)
 
+	// Dark digits on white, as handwriting on paper, are inverted back to
+	// the test samples: the same classes and probabilities, every one.
 	for _, c := range []struct {
-		name  string
-		files []string
-	}{{"50×60 colour PNG", colour}, {"56×56 colour JPEG", jpg}} {
+		name     string
+		files    []string
+		agree    int
+		inverted bool // and so exactly the native PNGs' samples
+	}{{"50×60 colour PNG", colour, n * 9 / 10, false}, {"56×56 colour JPEG", jpg, n * 9 / 10, false}, {"inverted PNG", inverted, n, true}} {
 		other, err := Predict(modelPath, c.files, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		same := 0
 		for i := range other {
-			if other[i].Top[0].Class == preds[i].Top[0].Class {
+			if c.inverted && other[i].Top[0] == preds[i].Top[0] || !c.inverted && other[i].Top[0].Class == preds[i].Top[0].Class {
 				same++
+			}
+			if other[i].Inverted != c.inverted {
+				t.Errorf("%s: image %d inverted %v, want %v", c.name, i, other[i].Inverted, c.inverted)
 			}
 		}
 		t.Logf("%s: %d of %d agree with the native PNGs", c.name, same, n)
-		if same < n*9/10 {
-			t.Errorf("%s: %d of %d top classes agree with the native PNGs', want 90%%", c.name, same, n)
+		if same < c.agree {
+			t.Errorf("%s: %d of %d top classes agree with the native PNGs', want %d", c.name, same, n, c.agree)
 		}
 	}
+}
+
+// invertedCopy returns g as a dark digit on a white background.
+func invertedCopy(g *image.Gray) *image.Gray {
+	out := image.NewGray(g.Bounds())
+	for i, v := range g.Pix {
+		out.Pix[i] = 255 - v
+	}
+	return out
 }
 
 // TestPredictModelFiles predicts with model files written directly: files

@@ -13,13 +13,18 @@ import (
 // runPredict classifies image files with a saved image model.
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("predict", "predict --model FILE [--top K] [--json] IMAGE...\n\n"+
-		"Classifies PNG or JPEG images of any size, colour or grey, with the model of an\n"+
-		"mnist or cifar10 run: each is converted to the model's channels, resized to its\n"+
-		"input and standardised as the training data was, and its most probable classes\n"+
-		"are printed. MNIST models expect a light digit on a dark background, as MNIST's.", stdout)
+		"Classifies PNG or JPEG images (no other format) of any size, colour or grey,\n"+
+		"with the model of an mnist or cifar10 run: each is converted to the model's\n"+
+		"channels, resized to its input and standardised as the training data was, and\n"+
+		"its most probable classes are printed. Transparent pixels are composed over\n"+
+		"white (for an mnist model, light ink over black). MNIST models expect a light\n"+
+		"digit on a dark background: an image whose border is light, such as dark ink\n"+
+		"on paper, is inverted, with a note on stderr; colour images never are. A file\n"+
+		"that cannot be read gets a line on stderr (with --json, an object with its\n"+
+		"\"error\") and exit status 1 once the others are classified.", stdout)
 	model := fs.String("model", "", "model file (model.gtck of an mnist or cifar10 run)")
 	top := fs.Int("top", 3, "number of most probable classes to print (all of them when the model has fewer)")
-	asJSON := fs.Bool("json", false, `print one JSON object per image per line: {"image": PATH, "top": [{"class": C, "name": N, "prob": P}, ...]}`)
+	asJSON := fs.Bool("json", false, `print one JSON object per image per line: {"image": PATH, "top": [{"class": C, "name": N, "prob": P}, ...]}, with "inverted": true for an inverted image; {"image": PATH, "error": MESSAGE} for a file that cannot be read`)
 	images, err := parseArgsAnywhere(fs, args)
 	if err != nil {
 		return err
@@ -33,29 +38,45 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return usagef("no IMAGE given: want one or more PNG or JPEG files")
 	}
 	preds, err := train.Predict(*model, images, *top)
-	if err != nil {
+	if preds == nil {
 		return runError(err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, p := range preds {
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	failed := 0
 	for _, p := range preds {
-		parts := make([]string, len(p.Top))
-		for i, c := range p.Top {
-			parts[i] = fmt.Sprintf("%s %.4f", c.Name, c.Prob)
+		if p.Inverted {
+			fmt.Fprintf(stderr, "gtstorm predict: note: %s has a light background; inverted it to a light digit on dark, as MNIST's\n", p.Image)
 		}
-		if _, err := fmt.Fprintf(stdout, "%s: %s\n", p.Image, strings.Join(parts, ", ")); err != nil {
+		if p.Error != "" {
+			failed++
+		}
+		if err := printPrediction(stdout, stderr, p, *asJSON); err != nil {
 			return err
 		}
 	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d images could not be classified", failed, len(preds))
+	}
 	return nil
+}
+
+// printPrediction prints one image's prediction: a JSON line on stdout
+// with asJSON; otherwise its classes on stdout, or its error on stderr.
+func printPrediction(stdout, stderr io.Writer, p train.Prediction, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(p)
+	}
+	if p.Error != "" {
+		_, err := fmt.Fprintf(stderr, "gtstorm predict: %s\n", p.Error)
+		return err
+	}
+	parts := make([]string, len(p.Top))
+	for i, c := range p.Top {
+		parts[i] = fmt.Sprintf("%s %.4f", c.Name, c.Prob)
+	}
+	_, err := fmt.Fprintf(stdout, "%s: %s\n", p.Image, strings.Join(parts, ", "))
+	return err
 }
 
 // parseArgsAnywhere parses flags that may stand before, between or after the

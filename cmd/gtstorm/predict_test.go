@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	"image/gif"
 	"image/png"
 	"math"
 	"os"
@@ -185,9 +186,13 @@ func zeroPNG() []byte {
 	return append(out, chunk("IEND", nil)...)
 }
 
-// TestPredictBadInput: bad images and a bad model exit with status 1 and
-// one line naming the file, printing no prediction; bad flags exit 2 (and
-// print the usage on stdout, as every command does).
+// TestPredictBadInput: a bad model or bad flags print no prediction and
+// one line (exit 1 and 2; bad flags print the usage on stdout, as every
+// command does). A bad image, of a format other than PNG and JPEG among
+// them though the binary links GIF and TIFF decoders, gets a line naming
+// it on stderr (an object with its "error" with --json) while the others
+// are classified, and exit status 1 at the end. An image of dark ink on
+// white is inverted, with a note on stderr.
 func TestPredictBadInput(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "model.gtck")
@@ -200,44 +205,67 @@ func TestPredictBadInput(t *testing.T) {
 	png.Encode(&full, g)
 	good := []string{filepath.Join(dir, "good.png")}
 	os.WriteFile(good[0], full.Bytes(), 0o644)
+	var paper, anim bytes.Buffer
+	png.Encode(&paper, invertGray(g))
+	gif.Encode(&anim, g, nil)
 	files := map[string][]byte{
 		"notes.txt": []byte("not an image\n"),
 		"zero.png":  zeroPNG(),
 		"trunc.png": full.Bytes()[:full.Len()-20],
-	}
-	wantMsg := map[string]string{
-		"notes.txt": "not a PNG or JPEG image",
-		"zero.png":  "0×0",
-		"trunc.png": "truncated PNG",
+		"paper.png": paper.Bytes(),
+		"anim.gif":  anim.Bytes(),
 	}
 	for name, b := range files {
 		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
+	file := func(name string) string { return filepath.Join(dir, name) }
+	const failed = "images could not be classified"
 	cases := []struct {
-		args []string
-		code int
-		want string
+		args           []string
+		code           int
+		stdout, stderr []string // what each line holds
 	}{
-		{[]string{"predict", "--model", model, good[0], filepath.Join(dir, "notes.txt")}, 1, filepath.Join(dir, "notes.txt") + ": " + wantMsg["notes.txt"]},
-		{[]string{"predict", "--model", model, filepath.Join(dir, "zero.png"), good[0]}, 1, filepath.Join(dir, "zero.png") + ": PNG of " + wantMsg["zero.png"]},
-		{[]string{"predict", "--model", model, "--json", filepath.Join(dir, "trunc.png")}, 1, filepath.Join(dir, "trunc.png") + ": " + wantMsg["trunc.png"]},
-		{[]string{"predict", "--model", model, filepath.Join(dir, "absent.png")}, 1, filepath.Join(dir, "absent.png")},
-		{[]string{"predict", "--model", filepath.Join(dir, "notes.txt"), good[0]}, 1, filepath.Join(dir, "notes.txt")},
-		{[]string{"predict", good[0]}, 2, "--model"},
-		{[]string{"predict", "--model", model}, 2, "no IMAGE"},
-		{[]string{"predict", "--model", model, "--top", "0", good[0]}, 2, "--top 0"},
-		{[]string{"predict", "--model", model, "--colour", good[0]}, 2, "colour"},
+		{[]string{"predict", "--model", model, good[0], file("notes.txt")}, 1,
+			[]string{good[0] + ": "}, []string{file("notes.txt") + ": not a PNG or JPEG image", "1 of 2 " + failed}},
+		{[]string{"predict", "--model", model, file("zero.png"), good[0]}, 1,
+			[]string{good[0] + ": "}, []string{file("zero.png") + ": PNG of 0×0", "1 of 2 " + failed}},
+		{[]string{"predict", "--model", model, "--json", file("trunc.png")}, 1,
+			[]string{`{"image":"` + file("trunc.png") + `","error":"` + file("trunc.png") + `: truncated PNG`}, []string{"1 of 1 " + failed}},
+		{[]string{"predict", "--model", model, file("absent.png")}, 1, nil, []string{file("absent.png"), "1 of 1 " + failed}},
+		{[]string{"predict", "--model", model, file("anim.gif"), good[0]}, 1,
+			[]string{good[0] + ": "}, []string{file("anim.gif") + ": GIF image, want a PNG or JPEG image", "1 of 2 " + failed}},
+		{[]string{"predict", "--model", model, "--json", good[0], file("anim.gif"), file("paper.png"), file("notes.txt")}, 1,
+			[]string{`{"image":"` + good[0] + `","top":[`, `{"image":"` + file("anim.gif") + `","error":"` + file("anim.gif") + `: GIF image`,
+				`{"image":"` + file("paper.png") + `","top":[`, `{"image":"` + file("notes.txt") + `","error":"`},
+			[]string{"note: " + file("paper.png") + " has a light background; inverted", "2 of 4 " + failed}},
+		{[]string{"predict", "--model", model, file("paper.png")}, 0,
+			[]string{file("paper.png") + ": "}, []string{"note: " + file("paper.png") + " has a light background; inverted"}},
+		{[]string{"predict", "--model", file("notes.txt"), good[0]}, 1, nil, []string{file("notes.txt")}},
+		{[]string{"predict", good[0]}, 2, nil, []string{"--model"}},
+		{[]string{"predict", "--model", model}, 2, nil, []string{"no IMAGE"}},
+		{[]string{"predict", "--model", model, "--top", "0", good[0]}, 2, nil, []string{"--top 0"}},
+		{[]string{"predict", "--model", model, "--colour", good[0]}, 2, nil, []string{"colour"}},
 	}
 	for _, c := range cases {
 		cmd := gtstorm(t, c.args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.Run()
-		code, msg := cmd.ProcessState.ExitCode(), stderr.String()
-		if code != c.code || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, c.want) || c.code == 1 && stdout.Len() != 0 || strings.Contains(msg, "panic") {
-			t.Errorf("gtstorm %s: exit %d, stdout %q, stderr %q; want exit %d and one line with %q",
-				strings.Join(c.args, " "), code, stdout.String(), msg, c.code, c.want)
+		code := cmd.ProcessState.ExitCode()
+		if code != c.code || c.code != 2 && !linesHold(stdout.String(), c.stdout) || !linesHold(stderr.String(), c.stderr) || strings.Contains(stderr.String(), "panic") {
+			t.Errorf("gtstorm %s: exit %d, stdout %q, stderr %q; want exit %d, stdout lines with %q and stderr lines with %q",
+				strings.Join(c.args, " "), code, stdout.String(), stderr.String(), c.code, c.stdout, c.stderr)
 		}
+	}
+
+	// The --json objects: an inverted image says so, a failed one has
+	// its image and error only.
+	out, _ := gtstorm(t, "predict", "--model", model, "--json", file("paper.png"), file("anim.gif")).Output()
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	var inverted, bad map[string]any
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &inverted) != nil || json.Unmarshal([]byte(lines[1]), &bad) != nil ||
+		len(inverted) != 3 || inverted["inverted"] != true || inverted["top"] == nil || len(bad) != 2 || bad["error"] == nil {
+		t.Errorf("predict --json paper.png anim.gif: %q", out)
 	}
 
 	// A file named like a flag after "--" is an image.
@@ -255,6 +283,33 @@ func TestPredictBadInput(t *testing.T) {
 	if err != nil || len(preds) != 1 || len(preds[0].Top) != 10 {
 		t.Fatalf("train.Predict: %v, %+v", err, preds)
 	}
+}
+
+// linesHold reports whether text has one line per entry of want, each
+// holding its entry.
+func linesHold(text string, want []string) bool {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if text == "" {
+		lines = nil
+	}
+	if len(lines) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			return false
+		}
+	}
+	return true
+}
+
+// invertGray returns g as dark on light.
+func invertGray(g *image.Gray) *image.Gray {
+	out := image.NewGray(g.Bounds())
+	for i, v := range g.Pix {
+		out.Pix[i] = 255 - v
+	}
+	return out
 }
 
 // TestNonFiniteModel: a model file holding a NaN or an infinite parameter is

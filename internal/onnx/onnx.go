@@ -201,7 +201,8 @@ func Dims(v ...int) []Dim {
 }
 
 // Validate checks that m is a well-formed model of one graph: an opset for
-// the default domain, nodes in topological order reading only graph inputs,
+// the default domain, metadata keys that are not empty and occur once (as
+// the ONNX checker requires), nodes in topological order reading only graph inputs,
 // initialisers and outputs of earlier nodes, every name defined once, every
 // graph output defined, and tensors whose data matches their shape.
 func (m *Model) Validate() error {
@@ -216,7 +217,24 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("onnx: opset %q has version %d", o.Domain, o.Version)
 		}
 	}
+	if err := validateMetadata(m.Metadata); err != nil {
+		return err
+	}
 	return m.Graph.validate()
+}
+
+func validateMetadata(props []Property) error {
+	seen := make(map[string]bool, len(props))
+	for _, p := range props {
+		if p.Key == "" {
+			return fmt.Errorf("onnx: metadata property of value %q has an empty key", p.Value)
+		}
+		if seen[p.Key] {
+			return fmt.Errorf("onnx: metadata key %q occurs twice", p.Key)
+		}
+		seen[p.Key] = true
+	}
+	return nil
 }
 
 func (g *Graph) validate() error {

@@ -93,10 +93,11 @@ func unpack(t *testing.T, b []byte) []int64 {
 // tinyModel is y = Relu(Gemm(x, w, b)) for x [N,2].
 func tinyModel() *Model {
 	return &Model{
-		Opsets:       []OpsetID{{Version: 13}},
-		ProducerName: "test",
-		DocString:    "doc",
-		Metadata:     []Property{{"k", "v"}},
+		Opsets:          []OpsetID{{Version: 13}},
+		ProducerName:    "test",
+		ProducerVersion: "v1.2.3",
+		DocString:       "doc",
+		Metadata:        []Property{{"k", "v"}, {"input_scale", "1/255"}},
 		Graph: Graph{
 			Name: "tiny",
 			Nodes: []Node{
@@ -126,6 +127,9 @@ func TestMarshalStructure(t *testing.T) {
 	if s := string(one(t, m, 2).b); s != "test" {
 		t.Errorf("producer_name %q", s)
 	}
+	if s := string(one(t, m, 3).b); s != "v1.2.3" {
+		t.Errorf("producer_version %q, want v1.2.3", s)
+	}
 	if s := string(one(t, m, 6).b); s != "doc" {
 		t.Errorf("doc_string %q", s)
 	}
@@ -133,9 +137,15 @@ func TestMarshalStructure(t *testing.T) {
 	if len(get(op, 1)) != 0 || one(t, op, 2).v != 13 {
 		t.Errorf("opset_import %+v, want default domain version 13", op)
 	}
-	kv := decode(t, one(t, m, 14).b)
-	if string(one(t, kv, 1).b) != "k" || string(one(t, kv, 2).b) != "v" {
-		t.Errorf("metadata_props %+v", kv)
+	props := get(m, 14)
+	if len(props) != 2 {
+		t.Fatalf("%d metadata_props, want 2", len(props))
+	}
+	for i, want := range []Property{{"k", "v"}, {"input_scale", "1/255"}} {
+		kv := decode(t, props[i].b)
+		if string(one(t, kv, 1).b) != want.Key || string(one(t, kv, 2).b) != want.Value {
+			t.Errorf("metadata_props[%d] decodes to %+v, want %+v", i, kv, want)
+		}
 	}
 	g := decode(t, one(t, m, 7).b)
 	if s := string(one(t, g, 2).b); s != "tiny" {
@@ -242,6 +252,8 @@ func TestValidate(t *testing.T) {
 		{"undefined output", func(m *Model) { m.Graph.Outputs[0].Name = "out" }, `output "out" is not defined`},
 		{"no nodes", func(m *Model) { m.Graph.Nodes = nil }, "no nodes"},
 		{"bad attr", func(m *Model) { m.Graph.Nodes[0].Attrs[0].Type = 99 }, "unsupported type"},
+		{"duplicate metadata key", func(m *Model) { m.Metadata = append(m.Metadata, Property{"k", "w"}) }, `metadata key "k" occurs twice`},
+		{"empty metadata key", func(m *Model) { m.Metadata[0].Key = "" }, "empty key"},
 	}
 	for _, c := range cases {
 		m := tinyModel()
