@@ -271,3 +271,33 @@ func (c RoundContext) Message() []float32 { return c.o.dec[c.i] }
 // SetLoss records the loss of the node's last evaluation at its own
 // parameters (NaN for none), for [Optimizer.Loss].
 func (c RoundContext) SetLoss(l float64) { c.o.rLoss[c.i] = l }
+
+// CheckTopology returns an error naming the first round whose W_t algo
+// cannot use (see [MixingChecker]: D² on a graph whose links fail), or nil.
+// W_t depends only on the topology and t, so a run of rounds rounds can be
+// refused before its first round instead of stopping at round t.
+func CheckTopology(algo string, topo Topology, rounds int) error {
+	m, err := newMethod(algo)
+	if err != nil {
+		return err
+	}
+	c, ok := m.(MixingChecker)
+	if !ok {
+		return nil
+	}
+	var last *Mixing
+	for t := range rounds {
+		mx := topo.Mixing(t)
+		if mx == nil {
+			return fmt.Errorf("round %d: the topology gave no mixing matrix", t+1)
+		}
+		if mx == last {
+			continue
+		}
+		if err := c.CheckMixing(mx); err != nil {
+			return fmt.Errorf("round %d: %w", t+1, err)
+		}
+		last = mx
+	}
+	return nil
+}

@@ -83,14 +83,17 @@ const GridFile = "grid.json"
 // configuration and the same input files is read back instead of repeated,
 // and an interrupted one is resumed, so an interrupted grid continues where
 // it stopped. A run that diverges is recorded as diverged (its summary says
-// so) and the grid goes on.
+// so) and the grid goes on, and so is a run whose algorithm cannot use one
+// of the graphs its rounds mix with (D² under link failures), which is not
+// started.
 //
 // Like Train, RunGrid refuses an out that holds anything but this grid's
 // own earlier runs (another grid, other files) unless opt.Overwrite is set;
 // then it runs there, still reusing the runs whose settings match.
 func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]CellResult, error) {
 	cells = slices.Clone(cells)
-	seen := map[string]string{} // a run's settings → its cell
+	seen := map[string]string{}    // a run's settings → its cell
+	refused := map[string]string{} // a run's settings → why it cannot run
 	for i, c := range cells {
 		c.Configs = slices.Clone(c.Configs)
 		for k, cfg := range c.Configs {
@@ -110,6 +113,9 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 			}
 			seen[key] = c.Label
 			c.Configs[k] = r
+			if err := r.checkGraphs(); err != nil {
+				refused[key] = err.Error()
+			}
 		}
 		cells[i] = c
 	}
@@ -139,6 +145,14 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d → %s\n", n, total, c.Label, cfg.Seed, dir)
 			}
+			if why, ok := refused[runKey(cfg)]; ok {
+				if opt.Progress != nil {
+					fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d refused (%s); recorded, going on\n", n, total, c.Label, cfg.Seed, why)
+				}
+				results[i].Summaries = append(results[i].Summaries, refusedSummary(cfg, why))
+				results[i].Rows = append(results[i].Rows, nil)
+				continue
+			}
 			o := opt
 			o.Out = dir
 			sum, rows, err := runOrReuse(ctx, cfg, o)
@@ -153,6 +167,13 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 		}
 	}
 	return results, nil
+}
+
+// refusedSummary is the summary of a run of cfg that a grid did not start,
+// and why.
+func refusedSummary(cfg Config, why string) *Summary {
+	return &Summary{Algo: cfg.Algo, Data: cfg.DataName(), Partition: cfg.Partition, Nodes: cfg.Nodes,
+		Iters: cfg.Iters, Refused: why}
 }
 
 // runKey identifies the results of a run: its settings, less those that

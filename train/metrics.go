@@ -198,6 +198,22 @@ type Summary struct {
 	// Diverged, when not empty, says that the run stopped because its state
 	// became NaN or Inf; the figures are then the last good evaluation's.
 	Diverged string `json:"diverged,omitempty"`
+	// Refused, when not empty, says why a grid did not start the run: its
+	// algorithm cannot use one of the graphs its rounds mix with (see
+	// checkGraphs). Such a summary holds the settings only.
+	Refused string `json:"refused,omitempty"`
+}
+
+// failure returns "diverged" or "refused" for a run that did not finish,
+// else "".
+func (s *Summary) failure() string {
+	switch {
+	case s.Refused != "":
+		return "refused"
+	case s.Diverged != "":
+		return "diverged"
+	}
+	return ""
 }
 
 // ReadSummary parses summary.json.

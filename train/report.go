@@ -56,27 +56,42 @@ func FormatShort(x float64) string {
 	return fmt.Sprintf("%.3g", x)
 }
 
-// completed returns the summaries of the runs that did not diverge.
+// completed returns the summaries of the runs that finished: neither
+// diverged nor refused.
 func completed(sums []*Summary) []*Summary {
 	var out []*Summary
 	for _, s := range sums {
-		if s.Diverged == "" {
+		if s.failure() == "" {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// cellLabel is a cell's label, marked when some of its runs diverged.
+// cellLabel is a cell's label, marked when some of its runs diverged or
+// were refused.
 func cellLabel(r CellResult) string {
 	n := len(r.Summaries) - len(completed(r.Summaries))
 	switch {
 	case n == 0:
 		return r.Label
 	case n == len(r.Summaries):
-		return r.Label + " (diverged)"
+		return r.Label + " (" + cellFailure(r) + ")"
 	}
-	return fmt.Sprintf("%s (%d of %d seeds diverged)", r.Label, n, len(r.Summaries))
+	return fmt.Sprintf("%s (%d of %d seeds %s)", r.Label, n, len(r.Summaries), cellFailure(r))
+}
+
+// cellFailure names how a cell's runs that did not finish ended: "diverged",
+// "refused", or "diverged or refused".
+func cellFailure(r CellResult) string {
+	var kinds []string
+	for _, s := range r.Summaries {
+		if f := s.failure(); f != "" {
+			kinds = appendNew(kinds, f)
+		}
+	}
+	slices.Sort(kinds)
+	return strings.Join(kinds, " or ")
 }
 
 // roundsNote returns " (N rounds)" for a cell of a grid whose cells ran
@@ -105,16 +120,28 @@ func Report(title string, res []CellResult, pivot bool) string {
 	if pivot {
 		writePivot(&b, res)
 	}
-	b.WriteString("| setting | test acc. of x̄ | test loss | mean local acc. | S(x) | consensus error | samples | bytes sent per node | seconds |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	// On simulated networks the simulated time tells cells apart that the
+	// other columns do not (stragglers change no trajectory).
+	cols, simCol, simHead := 8, "", ""
+	if anySimulated(res) {
+		cols, simHead = 9, " simulated seconds |"
+	}
+	b.WriteString("| setting | test acc. of x̄ | test loss | mean local acc. | S(x) | consensus error | samples | bytes sent per node | seconds |" + simHead + "\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", cols) + "\n")
 	for _, r := range res {
 		s := completed(r.Summaries)
 		label := cellLabel(r) + roundsNote(res, r)
 		if len(s) == 0 {
-			fmt.Fprintf(&b, "| %s |%s\n", label, strings.Repeat(" diverged |", 8))
+			fmt.Fprintf(&b, "| %s |%s\n", label, strings.Repeat(" "+cellFailure(r)+" |", cols))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label,
+		if simHead != "" {
+			simCol = " – |"
+			if r.Configs[0].SimulatesNetwork() {
+				simCol = " " + statOf(s, func(s *Summary) float64 { return float64(s.SimSeconds) }).fmt("%.4g") + " |"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", label,
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
@@ -122,7 +149,7 @@ func Report(title string, res []CellResult, pivot bool) string {
 			statOf(s, func(s *Summary) float64 { return float64(s.ConsensusError) }).fmt("%.3g"),
 			statOf(s, func(s *Summary) float64 { return float64(s.Samples) }).fmt("%.0f"),
 			statOf(s, func(s *Summary) float64 { return float64(s.BytesSentPerNode) }).fmt("%.0f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"))
+			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"), simCol)
 	}
 	writeTargets(&b, res)
 	return b.String()
@@ -172,10 +199,21 @@ func writeTargets(b *strings.Builder, res []CellResult) {
 	}
 }
 
+// started returns the summary of the first seed of the first cell whose
+// run was started (not refused), or nil.
+func started(res []CellResult) *Summary {
+	for _, r := range res {
+		if len(r.Summaries) > 0 && r.Summaries[0].Refused == "" {
+			return r.Summaries[0]
+		}
+	}
+	return nil
+}
+
 // sharedSettings describes the settings common to every cell of a grid
 // (the varied one is in each row's label).
 func sharedSettings(res []CellResult) string {
-	c0, s0 := res[0].Configs[0], res[0].Summaries[0]
+	c0, s0 := res[0].Configs[0], started(res)
 	same := func(f func(Config) any) bool {
 		for _, r := range res {
 			if f(r.Configs[0]) != f(c0) {
@@ -202,14 +240,21 @@ func sharedSettings(res []CellResult) string {
 		if same(func(c Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
 			topo += fmt.Sprintf(" with links failing w.p. %g per round", c0.LinkDrop)
 		}
-		lam := fmt.Sprintf("λ = %.4f for seed %d", float64(s0.Lambda), c0.Seed)
-		if s0.LambdaMeaning != "" {
-			lam += ", " + s0.LambdaMeaning
+		if s0 != nil {
+			lam := fmt.Sprintf("λ = %.4f for seed %d", float64(s0.Lambda), c0.Seed)
+			if s0.LambdaMeaning != "" {
+				lam += ", " + s0.LambdaMeaning
+			}
+			topo += " (" + lam + ")"
 		}
-		parts = append(parts, fmt.Sprintf("%s topology (%s)", topo, lam))
+		parts = append(parts, topo+" topology")
 	}
 	if n := networkLabel(c0); n != "" && same(func(c Config) any { return networkLabel(c) }) {
-		parts = append(parts, fmt.Sprintf("simulated network %s, %.3g s per gradient", n, float64(s0.ComputeSeconds)))
+		net := "simulated network " + n
+		if s0 != nil {
+			net += fmt.Sprintf(", %.3g s per gradient", float64(s0.ComputeSeconds))
+		}
+		parts = append(parts, net)
 	}
 	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
 	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
@@ -227,11 +272,11 @@ func writePivot(b *strings.Builder, res []CellResult) {
 		c := r.Configs[0]
 		algos = appendNew(algos, algoLabel(c))
 		parts = appendNew(parts, columnLabel(res, c))
-		cell := "diverged"
+		cell := cellFailure(r)
 		if s := completed(r.Summaries); len(s) > 0 {
 			cell = statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
 			if len(s) < len(r.Summaries) {
-				cell += fmt.Sprintf(" (%d of %d diverged)", len(r.Summaries)-len(s), len(r.Summaries))
+				cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
 			}
 		}
 		acc[[2]string{algoLabel(c), columnLabel(res, c)}] = cell + roundsNote(res, r)
@@ -264,13 +309,16 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 	for _, r := range res {
 		for k, s := range r.Summaries {
 			status := "finished"
-			if s.Diverged != "" {
+			switch {
+			case s.Refused != "":
+				status = "refused: " + s.Refused
+			case s.Diverged != "":
 				status = "diverged " + s.Diverged
 			}
 			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%q\n", r.Label, s.Algo, s.Partition,
 				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
 				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
-				s.Samples, s.BytesSentPerNode, float64(s.Seconds), float64(s.SimSeconds), status)
+				s.Samples, s.BytesSentPerNode, float64(s.Seconds), simSecondsOf(r.Configs[k], s), status)
 		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
@@ -327,6 +375,20 @@ func simulated(res []CellResult) bool {
 	return len(res) > 0
 }
 
+// simSecondsOf is a run's simulated seconds for results.csv: NaN without a
+// simulated network, as in metrics.csv.
+func simSecondsOf(c Config, s *Summary) float64 {
+	if !c.SimulatesNetwork() {
+		return math.NaN()
+	}
+	return float64(s.SimSeconds)
+}
+
+// anySimulated reports whether a cell of res runs on a simulated network.
+func anySimulated(res []CellResult) bool {
+	return slices.ContainsFunc(res, func(r CellResult) bool { return r.Configs[0].SimulatesNetwork() })
+}
+
 // appendNew appends v to list unless list holds it.
 func appendNew(list []string, v string) []string {
 	if slices.Contains(list, v) {
@@ -350,14 +412,17 @@ func gridCurves(res []CellResult, pivot bool) []Curve {
 	for i, r := range res {
 		// The curve averages the runs that finished, or shows the diverged
 		// ones up to where they stopped when none did.
-		var runs [][]Row
+		var runs, stopped [][]Row
 		for k, s := range r.Summaries {
-			if s.Diverged == "" {
+			switch s.failure() {
+			case "":
 				runs = append(runs, r.Rows[k])
+			case "diverged":
+				stopped = append(stopped, r.Rows[k])
 			}
 		}
 		if len(runs) == 0 {
-			runs = r.Rows
+			runs = stopped // refused runs have no rows to draw
 		}
 		curves[i] = CurveOf(cellLabel(r), runs)
 		curves[i].Colour, curves[i].Style = i, 0

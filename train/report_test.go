@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,14 +14,16 @@ import (
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
-// tableColumns are the long table's columns that results.csv holds per
-// run, with the format the table gives their mean ± std in (seconds, a wall
-// time rounded in results.csv, is left out).
-var tableColumns = []struct {
+type tableColumn struct {
 	col    int // column in the table's row, 0 being the setting
 	field  string
 	format string
-}{
+}
+
+// tableColumns are the long table's columns that results.csv holds per
+// run, with the format the table gives their mean ± std in (seconds, a wall
+// time rounded in results.csv, is left out).
+var tableColumns = []tableColumn{
 	{1, "final_test_acc", "%.4f"}, {2, "final_test_loss", "%.4f"}, {3, "local_test_acc", "%.4f"},
 	{4, "stationarity", "%.3g"}, {5, "consensus_error", "%.3g"}, {6, "samples", "%.0f"},
 	{7, "bytes_sent_per_node", "%.0f"},
@@ -57,7 +60,7 @@ func checkTableAgainstResults(t *testing.T, dir string) {
 	checked := 0
 	for _, line := range strings.Split(string(md), "\n") {
 		cells := strings.Split(strings.Trim(line, "| "), " | ")
-		if len(cells) != 9 {
+		if len(cells) != 9 && len(cells) != 10 { // 10: with simulated seconds
 			continue
 		}
 		label, _, _ := strings.Cut(cells[0], " (")
@@ -65,7 +68,11 @@ func checkTableAgainstResults(t *testing.T, dir string) {
 		if !ok {
 			continue
 		}
-		for _, c := range tableColumns {
+		columns := tableColumns
+		if len(cells) == 10 {
+			columns = append(columns[:len(columns):len(columns)], tableColumn{9, "sim_seconds", "%.4g"})
+		}
+		for _, c := range columns {
 			sums := make([]*Summary, len(rs))
 			for i, r := range rs {
 				x, err := strconv.ParseFloat(r[col[c.field]], 64)
@@ -110,6 +117,60 @@ func TestReportMatchesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTableAgainstResults(t, out)
+}
+
+// TestStragglersShowInTable: stragglers change no trajectory, only the
+// simulated time; the table shows it, so the rows differ, and it agrees
+// with results.csv. A grid without a network writes NaN simulated seconds.
+func TestStragglersShowInTable(t *testing.T) {
+	needA8A(t)
+	base := lrConfig(decentral.DSGD)
+	base.Iters, base.CheckpointEvery, base.Compute = 20, 0, 0.001
+	cells, err := SweepCells(base, "stragglers", []string{"1:2", "3:5"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := RunGrid(context.Background(), cells, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := WriteReport(out, "stragglers", res, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| stragglers=") {
+			_, row, _ := strings.Cut(line, " | ")
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != 2 || rows[0] == rows[1] || !strings.Contains(md, "simulated seconds |") {
+		t.Errorf("table rows of 1:2 and 3:5 stragglers:\n%s", md)
+	}
+	checkTableAgainstResults(t, out)
+
+	plain := lrConfig(decentral.DSGD)
+	plain.Iters, plain.CheckpointEvery = 10, 0
+	out = t.TempDir()
+	if res, err = RunGrid(context.Background(), CompareCells(plain, []string{"dsgd"}, []string{"iid"}, 1), out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if md, _, err = WriteReport(out, "plain", res, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sim := recs[1][slices.Index(recs[0], "sim_seconds")]; sim != "NaN" || strings.Contains(md, "simulated seconds") {
+		t.Errorf("a grid without a network: sim_seconds %q, table:\n%s", sim, md)
+	}
 }
 
 // TestShippedTablesMatchResults checks the tables in internal/results (the

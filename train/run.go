@@ -116,6 +116,9 @@ func startRun(cfg Config, opt Options, check func(Config) error) (Config, []Inpu
 	if err := cfg.CheckMemory(); err != nil {
 		return cfg, nil, nil, err
 	}
+	if err := cfg.checkGraphs(); err != nil {
+		return cfg, nil, nil, err
+	}
 	unlock, err := lockOut(opt.Out)
 	if err != nil {
 		return cfg, nil, nil, err
@@ -214,6 +217,9 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
 		}
 		cfg.Iters = iters
+		if err := cfg.checkGraphs(); err != nil {
+			return nil, err
+		}
 	}
 	inputs, err := reopenRun(cfg, ck, ckPath, opt)
 	if err != nil {
@@ -416,9 +422,18 @@ func (r *runner) record(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if !(row.Consensus <= blownApart) {
+		return fmt.Errorf("%w: the nodes' models have blown apart (consensus error %.3g at round %d)", decentral.ErrDiverged, row.Consensus, row.Round)
+	}
 	r.rows = append(r.rows, row)
 	return r.metrics.append(row)
 }
+
+// blownApart is the consensus error (1/m)Σ‖x_i − x̄‖² beyond which a run
+// has diverged though its values are still finite: D² on a graph that
+// loses most of its links, for one, grows it geometrically, and float32
+// reaches Inf only after the run may have ended.
+const blownApart = 1e30
 
 // evaluate measures the current state: x̄ on the test set, the local models
 // on its head, the global gradient at x̄ on the fixed training subsets.

@@ -128,6 +128,25 @@ func checkBigBatch(cfg Config, p *data.Partition) error {
 	return nil
 }
 
+// checkGraphs refuses a run whose algorithm cannot use one of the W_t its
+// rounds mix with (D² needs λ_min(W_t) > −1/3, which Metropolis weights on
+// a graph whose links fail can break at any round): W_t depends only on the
+// seed and t, so this is known before round 0.
+func (c Config) checkGraphs() error {
+	topo, _, err := newTopology(c)
+	if err != nil {
+		return err
+	}
+	if err := decentral.CheckTopology(c.Algo, topo, c.Iters); err != nil {
+		want := fmt.Sprintf("graphs --algo %s can use in all %d rounds: %v", c.Algo, c.Iters, err)
+		if c.LinkDrop > 0 {
+			return &ConfigError{"link-drop", c.LinkDrop, want}
+		}
+		return &ConfigError{"mixing", c.Mixing, want}
+	}
+	return nil
+}
+
 // newTopology returns the topology of cfg and its first mixing matrix: a
 // static graph's W every round, the one-peer exponential graph's W_t, or a
 // static graph's edges failing at random each round (--link-drop), whose

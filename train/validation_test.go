@@ -170,3 +170,95 @@ func TestTrainRefusesForeignFolder(t *testing.T) {
 		t.Errorf("notes.txt after an overwriting run: %q, %v", b, err)
 	}
 }
+
+// TestD2GraphsCheckedUpFront: D² with Metropolis weights on failing links
+// meets a W_t with λ_min ≤ −1/3 at round 124 of this seed; the run is
+// refused before anything is written, naming the round, while algorithms
+// that can use any W run.
+func TestD2GraphsCheckedUpFront(t *testing.T) {
+	needA8A(t)
+	for _, c := range []struct {
+		algo, mixing string
+		refused      bool
+	}{
+		{decentral.D2, decentral.MixMetropolis, true},
+		{decentral.D2, decentral.MixLaplacian, false},
+		{decentral.DSGD, decentral.MixMetropolis, false},
+	} {
+		cfg := lrConfig(c.algo)
+		cfg.Mixing, cfg.LinkDrop, cfg.Iters = c.mixing, 0.3, 1000
+		err := cfg.checkGraphs()
+		var ce *ConfigError
+		if c.refused != (err != nil) || c.refused && (!errors.As(err, &ce) || ce.Flag != "link-drop" || !strings.Contains(ce.Want, "round 124")) {
+			t.Errorf("%s, %s weights, links failing w.p. 0.3: %v", c.algo, c.mixing, err)
+		}
+	}
+	cfg := lrConfig(decentral.D2)
+	cfg.Mixing, cfg.LinkDrop, cfg.Iters = decentral.MixMetropolis, 0.3, 1000
+	out := filepath.Join(t.TempDir(), "run")
+	if _, err := Train(context.Background(), cfg, Options{Out: out}); err == nil {
+		t.Fatal("D² on failing Metropolis links trained")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused run created %s", out)
+	}
+}
+
+// TestBlownApartIsDivergence: D² on a graph that loses 90% of its links
+// each round grows the nodes' disagreement geometrically while every value
+// stays finite; the run stops as diverged instead of reporting a finished
+// run with a consensus error of 1e52.
+func TestBlownApartIsDivergence(t *testing.T) {
+	needA8A(t)
+	cfg := lrConfig(decentral.D2)
+	cfg.LinkDrop, cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 0.9, 1000, 100, 200
+	out := t.TempDir()
+	_, err := Train(context.Background(), cfg, Options{Out: out})
+	if !errors.Is(err, decentral.ErrDiverged) {
+		t.Fatalf("D² with --link-drop 0.9: %v, want a divergence", err)
+	}
+	f, err := os.Open(filepath.Join(out, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := ReadSummary(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.Diverged, "blown apart") || !(float64(sum.ConsensusError) <= blownApart) {
+		t.Errorf("summary: diverged %q, consensus error %v", sum.Diverged, float64(sum.ConsensusError))
+	}
+}
+
+// TestGridRecordsRefusedCell: a grid whose D² cell cannot use its graphs
+// runs the other cells and reports that one as refused, with the reason in
+// results.csv.
+func TestGridRecordsRefusedCell(t *testing.T) {
+	needA8A(t)
+	base := lrConfig(decentral.DSGD)
+	base.Mixing, base.LinkDrop, base.Iters, base.EvalEvery, base.CheckpointEvery = decentral.MixMetropolis, 0.3, 200, 100, 0
+	cells := CompareCells(base, []string{decentral.D2, decentral.DSGD}, []string{"iid"}, 1)
+	out := t.TempDir()
+	res, err := RunGrid(context.Background(), cells, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res[0].Summaries[0]; !strings.Contains(s.Refused, "round 124") || len(res[0].Rows[0]) != 0 {
+		t.Errorf("d2 cell: refused %q, %d rows", s.Refused, len(res[0].Rows[0]))
+	}
+	if s := res[1].Summaries[0]; s.Refused != "" || s.CommRounds != 200 {
+		t.Errorf("dsgd cell: refused %q after %d rounds", s.Refused, s.CommRounds)
+	}
+	md, _, err := WriteReport(out, "refused", res, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, "d2 / iid (refused)") {
+		t.Errorf("table does not mark the refused cell:\n%s", md)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, ResultsFile))
+	if err != nil || !strings.Contains(string(csv), "refused: --link-drop 0.3") {
+		t.Errorf("results.csv: %v\n%s", err, csv)
+	}
+}
