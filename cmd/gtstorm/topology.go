@@ -30,7 +30,7 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	pc := fs.Float64("pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
 	seed := fs.Uint64("seed", 1, "random seed of the Erdős–Rényi graph (er)")
 	mixing := fs.String("mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
-	linkDrop := fs.Float64("link-drop", 0, "probability that each edge fails in a round: prints each round's surviving edges and W_t (Metropolis–Hastings)")
+	linkDrop := fs.Float64("link-drop", 0, "probability that each edge fails in a round: prints each round's failed edges, λ(W_t) and, up to 8 nodes, W_t (weights by --mixing)")
 	rounds := fs.Int("rounds", 0, "rounds of a time-varying topology to print (0: one period of exp, 4 rounds of --link-drop)")
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: gtstorm topology [flags]\n\n")
@@ -128,14 +128,30 @@ func printExp(w io.Writer, e *decentral.OnePeerExp, m, rounds int) {
 }
 
 // printLinkDrop writes the first rounds of a graph whose edges fail at
-// random: each round's failed edges and λ(W_t), and the mean λ.
+// random: each round's failed edges, λ(W_t) and, for small m, W_t; then
+// the mean λ.
 func printLinkDrop(w io.Writer, l *decentral.LinkDrop, p float64, seed uint64, rounds int) {
 	fmt.Fprintf(w, "# links failing w.p. %g per round (seed %d); W_t is the %s matrix of the surviving edges\n", p, seed, l.Mixing(0).Name())
+	base := l.Base()
 	sum := 0.0
 	for t := range rounds {
 		mx := l.Mixing(t)
 		sum += mx.Lambda()
-		fmt.Fprintf(w, "# round %d: %d edges survive, lambda(W_t) = %.6f\n", t, len(mx.Graph().Edges), mx.Lambda())
+		alive := map[[2]int]bool{}
+		for _, e := range mx.Graph().Edges {
+			alive[e] = true
+		}
+		var failed []string
+		for _, e := range base.Edges {
+			if !alive[e] {
+				failed = append(failed, fmt.Sprintf("%d-%d", e[0], e[1]))
+			}
+		}
+		fmt.Fprintf(w, "# round %d: %d of %d edges survive, failed: %s; lambda(W_t) = %.6f\n",
+			t, len(mx.Graph().Edges), len(base.Edges), cmp.Or(strings.Join(failed, " "), "none"), mx.Lambda())
+		if base.N <= 8 {
+			printDense(w, mx)
+		}
 	}
 	fmt.Fprintf(w, "# mean lambda over rounds 0-%d = %.6f\n", rounds-1, sum/float64(rounds))
 }

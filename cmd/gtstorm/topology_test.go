@@ -122,3 +122,47 @@ func TestTopologyOutputParses(t *testing.T) {
 		}
 	}
 }
+
+// TestTopologyLinkDrop: each round printed names its failed edges, which
+// with the surviving ones make up the base graph, and shows W_t, whose
+// zero weights are exactly the failed edges and the non-edges.
+func TestTopologyLinkDrop(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"topology", "--topology", "ring", "--nodes", "5", "--link-drop", "0.4", "--rounds", "3", "--mixing", "metropolis"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	rounds := 0
+	for i, line := range lines {
+		var r, alive, total int
+		if n, _ := fmt.Sscanf(line, "# round %d: %d of %d edges survive", &r, &alive, &total); n != 3 {
+			continue
+		}
+		rounds++
+		_, rest, _ := strings.Cut(line, "failed: ")
+		rest, _, _ = strings.Cut(rest, ";")
+		failed := map[[2]int]bool{}
+		if rest != "none" {
+			for _, f := range strings.Fields(rest) {
+				var a, b int
+				fmt.Sscanf(f, "%d-%d", &a, &b)
+				failed[[2]int{a, b}] = true
+			}
+		}
+		if total != 5 || alive+len(failed) != total {
+			t.Errorf("round %d: %d alive + %d failed of %d", r, alive, len(failed), total)
+		}
+		for a := range 5 { // W_t's rows follow the round's line
+			fields := strings.Fields(strings.TrimPrefix(lines[i+1+a], "#"))
+			for _, b := range []int{(a + 1) % 5, (a + 4) % 5} {
+				e := [2]int{min(a, b), max(a, b)}
+				if zero := fields[b] == "0.000000"; zero != failed[e] {
+					t.Errorf("round %d: W[%d][%d] = %s, edge failed %v", r, a, b, fields[b], failed[e])
+				}
+			}
+		}
+	}
+	if rounds != 3 {
+		t.Errorf("%d rounds printed, want 3:\n%s", rounds, out.String())
+	}
+}
