@@ -240,6 +240,7 @@ func sharedSettings(res []CellResult) string {
 		if same(func(c Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
 			topo += fmt.Sprintf(" with links failing w.p. %g per round", c0.LinkDrop)
 		}
+		topo += " topology"
 		if s0 != nil {
 			lam := fmt.Sprintf("λ = %.4f for seed %d", float64(s0.Lambda), c0.Seed)
 			if s0.LambdaMeaning != "" {
@@ -247,7 +248,7 @@ func sharedSettings(res []CellResult) string {
 			}
 			topo += " (" + lam + ")"
 		}
-		parts = append(parts, topo+" topology")
+		parts = append(parts, topo)
 	}
 	if n := networkLabel(c0); n != "" && same(func(c Config) any { return networkLabel(c) }) {
 		net := "simulated network " + n
