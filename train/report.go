@@ -237,10 +237,10 @@ func sharedSettings(res []CellResult) string {
 		case decentral.ExpTopology:
 			topo = "one-peer exponential"
 		}
+		topo += " topology"
 		if same(func(c Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
 			topo += fmt.Sprintf(" with links failing w.p. %g per round", c0.LinkDrop)
 		}
-		topo += " topology"
 		if s0 != nil {
 			lam := fmt.Sprintf("λ = %.4f for seed %d", float64(s0.Lambda), c0.Seed)
 			if s0.LambdaMeaning != "" {
