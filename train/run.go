@@ -162,7 +162,8 @@ func clearPrevious(opt Options) error {
 }
 
 // runEntries are the names a run folder may hold: a run's outputs, its
-// lock, and what launch adds for its ranks.
+// lock, and what launch adds for its ranks (whose checkpoints, named by
+// RankCheckpointFile, a run folder may hold too).
 var runEntries = []string{ConfigFile, CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile,
 	LockFile, "ranks.txt", "ranks", "certs"}
 
@@ -177,7 +178,9 @@ func refuseForeign(dir string) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") && !slices.Contains(runEntries, e.Name()) {
+		name := e.Name()
+		rankCheckpoint := strings.HasPrefix(name, rankCheckpointPrefix) && strings.HasSuffix(name, ".gtck")
+		if !strings.HasPrefix(name, ".") && !slices.Contains(runEntries, name) && !rankCheckpoint {
 			foreign = append(foreign, e.Name())
 		}
 	}

@@ -149,6 +149,11 @@ func TestBigBatchWithinShare(t *testing.T) {
 func TestTrainRefusesForeignFolder(t *testing.T) {
 	needA8A(t)
 	dir := t.TempDir()
+	for _, ours := range []string{RankCheckpointFile(40), "ranks.txt", ".metrics.csv.tmp123"} {
+		if err := os.WriteFile(filepath.Join(dir, ours), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	notes := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
