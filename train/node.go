@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/transport"
 )
 
 // Peers is the network side of one rank of a run spread over processes:
@@ -19,6 +20,27 @@ type Peers interface {
 	// rank 0. On rank 0 it returns the states of every other rank's nodes
 	// (in any order); on other ranks, nil once the states are sent.
 	Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error)
+}
+
+// inputAgreer is Peers that compare every rank's input files with rank 0's
+// before the run starts, and refuse a rank whose copy of a file differs:
+// the run's settings leave out where the data lie, not what they hold.
+type inputAgreer interface {
+	AgreeInputs(ctx context.Context, files []transport.Fingerprint) error
+}
+
+// agreeInputs compares, through peers that can, this rank's input files
+// with the other ranks'.
+func agreeInputs(ctx context.Context, peers Peers, inputs []InputFile) error {
+	a, ok := peers.(inputAgreer)
+	if !ok {
+		return nil
+	}
+	files := make([]transport.Fingerprint, len(inputs))
+	for k, f := range inputs {
+		files[k] = transport.Fingerprint{Path: f.Path, Size: f.Size, SHA256: f.SHA256}
+	}
+	return a.AgreeInputs(ctx, files)
 }
 
 // waitClock is Peers that time how long their rank waited for its
@@ -148,6 +170,9 @@ func RunNode(ctx context.Context, cfg Config, opt NodeOptions) (*Summary, error)
 		return nil, err
 	}
 	defer unlock()
+	if err := agreeInputs(ctx, opt.Peers, inputs); err != nil {
+		return nil, err
+	}
 	r, err := newRankRunner(cfg, local, inputs, opt)
 	if err != nil {
 		return nil, err

@@ -108,6 +108,9 @@ func ResumeNode(ctx context.Context, t int, opt NodeOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := agreeInputs(ctx, opt.Peers, inputs); err != nil {
+		return nil, err
+	}
 	r, err := newRankRunner(cfg, localOf(opt.Owner, opt.Rank), inputs, opt)
 	if err != nil {
 		return nil, err

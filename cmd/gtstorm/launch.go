@@ -191,6 +191,16 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		lines       sync.WaitGroup
 	)
 	errLog := &lineWriter{w: stderr}
+	fate := newRankFates(k)
+	// Each rank's stdin is a pipe whose writing end only this process
+	// holds: when it dies, however, the pipe closes and the rank stops (see
+	// followLauncher); on Linux the kernel also sends it SIGTERM.
+	var lifelines []*os.File
+	defer func() {
+		for _, w := range lifelines {
+			w.Close()
+		}
+	}()
 	for r := range k {
 		cmd := exec.Command(exe, append([]string{"node", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)...)
 		cmd.Env = os.Environ()
@@ -201,7 +211,16 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		if err != nil {
 			return err
 		}
-		if err := cmd.Start(); err != nil {
+		life, lifeline, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("launch: rank %d's pipe: %w", r, err)
+		}
+		lifelines = append(lifelines, lifeline)
+		cmd.Stdin = life
+		tieToLauncher(cmd)
+		err = cmd.Start()
+		life.Close()
+		if err != nil {
 			return fmt.Errorf("launch: start rank %d: %w", r, err)
 		}
 		procs[r] = cmd
@@ -211,6 +230,7 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 			sc := bufio.NewScanner(pipe)
 			sc.Buffer(make([]byte, 64<<10), 1<<20)
 			for sc.Scan() {
+				fate.read(r, sc.Text())
 				errLog.line(fmt.Sprintf("[rank %d] %s", r, sc.Text()))
 			}
 		}()
@@ -251,6 +271,7 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		mu.Lock()
 		exited[res.rank] = true
 		mu.Unlock()
+		fate.exited(res.rank, res.err)
 		if res.err != nil && first == nil {
 			first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
 			mu.Lock()
@@ -262,7 +283,10 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 				// signal would stop it at once, without one.
 				stopAll(syscall.SIGTERM)
 			}
-			killer = time.AfterFunc(timeout+10*time.Second, func() { stopAll(syscall.SIGKILL) })
+			killer = time.AfterFunc(timeout+10*time.Second, func() {
+				fate.killing()
+				stopAll(syscall.SIGKILL)
+			})
 		}
 	}
 	if killer != nil {
@@ -279,7 +303,10 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	if errors.As(first, &exit) && exit.ExitCode() == 2 {
 		return usageError{first}
 	}
-	return first
+	if first == nil {
+		return nil
+	}
+	return fate.failure(out, first)
 }
 
 // interruptedLaunch is the error of a launched run stopped by a signal: it

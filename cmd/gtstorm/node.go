@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps (the run settings are the checkpoint's)")
 	agree := fs.Bool("resume", false, "restart this rank from its checkpoints in --out: the ranks agree on the latest round all of them keep")
-	launched := fs.String("launched-run", "", "set by `gtstorm launch`: the run folder, which the advice after a stop names")
+	launched := fs.String("launched-run", "", "set by `gtstorm launch`: the run folder, which the advice after a stop names; the rank stops when launch's pipe on its stdin closes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -93,10 +94,23 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext(stderr, *out)
 	defer stop()
+	if *launched != "" {
+		// Launch's death closes its end of the pipe on stdin: stop as a
+		// signal stops the rank.
+		var lost func()
+		ctx, lost = followLauncher(ctx, os.Stdin, func() {
+			fmt.Fprintf(stderr, "rank %d: launch is gone; stopping after the current round\n", *rank)
+		})
+		defer lost()
+	}
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
 	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, *agree, stderr)
 	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
+	if b, ok := transport.Blame(err); ok && b != *rank {
+		// Read by launch, which names the rank most others waited for.
+		fmt.Fprintf(stderr, "%s\n", blameLine(*rank, b))
+	}
 	if err != nil {
 		next := "gtstorm launch --resume --out " + *launched
 		if *launched == "" {
@@ -203,6 +217,9 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err := x.Start(ctx); err != nil {
 		return nil, "", err
 	}
+	running := make(chan struct{})
+	defer close(running) // before the Leave below
+	go abortAfterSignal(ctx, running, x, rank, stderr)
 	defer func() {
 		// Tell the peers this rank stops, so that they stop waiting for it
 		// at once, and let them take what it sent before it closes.
@@ -259,6 +276,10 @@ func stopReason(err error) string {
 	if len(why) > 200 {
 		why = why[:200] + "…"
 	}
+	if b, ok := transport.Blame(err); ok {
+		// A peer that went silent: the ranks this one tells blame it.
+		return fmt.Sprintf("%s%d stopped responding (failed: %s)", sinceRank, b, why)
+	}
 	return "failed: " + why
 }
 
@@ -287,7 +308,7 @@ func withResume(err error, next string) error {
 		exists  *train.RunExistsError
 	)
 	switch {
-	case (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer):
+	case (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer) || errors.Is(err, errWaitInterrupted):
 		return &resumeError{err, next}
 	case errors.As(err, &exists):
 		return &resumeError{err, next + ", or choose another folder, or pass --force to replace it"}

@@ -333,6 +333,8 @@ func TestStopReason(t *testing.T) {
 		{fmt.Errorf("gt-storm round 14: %w", first), "since rank 1 at 127.0.0.1:7001 stopped"},
 		{fmt.Errorf("gt-storm round 15: %w", relayed), "since rank 1 at 127.0.0.1:7001 stopped"},
 		{fmt.Errorf("gt-storm round 3: node 4: loss is NaN\nmore"), "failed: gt-storm round 3: node 4: loss is NaN"},
+		{fmt.Errorf("round 5: %w", &transport.PeerTimeoutError{Rank: 2, Addr: "127.0.0.1:7002", What: "x", Timeout: time.Second}),
+			"since rank 2 stopped responding (failed: round 5: rank 2 at 127.0.0.1:7002 did not answer within 1s (waiting for x))"},
 	}
 	for _, tt := range tests {
 		if got := stopReason(tt.err); got != tt.want {

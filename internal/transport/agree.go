@@ -72,12 +72,14 @@ func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 	return slices.Max(common), nil
 }
 
-// askRound sends this rank's rounds to rank 0 and returns its answer.
+// askRound sends this rank's rounds to rank 0 and returns its answer. It
+// waits for the answer at most twice the peer timeout: rank 0 itself waits
+// up to the peer timeout for the other ranks' rounds.
 func (x *Exchange) askRound(ctx context.Context, rounds []int) (int, error) {
 	c := &x.gatherTo
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(ctx)
+	cs, err := x.gatherStreamLocked(ctx, true)
 	if err != nil {
 		return 0, err
 	}
@@ -87,10 +89,15 @@ func (x *Exchange) askRound(ctx context.Context, rounds []int) (int, error) {
 	}
 	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: agreeK, From: uint32(x.cfg.Rank)}, strings.Join(text, ","))
 	var m inMsg
-	if err = cs.SendMsg(&msg); err == nil {
-		err = cs.RecvMsg(&m)
-	}
+	err = x.bounded(ctx, 2*x.timeout, 0, "the resume round", true, c.cancel, func() error {
+		err := cs.SendMsg(&msg)
+		if err == nil {
+			err = cs.RecvMsg(&m)
+		}
+		return err
+	})
 	if err != nil {
+		x.dropGatherLocked()
 		return 0, fmt.Errorf("transport: rank %d: resume round from rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
 	}
 	f, err := m.frame()

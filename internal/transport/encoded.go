@@ -67,32 +67,11 @@ func (x *Exchange) SendEncoded(node int, to []int, msg []byte, dec []float32) (i
 	return int64(len(msg)) * int64(len(to)), nil
 }
 
-// sendEncoded sends a SendEncoded job's message in ENCODED frames of at most
-// 4·x.chunk bytes each.
-func (x *Exchange) sendEncoded(e *edge, a *attachment, j job, msg *outMsg) error {
-	defer func() { msg.raw = nil }()
-	b, chunk := j.msg, 4*x.chunk
-	for off := 0; off == 0 || off < len(b); off += chunk {
-		n := min(chunk, len(b)-off)
-		msg.h = wire.Header{
-			Kind: wire.Encoded, Round: uint64(j.round),
-			From: uint32(e.local), To: uint32(e.remote),
-			Offset: uint32(off), Total: uint32(len(b)),
-		}
-		msg.raw = b[off : off+n]
-		if err := a.s.SendMsg(msg); err != nil {
-			return err
-		}
-		x.bytesSent.Add(int64(n))
-	}
-	return nil
-}
-
 // deliverEncoded copies an ENCODED frame's n bytes into in's message, whose
 // chunk deliver checked and counted, and decodes the message once it is
 // whole. It is called with x.mu held, which it releases while it copies and
 // decodes, and holds again when it returns; its error names the sender.
-func (x *Exchange) deliverEncoded(e *edge, in *inbox, h *wire.Header, m *inMsg, n int) error {
+func (x *Exchange) deliverEncoded(e *edge, in *inbox, h *wire.Header, f *frameIn, n int) error {
 	off, total := int(h.Offset), int(h.Total)
 	buf := slices.Grow(in.raw[h.K][:off], n)[:off+n]
 	in.raw[h.K] = buf
@@ -105,7 +84,7 @@ func (x *Exchange) deliverEncoded(e *edge, in *inbox, h *wire.Header, m *inMsg, 
 	decode := x.decode
 	x.mu.Unlock()
 	defer x.mu.Lock()
-	m.bytes(buf[off:])
+	f.r.read(buf[off:])
 	x.bytesRecv.Add(int64(n))
 	if !last {
 		return nil

@@ -2,15 +2,21 @@
 // processes ("ranks") it is spread over: Exchange implements
 // decentral.RoundExchange over gRPC for one rank.
 //
-// Every graph edge {i, j} whose nodes run on different ranks gets one
-// bidirectional gRPC stream, opened by the rank of the lower node id when a
-// round first needs the edge and kept open; messages for the edge go both
-// ways on it, as internal/wire frames through a codec of raw bytes (no
-// protobuf). A stream opens with a HELLO each way that carries the run's
-// config hash: a peer with another hash is refused. With TLS, both sides
-// present certificates of the run's CA that name their rank
-// ("gtstorm-rank-R", URI "gtstorm://rank/R"), and a peer must be the rank
-// that runs the edge's node.
+// Every pair of ranks whose nodes share a graph edge gets one
+// bidirectional gRPC stream, its link, opened by the lower rank when a
+// round first needs it and kept open; the frames of all the edges between
+// the two ranks go both ways on it, as internal/wire frames through a codec
+// of raw bytes (no protobuf), a round's frames for a rank batched into few
+// messages (see batch.go). A link opens with a HELLO each way that carries
+// the link protocol's version and the run's config hash: a peer of another
+// version or hash is refused. With TLS, both sides present certificates of
+// the run's CA that name their rank ("gtstorm-rank-R", URI
+// "gtstorm://rank/R"), and a peer must be the rank it says it is.
+//
+// A link that breaks is opened again, and what was sent on it and not yet
+// acknowledged is sent again and dropped by the receiver if it arrived: a
+// round's vectors are delivered exactly once across reconnects (see link).
+// A second stream for a link replaces the first.
 //
 // Each round the optimizer calls BeginRound, Send for each local node, Wait
 // and then Recv. Pipelined (decentral.PipelinedExchange), it calls
@@ -91,6 +97,10 @@ type Exchange struct {
 	decode     func(dst []float32, msg []byte) error // SetDecoder's; nil when vectors travel
 	progress   chan struct{}                         // capacity 1: wakes Wait
 
+	first      int64   // the first round begun
+	batchBytes int     // the size a batch of frames grows to before it is sent
+	links      []*link // by rank; nil for this rank and until needed
+
 	cur   atomic.Int64 // the round Recv reads: the round in progress, or the one before after BeginNextRound
 	emu   sync.RWMutex // guards edges; taken inside mu
 	edges map[uint64]*edge
@@ -103,6 +113,8 @@ type Exchange struct {
 
 	bytesSent, bytesRecv, waitNanos, waits atomic.Int64
 	held                                   atomic.Int64 // frames that came two or more rounds early
+	dropped                                atomic.Int64 // frames that came again after a reconnect, dropped
+	overlaps                               atomic.Int64 // times a link had two readers or two writers: never
 }
 
 // peerState is what this rank knows of another.
@@ -160,9 +172,11 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 		peers:    make([]peerState, len(cfg.Addrs)),
 		sent:     [2][][][]float32{make([][][]float32, cfg.Nodes), make([][][]float32, cfg.Nodes)},
 		progress: make(chan struct{}, 1),
+		links:    make([]*link, len(cfg.Addrs)),
 		edges:    make(map[uint64]*edge),
 		logged:   make(map[string]bool),
 	}
+	x.batchBytes = min(max(4*x.chunk, minBatchBytes), maxChunkBytes)
 	x.cond = sync.NewCond(&x.mu)
 	x.gather.cond = sync.NewCond(&x.gather.mu)
 	x.gather.rounds = make(map[int][]decentral.NodeState)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"net"
 	"strings"
@@ -111,9 +112,25 @@ func TestLatePeer(t *testing.T) {
 	}
 }
 
-// rawPeer opens, as rank 1 running node 0, the edge to node 1 at addr and
-// trades HELLOs: a hand-driven peer that can send anything.
+// rawPeer opens, as rank 0, the link to rank 1 at addr and trades HELLOs:
+// a hand-driven peer that can send anything.
 func rawPeer(t *testing.T, ctx context.Context, addr string) grpc.ClientStream {
+	t.Helper()
+	cs, err := rawLink(t, ctx, addr, rawHello(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// rawHello returns the link HELLO of rank from to rank to.
+func rawHello(from, to int) []byte {
+	return wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: linkVersion, From: uint32(from), To: uint32(to)}, "sha256:test")
+}
+
+// rawLink opens a link stream to addr, sends hello and returns the stream
+// once it is answered, or the answer's error.
+func rawLink(t *testing.T, ctx context.Context, addr string, hello []byte) (grpc.ClientStream, error) {
 	t.Helper()
 	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{})))
@@ -121,19 +138,30 @@ func rawPeer(t *testing.T, ctx context.Context, addr string) grpc.ClientStream {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cc.Close() })
-	cs, err := cc.NewStream(ctx, &serviceDesc.Streams[0], edgeMethod)
+	cs, err := cc.NewStream(ctx, &serviceDesc.Streams[2], linkMethod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "sha256:test")
 	var reply []byte
 	if err := cs.SendMsg(&hello); err != nil {
 		t.Fatal(err)
 	}
 	if err := cs.RecvMsg(&reply); err != nil {
-		t.Fatalf("HELLO refused: %v", err)
+		return nil, err
 	}
-	return cs
+	return cs, nil
+}
+
+// sendRaw sends frame on a link stream as a peer does: a DATA or ENCODED
+// frame in a batch, any other alone.
+func sendRaw(cs grpc.ClientStream, frame []byte) error {
+	if len(frame) >= 4 && (wire.Kind(frame[3]) == wire.Data || wire.Kind(frame[3]) == wire.Encoded) {
+		b := newBatch(len(frame) + 4)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(frame)))
+		frame = append(b, frame...)
+		return cs.SendMsg(&batchMsg{frame})
+	}
+	return cs.SendMsg(&frame)
 }
 
 // TestMisbehavingPeer: frames of a past round, of the wrong length, with
@@ -157,11 +185,12 @@ func TestMisbehavingPeer(t *testing.T) {
 		{"Inf", [][]byte{data(5, 0, 0, p, ok4...), data(5, 0, 4, p, 1, 2, 3, inf)}, "+Inf at float 7"},
 		{"ragged payload", [][]byte{append(data(5, 0, 0, p, ok4...), 0, 0, 0)}, "not a multiple of 4"},
 		{"past the end", [][]byte{data(5, 0, 6, p, ok4...)}, "chunk past the vector's end"},
-		{"repeated chunk", [][]byte{data(5, 0, 0, p, ok4...), data(5, 0, 0, p, ok4...)}, "out of order: a chunk at float 0, want 4"},
+		{"chunk ahead", [][]byte{data(5, 0, 4, p, ok4...)}, "out of order: a chunk at float 4, want 0"},
+		{"changed chunk", [][]byte{data(5, 0, 0, p, ok4...), data(5, 0, 0, p, 1, 2, 3, 5)}, "twice, the second time with other values at float 0"},
 		{"vector not shared", [][]byte{data(5, 1, 0, p, make([]float32, p)...)}, "vector 1 of round 5 to node 1, which that round does not expect"},
 		{"other nodes", [][]byte{wire.AppendFloats(nil, wire.Header{Kind: wire.Data, Round: 5, From: 0, To: 0, Total: p}, make([]float32, p))}, "a frame from node 0 to node 0"},
-		{"second HELLO", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "x")}, "a HELLO frame to node 1 on an open stream"},
-		{"ERROR", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Error, From: 0, To: 1}, "out of memory")}, "closed its stream to node 1: out of memory"},
+		{"second HELLO", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 1}, "x")}, "a HELLO frame alone on the open link"},
+		{"ERROR", [][]byte{wire.AppendText(nil, wire.Header{Kind: wire.Error, From: 0, To: 1}, "out of memory")}, "closed its link: out of memory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { refusedPeer(t, p, tt.frames, nil, tt.want) })
@@ -199,14 +228,14 @@ func TestMisbehavingPeer(t *testing.T) {
 func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []byte) error, want string) {
 	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
 	w := topo.Mixing(5)
-	// Rank 0 runs node 1; rank 1, node 0, is played by hand.
-	cl := newCluster(t, 2, 2, func(i int) int { return 1 - i }, func(r int, c *Config) {
+	// Rank 1 runs node 1; rank 0, node 0, is played by hand.
+	cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) {
 		c.VectorLen, c.PeerTimeout = p, 5*time.Second
 	})
-	x := cl.xs[0]
+	x := cl.xs[1]
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs := rawPeer(t, ctx, x.cfg.Addrs[0])
+	cs := rawPeer(t, ctx, x.cfg.Addrs[1])
 	if err := x.BeginRound(5, w, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +249,7 @@ func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []
 		t.Fatal(err)
 	}
 	for _, f := range frames {
-		if err := cs.SendMsg(&f); err != nil {
+		if err := sendRaw(cs, f); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +257,7 @@ func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []
 	if err == nil {
 		t.Fatal("Wait succeeded")
 	}
-	wantIn(t, "the error", err.Error(), "node 0 (rank 1 at "+x.cfg.Addrs[1]+")", want)
+	wantIn(t, "the error", err.Error(), "rank 0 at "+x.cfg.Addrs[0], want)
 	t.Log(err)
 	var got []byte
 	for err = nil; err == nil; err = cs.RecvMsg(&got) {
@@ -238,32 +267,43 @@ func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []
 	}
 }
 
-// TestHelloRefused: a stream opened for nodes the rank does not run, by
-// the wrong side, or starting with anything but HELLO is refused and logged.
+// TestHelloRefused: a link opened by the higher rank, for another rank, of
+// another protocol version, or starting with anything but HELLO is refused
+// and logged; so is a stream of the first version's Edge method.
 func TestHelloRefused(t *testing.T) {
+	hello := func(k uint8, from, to uint32) []byte {
+		return wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: k, From: from, To: to}, "sha256:test")
+	}
 	tests := []struct {
-		name  string
-		first []byte
-		want  string
+		name   string
+		method string
+		first  []byte
+		code   codes.Code
+		want   string
 	}{
-		{"not HELLO", wire.AppendFloats(nil, wire.Header{Kind: wire.Data, From: 0, To: 1, Total: 1}, []float32{1}), "a DATA frame before HELLO"},
-		{"not my node", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 0, To: 2}, "sha256:test"), "HELLO to node 2, which rank 0 does not run"},
-		{"my own node", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 1, To: 1}, "sha256:test"), "HELLO from node 1, which no other rank runs"},
-		{"higher node opens", wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: 2, To: 1}, "sha256:test"), "the lower node's rank opens an edge"},
-		{"garbage", []byte("GET / HTTP/1.1"), "short frame"},
+		{"not HELLO", linkMethod, wire.AppendFloats(nil, wire.Header{Kind: wire.Data, From: 0, To: 1, Total: 1}, []float32{1}), codes.InvalidArgument, "a DATA frame before HELLO"},
+		{"not my rank", linkMethod, hello(linkVersion, 0, 2), codes.InvalidArgument, "HELLO to rank 2, this is rank 1"},
+		{"higher rank opens", linkMethod, hello(linkVersion, 2, 1), codes.InvalidArgument, "the lower rank of a pair opens its link"},
+		{"other version", linkMethod, hello(1, 0, 1), codes.FailedPrecondition, "link protocol version 1: this rank speaks 2"},
+		{"garbage", linkMethod, []byte("GET / HTTP/1.1"), codes.InvalidArgument, "short frame"},
+		{"edge stream", edgeMethod, hello(0, 0, 1), codes.FailedPrecondition, "link protocol version 1): this rank speaks version 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cl := newCluster(t, 2, 3, func(i int) int { return []int{1, 0, 1}[i] }, nil)
+			cl := newCluster(t, 3, 3, func(i int) int { return i }, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			cc, err := grpc.NewClient("passthrough:///"+cl.xs[0].cfg.Addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()),
+			cc, err := grpc.NewClient("passthrough:///"+cl.xs[1].cfg.Addrs[1], grpc.WithTransportCredentials(insecure.NewCredentials()),
 				grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{})))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cc.Close()
-			cs, err := cc.NewStream(ctx, &serviceDesc.Streams[0], edgeMethod)
+			desc := &serviceDesc.Streams[2]
+			if tt.method == edgeMethod {
+				desc = &serviceDesc.Streams[0]
+			}
+			cs, err := cc.NewStream(ctx, desc, tt.method)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,10 +312,10 @@ func TestHelloRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = cs.RecvMsg(&reply)
-			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want InvalidArgument with %q", err, tt.want)
+			if status.Code(err) != tt.code || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want %v with %q", err, tt.code, tt.want)
 			}
-			wantIn(t, "rank 0's log", cl.logs[0].String(), "rank 0 refused a stream", tt.want)
+			wantIn(t, "rank 1's log", cl.logs[1].String(), "rank 1 refused a", tt.want)
 		})
 	}
 }

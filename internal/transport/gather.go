@@ -45,13 +45,17 @@ type gatherBox struct {
 	err    error // a peer's fault, reported by the next Gather
 	heard  time.Time
 	agree  agreeBox
+	last   map[int]int           // by node: the latest round whose state arrived
+	inputs map[int][]Fingerprint // by rank: its input files (see AgreeInputs)
+	abort  aborter
 }
 
 // gatherClient is a rank's stream to rank 0.
 type gatherClient struct {
-	mu  sync.Mutex
-	cs  grpc.ClientStream
-	buf []byte
+	mu     sync.Mutex
+	cs     grpc.ClientStream
+	cancel context.CancelFunc // cs's
+	buf    []byte
 }
 
 // AppendState appends node state s as a GATHER payload.
@@ -122,7 +126,7 @@ func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.Nod
 			return fmt.Errorf("transport: rank 0: gather round %d: %w", round, err)
 		}
 		if time.Since(g.heard) > x.timeout {
-			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %s", len(g.rounds[round]), want, round, x.missing(round))
+			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %w", len(g.rounds[round]), want, round, x.missing(round))
 		}
 		return nil
 	})
@@ -161,6 +165,9 @@ func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, faile
 		if err := failed(); err != nil {
 			return err
 		}
+		if err := x.gather.abort.cause(); err != nil {
+			return fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -172,8 +179,8 @@ func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, faile
 	return nil
 }
 
-// missing names the ranks whose states of round have not all arrived.
-func (x *Exchange) missing(round int) string {
+// missing names the first rank whose states of round have not all arrived.
+func (x *Exchange) missing(round int) error {
 	have := map[int]int{}
 	for _, s := range x.gather.rounds[round] {
 		have[x.owner[s.Node]]++
@@ -184,10 +191,11 @@ func (x *Exchange) missing(round int) string {
 	}
 	for r := range x.cfg.Addrs {
 		if r != 0 && have[r] < count[r] {
-			return fmt.Sprintf("rank %d at %s sent %d of its %d nodes' states within %v", r, x.cfg.Addrs[r], have[r], count[r], x.timeout)
+			what := fmt.Sprintf("its nodes' states: it sent %d of %d", have[r], count[r])
+			return &PeerTimeoutError{Rank: r, Addr: x.cfg.Addrs[r], What: what, Timeout: x.timeout, Last: x.lastOf(r)}
 		}
 	}
-	return "no rank is missing"
+	return errors.New("no rank is missing")
 }
 
 // sendStates sends this rank's node states of round to rank 0, opening the
@@ -196,7 +204,7 @@ func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral
 	c := &x.gatherTo
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := x.gatherStreamLocked(ctx); err != nil {
+	if _, err := x.gatherStreamLocked(ctx, true); err != nil {
 		return err
 	}
 	for _, s := range states {
@@ -216,39 +224,64 @@ func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral
 }
 
 // gatherStreamLocked returns this rank's gather stream to rank 0, opening
-// it on first use; it holds x.gatherTo.mu.
-func (x *Exchange) gatherStreamLocked(ctx context.Context) (grpc.ClientStream, error) {
+// it on first use (cut short by Abort if abortable); it holds
+// x.gatherTo.mu.
+func (x *Exchange) gatherStreamLocked(ctx context.Context, abortable bool) (grpc.ClientStream, error) {
 	c := &x.gatherTo
 	if c.cs == nil {
-		cs, err := x.openGather(ctx)
+		cs, cancel, err := x.openGather(ctx, abortable)
 		if err != nil {
 			return nil, fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
 		}
-		c.cs = cs
+		c.cs, c.cancel = cs, cancel
 	}
 	return c.cs, nil
 }
 
-// openGather opens this rank's gather stream to rank 0 and trades HELLOs.
-func (x *Exchange) openGather(ctx context.Context) (grpc.ClientStream, error) {
-	cs, err := x.conns[0].NewStream(x.ctx, &serviceDesc.Streams[1], gatherMethod, grpc.WaitForReady(true))
+// dropGatherLocked cancels this rank's gather stream to rank 0, whose
+// state is unknown after a wait on it was cut short; the next use opens
+// another. It holds x.gatherTo.mu.
+func (x *Exchange) dropGatherLocked() {
+	c := &x.gatherTo
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.cs, c.cancel = nil, nil
+}
+
+// openGather opens this rank's gather stream to rank 0 and trades HELLOs,
+// waiting for rank 0 at most the peer timeout (and until ctx is done or,
+// if abortable, Abort) and saying meanwhile what it waits for. It returns
+// the stream and the function that cancels it.
+func (x *Exchange) openGather(ctx context.Context, abortable bool) (grpc.ClientStream, context.CancelFunc, error) {
+	sctx, cancel := context.WithCancel(x.ctx)
+	var cs grpc.ClientStream
+	err := x.bounded(ctx, x.timeout, 0, "the gather stream", abortable, cancel, func() error {
+		var err error
+		cs, err = x.conns[0].NewStream(sctx, &serviceDesc.Streams[1], gatherMethod, grpc.WaitForReady(true))
+		if err != nil {
+			return err
+		}
+		hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(x.cfg.Rank)}, x.cfg.ConfigHash)
+		var m inMsg
+		if err = cs.SendMsg(&hello); err == nil {
+			err = cs.RecvMsg(&m)
+		}
+		if err != nil {
+			return err
+		}
+		f, err := m.frame()
+		m.free()
+		if err == nil && (f.Kind != wire.Hello || string(f.Payload) != x.cfg.ConfigHash) {
+			err = fmt.Errorf("rank 0 answered with a %s frame (config hash %q, this rank's %q)", f.Kind, f.Payload, x.cfg.ConfigHash)
+		}
+		return err
+	})
 	if err != nil {
-		return nil, err
+		cancel()
+		return nil, nil, err
 	}
-	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(x.cfg.Rank)}, x.cfg.ConfigHash)
-	var m inMsg
-	if err = cs.SendMsg(&hello); err == nil {
-		err = cs.RecvMsg(&m)
-	}
-	if err != nil {
-		return nil, err
-	}
-	f, err := m.frame()
-	m.free()
-	if err == nil && (f.Kind != wire.Hello || string(f.Payload) != x.cfg.ConfigHash) {
-		err = fmt.Errorf("rank 0 answered with a %s frame (config hash %q, this rank's %q)", f.Kind, f.Payload, x.cfg.ConfigHash)
-	}
-	return cs, err
+	return cs, cancel, nil
 }
 
 // serveGather serves the gather stream of another rank: it checks the
@@ -295,8 +328,12 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 			x.peerLeft(rank, int64(f.Round), string(f.Payload))
 			return nil // the BYE is the stream's last frame
 		}
-		if err == nil && f.Kind == wire.Hello && f.K == agreeK && int(f.From) == rank {
-			if err := x.answerRound(ss, rank, string(f.Payload)); err != nil {
+		if err == nil && f.Kind == wire.Hello && (f.K == agreeK || f.K == inputsK) && int(f.From) == rank {
+			answer := x.answerRound
+			if f.K == inputsK {
+				answer = x.answerInputs
+			}
+			if err := answer(ss, rank, string(f.Payload)); err != nil {
 				return status.Error(codes.InvalidArgument, err.Error())
 			}
 			continue
@@ -313,6 +350,9 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		}
 		g := &x.gather
 		g.mu.Lock()
+		if err == nil {
+			err = g.fileLocked(int(f.Round), s)
+		}
 		if err != nil {
 			g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
 			g.cond.Broadcast()
@@ -320,9 +360,29 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 			return status.Error(codes.InvalidArgument, err.Error())
 		}
 		x.bytesRecv.Add(int64(wire.HeaderSize + len(f.Payload)))
-		g.rounds[int(f.Round)] = append(g.rounds[int(f.Round)], s)
 		g.heard = time.Now()
 		g.cond.Broadcast()
 		g.mu.Unlock()
 	}
+}
+
+// fileLocked files node state s of round, holding g.mu: each node's state
+// arrives once per round, in increasing rounds; a second one of a round, or
+// one of an earlier round, is refused naming the node and both rounds.
+func (g *gatherBox) fileLocked(round int, s decentral.NodeState) error {
+	if round < 0 || round > math.MaxInt32 {
+		return fmt.Errorf("node %d's state of round %d, want a round of [0, 2^31)", s.Node, round)
+	}
+	if last, ok := g.last[s.Node]; ok && round <= last {
+		if round == last {
+			return fmt.Errorf("node %d's state of round %d twice", s.Node, round)
+		}
+		return fmt.Errorf("node %d's state of round %d after its state of round %d", s.Node, round, last)
+	}
+	if g.last == nil {
+		g.last = make(map[int]int)
+	}
+	g.last[s.Node] = round
+	g.rounds[round] = append(g.rounds[round], s)
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"google.golang.org/grpc"
@@ -19,11 +20,13 @@ import (
 	"github.com/gtstorm/gtstorm/internal/wire"
 )
 
-// The service has two bidirectional streaming methods: Edge, one call per
-// graph edge between ranks, and Gather, one call per rank to rank 0.
+// The service has bidirectional streaming methods: Link, one call per pair
+// of ranks, opened by the lower rank, and Gather, one call per rank to rank
+// 0. Edge, a call per graph edge, was the first version's and is refused.
 const (
 	serviceName = "gtstorm.transport.Exchange"
 	edgeMethod  = "/" + serviceName + "/Edge"
+	linkMethod  = "/" + serviceName + "/Link"
 )
 
 // HTTP/2 flow-control windows and socket buffers, sized for megabyte
@@ -40,6 +43,7 @@ const (
 type edgeService interface {
 	serveEdge(ss grpc.ServerStream) error
 	serveGather(ss grpc.ServerStream) error
+	serveLink(ss grpc.ServerStream) error
 }
 
 var serviceDesc = grpc.ServiceDesc{
@@ -53,6 +57,11 @@ var serviceDesc = grpc.ServiceDesc{
 	}, {
 		StreamName:    "Gather",
 		Handler:       func(srv any, ss grpc.ServerStream) error { return srv.(edgeService).serveGather(ss) },
+		ServerStreams: true,
+		ClientStreams: true,
+	}, {
+		StreamName:    "Link",
+		Handler:       func(srv any, ss grpc.ServerStream) error { return srv.(edgeService).serveLink(ss) },
 		ServerStreams: true,
 		ClientStreams: true,
 	}},
@@ -72,6 +81,7 @@ func (x *Exchange) serverOptions() []grpc.ServerOption {
 		grpc.InitialConnWindowSize(connWindow),
 		grpc.WriteBufferSize(bufferSize),
 		grpc.ReadBufferSize(bufferSize),
+		grpc.MaxRecvMsgSize(maxMessage),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	}
 }
@@ -83,7 +93,7 @@ func (x *Exchange) dialOptions(rank int) []grpc.DialOption {
 	}
 	return []grpc.DialOption{
 		grpc.WithTransportCredentials(logCreds{creds, x, rank}),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{})),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{}), grpc.MaxCallRecvMsgSize(maxMessage)),
 		grpc.WithNoProxy(),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
@@ -99,36 +109,38 @@ func (x *Exchange) dialOptions(rank int) []grpc.DialOption {
 	}
 }
 
-// hello returns the HELLO frame of the stream from local to remote.
-func (x *Exchange) hello(local, remote int) []byte {
-	return wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(local), To: uint32(remote)}, x.cfg.ConfigHash)
+// linkHello returns the HELLO frame of this rank on its link with rank:
+// the link protocol's version, the rounds this rank completed, so that the
+// peer drops what it kept for them, and the config hash. x.mu is held.
+func (x *Exchange) linkHello(rank int) []byte {
+	h := wire.Header{Kind: wire.Hello, K: linkVersion, Round: uint64(x.done), From: uint32(x.cfg.Rank), To: uint32(rank)}
+	return wire.AppendText(nil, h, x.cfg.ConfigHash)
 }
 
-// dialLoop opens e's stream, serves it, and opens it again, with
+// dialLoop opens l's stream, serves it, and opens it again, with
 // exponential backoff, whenever it fails, until Close or a refusal.
-func (x *Exchange) dialLoop(e *edge, cc *grpc.ClientConn) {
+func (x *Exchange) dialLoop(l *link, cc *grpc.ClientConn) {
 	defer x.wg.Done()
 	wait := minBackoff
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	for x.ctx.Err() == nil && !x.gone(e.rank) {
-		a, err := x.openStream(e, cc)
+	for x.ctx.Err() == nil && !x.gone(l.rank) {
+		a, err := x.openLink(l, cc)
 		if err == nil {
 			wait = minBackoff
-			err = x.readLoop(e, a)
-			x.detach(e, a)
+			err = x.serve(l, a)
 		}
-		if x.ctx.Err() != nil || errors.Is(err, errPeerLeft) || x.gone(e.rank) {
+		if x.ctx.Err() != nil || errors.Is(err, errPeerLeft) || x.gone(l.rank) {
 			return
 		}
 		if c := status.Code(err); c == codes.InvalidArgument || c == codes.PermissionDenied || c == codes.FailedPrecondition || c == codes.Unimplemented {
-			x.fail(fmt.Errorf("transport: rank %d: rank %d at %s refused the stream of nodes %d and %d: %s",
-				x.cfg.Rank, e.rank, x.cfg.Addrs[e.rank], e.local, e.remote, status.Convert(err).Message()))
+			x.fail(fmt.Errorf("transport: rank %d: rank %d at %s refused the link: %s",
+				x.cfg.Rank, l.rank, x.cfg.Addrs[l.rank], status.Convert(err).Message()))
 		}
 		x.mu.Lock()
 		failed := x.err != nil
 		if !errors.Is(err, errDetached) && status.Code(err) != codes.Canceled {
-			x.peers[e.rank].lastErr = fmt.Errorf("stream of nodes %d and %d: %w", e.local, e.remote, err)
+			x.peers[l.rank].lastErr = fmt.Errorf("link: %w", err)
 		}
 		x.mu.Unlock()
 		if failed {
@@ -144,15 +156,17 @@ func (x *Exchange) dialLoop(e *edge, cc *grpc.ClientConn) {
 	}
 }
 
-// openStream opens e's stream and trades HELLOs on it.
-func (x *Exchange) openStream(e *edge, cc *grpc.ClientConn) (*attachment, error) {
+// openLink opens l's stream and trades HELLOs on it.
+func (x *Exchange) openLink(l *link, cc *grpc.ClientConn) (*attachment, error) {
 	ctx, cancel := context.WithCancel(x.ctx)
-	cs, err := cc.NewStream(ctx, &serviceDesc.Streams[0], edgeMethod, grpc.WaitForReady(true))
+	cs, err := cc.NewStream(ctx, &serviceDesc.Streams[2], linkMethod, grpc.WaitForReady(true))
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	hello := x.hello(e.local, e.remote)
+	x.mu.Lock()
+	hello := x.linkHello(l.rank)
+	x.mu.Unlock()
 	var m inMsg
 	if err = cs.SendMsg(&hello); err == nil {
 		err = cs.RecvMsg(&m)
@@ -163,15 +177,20 @@ func (x *Exchange) openStream(e *edge, cc *grpc.ClientConn) (*attachment, error)
 	}
 	f, err := m.frame()
 	m.free()
-	if err == nil && (f.Kind != wire.Hello || int(f.From) != e.remote || int(f.To) != e.local) {
-		err = fmt.Errorf("a %s frame from node %d to node %d, want node %d's HELLO", f.Kind, f.From, f.To, e.remote)
-	}
-	if err == nil && string(f.Payload) != x.cfg.ConfigHash {
-		err = fmt.Errorf("config hash mismatch: rank %d has %q, rank %d has %q", e.rank, f.Payload, x.cfg.Rank, x.cfg.ConfigHash)
+	switch {
+	case err != nil:
+	case f.Kind != wire.Hello || int(f.From) != l.rank || int(f.To) != x.cfg.Rank:
+		err = fmt.Errorf("a %s frame from rank %d to rank %d, want rank %d's HELLO", f.Kind, f.From, f.To, l.rank)
+	case f.K != linkVersion:
+		err = fmt.Errorf("link protocol version %d, this rank speaks %d", f.K, linkVersion)
+	case f.Round > math.MaxInt64/2:
+		err = fmt.Errorf("a HELLO after round %d", f.Round)
+	case string(f.Payload) != x.cfg.ConfigHash:
+		err = fmt.Errorf("config hash mismatch: rank %d has %q, rank %d has %q", l.rank, f.Payload, x.cfg.Rank, x.cfg.ConfigHash)
 	}
 	if err != nil {
 		cancel()
-		err = fmt.Errorf("transport: rank %d: rank %d at %s answered the stream of nodes %d and %d with %w", x.cfg.Rank, e.rank, x.cfg.Addrs[e.rank], e.local, e.remote, err)
+		err = fmt.Errorf("transport: rank %d: rank %d at %s answered the link with %w", x.cfg.Rank, l.rank, x.cfg.Addrs[l.rank], err)
 		x.refusal(err.Error(), "%v", err)
 		x.fail(err)
 		return nil, err
@@ -182,7 +201,8 @@ func (x *Exchange) openStream(e *edge, cc *grpc.ClientConn) (*attachment, error)
 		cancel()
 		return nil, context.Canceled
 	}
-	return x.attachLocked(e, cs, cancel), nil
+	x.ackLocked(l, int64(f.Round))
+	return x.attachLocked(l, cs, cancel), nil
 }
 
 // refuser returns the peer's credentials of a stream another rank opened
@@ -201,10 +221,18 @@ func (x *Exchange) refuser(ss grpc.ServerStream, what string) (credentials.AuthI
 	}
 }
 
-// serveEdge serves a stream another rank opened: it checks the HELLO, the
-// peer's certificate and the config hash, answers, and reads the stream.
+// serveEdge refuses a stream of the first version of the protocol, one
+// per graph edge: a rank of another gtstorm version.
 func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
-	auth, refuse := x.refuser(ss, "a stream")
+	_, refuse := x.refuser(ss, "a stream")
+	return refuse(codes.FailedPrecondition, "a stream of one graph edge (link protocol version 1): this rank speaks version %d, one stream per pair of ranks; run the same gtstorm on every rank", linkVersion)
+}
+
+// serveLink serves the link another rank opened: it checks the HELLO, the
+// peer's certificate and the config hash, answers, and serves the stream
+// until it fails or another replaces it.
+func (x *Exchange) serveLink(ss grpc.ServerStream) error {
+	auth, refuse := x.refuser(ss, "a link")
 	var m inMsg
 	if err := ss.RecvMsg(&m); err != nil {
 		return err
@@ -214,26 +242,34 @@ func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
 	if err != nil {
 		return refuse(codes.InvalidArgument, "HELLO: %v", err)
 	}
-	src, dst := int(f.From), int(f.To)
+	from := int(f.From)
 	switch {
 	case f.Kind != wire.Hello:
 		return refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
-	case dst >= x.cfg.Nodes || x.owner[dst] != x.cfg.Rank:
-		return refuse(codes.InvalidArgument, "HELLO to node %d, which rank %d does not run", dst, x.cfg.Rank)
-	case src >= x.cfg.Nodes || x.owner[src] == x.cfg.Rank:
-		return refuse(codes.InvalidArgument, "HELLO from node %d, which no other rank runs", src)
-	case src > dst:
-		return refuse(codes.InvalidArgument, "HELLO from node %d to node %d: the lower node's rank opens an edge", src, dst)
+	case f.K != linkVersion:
+		return refuse(codes.FailedPrecondition, "link protocol version %d: this rank speaks %d; run the same gtstorm on every rank", f.K, linkVersion)
+	case int(f.To) != x.cfg.Rank:
+		return refuse(codes.InvalidArgument, "HELLO to rank %d, this is rank %d", f.To, x.cfg.Rank)
+	case from >= x.cfg.Rank:
+		return refuse(codes.InvalidArgument, "HELLO from rank %d: the lower rank of a pair opens its link", from)
+	case f.Round > math.MaxInt64/2:
+		return refuse(codes.InvalidArgument, "HELLO after round %d", f.Round)
 	}
 	if r, err := certRank(auth); err != nil {
 		return refuse(codes.PermissionDenied, "%v", err)
-	} else if r >= 0 && r != x.owner[src] {
-		return refuse(codes.PermissionDenied, "certificate of rank %d opening a stream for node %d, which rank %d runs", r, src, x.owner[src])
+	} else if r >= 0 && r != from {
+		return refuse(codes.PermissionDenied, "certificate of rank %d opening the link of rank %d", r, from)
 	}
 	if hash := string(f.Payload); hash != x.cfg.ConfigHash {
-		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank %d has %q", x.owner[src], hash, x.cfg.Rank, x.cfg.ConfigHash)
+		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank %d has %q", from, hash, x.cfg.Rank, x.cfg.ConfigHash)
 	}
-	hello := x.hello(dst, src)
+	x.mu.Lock()
+	if x.closed || x.leaving {
+		x.mu.Unlock()
+		return status.Error(codes.Unavailable, "closing")
+	}
+	hello := x.linkHello(from)
+	x.mu.Unlock()
 	if err := ss.SendMsg(&hello); err != nil {
 		return err
 	}
@@ -242,15 +278,18 @@ func (x *Exchange) serveEdge(ss grpc.ServerStream) error {
 		x.mu.Unlock()
 		return status.Error(codes.Unavailable, "closing")
 	}
-	e := x.edgeLocked(dst, src)
-	a := x.attachLocked(e, ss, nil)
+	l := x.linkLocked(from)
+	x.ackLocked(l, int64(f.Round))
+	a := x.attachLocked(l, ss, nil)
 	x.mu.Unlock()
-	err = x.readLoop(e, a)
-	x.detach(e, a)
-	if errors.Is(err, errPeerLeft) {
+	err = x.serve(l, a)
+	switch {
+	case errors.Is(err, errPeerLeft):
 		return nil // the peer's BYE was the stream's last frame
+	case errors.Is(err, errDetached):
+		return status.Errorf(codes.Aborted, "rank %d took another stream of rank %d's link", x.cfg.Rank, from)
 	}
-	if _, isStatus := status.FromError(err); !isStatus && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, errDetached) {
+	if _, isStatus := status.FromError(err); !isStatus && err != io.EOF && !errors.Is(err, context.Canceled) {
 		return status.Error(codes.InvalidArgument, err.Error()) // a fault of the peer's: tell it
 	}
 	return err

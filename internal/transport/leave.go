@@ -138,7 +138,7 @@ func (x *Exchange) gatherBye(done int64, why string) {
 	c := &x.gatherTo
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(x.ctx)
+	cs, err := x.gatherStreamLocked(x.ctx, false)
 	if err != nil {
 		return
 	}

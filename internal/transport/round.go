@@ -58,7 +58,7 @@ func (x *Exchange) beginRound(t int, w *decentral.Mixing, shares int, next bool)
 	}
 	r := int64(t)
 	if !x.begun {
-		x.done = r // a resumed run completed the rounds before its first
+		x.done, x.first = r, r // a resumed run completed the rounds before its first
 	}
 	x.round, x.begun, x.shares, x.pending = r, true, shares, 0
 	if !next {
@@ -204,6 +204,11 @@ func (x *Exchange) Wait(ctx context.Context) error {
 			return fmt.Errorf("transport: rank %d: Wait before BeginRound", x.cfg.Rank)
 		case x.pending == 0 && x.outPending == 0:
 			x.done = x.round + 1
+			for _, l := range x.links {
+				if l != nil && l.att != nil {
+					l.wakeWriter() // to acknowledge the round
+				}
+			}
 			if x.cur.Load() != x.round {
 				x.cur.Store(x.round) // Recv reads this round now
 				x.cond.Broadcast()   // readers holding frames of the next round go on

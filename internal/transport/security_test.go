@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -36,83 +38,60 @@ func wantIn(t *testing.T, what, s string, subs ...string) {
 }
 
 // TestTLSRefusals: a peer with a certificate of another CA, one naming
-// another rank, and a plaintext peer are refused, whichever side dials, and
-// the refusing rank logs why.
+// another rank, and a plaintext peer are refused, whichever side dials (the
+// lower rank opens a link), and the refusing rank logs why.
 func TestTLSRefusals(t *testing.T) {
 	ca, stranger := newCA(t, "run CA"), newCA(t, "stranger CA")
 	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
 	// The stranger trusts the run's CA, whose certificate is no secret, but
 	// holds a certificate of its own CA.
-	sc, sk := stranger.issue(t, 1)
-	strangerTLS, err := NewTLS(ca.pem, sc, sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrongRank := func(r int, x *Exchange) { // rank 1 presents rank 0's certificate
-		if r == 1 {
-			x.cfg.TLS = ca.tls(t, 0)
+	strangerTLS := func(r int) *tls.Config {
+		sc, sk := stranger.issue(t, r)
+		c, err := NewTLS(ca.pem, sc, sk)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return c
 	}
-	dials := func(i int) int { return 1 - i } // node 0 on rank 1, which opens the edge
-	dialed := func(i int) int { return i }    // node 0 on rank 0, which opens the edge
 	tests := []struct {
-		name  string
-		owner func(int) int
-		tune  func(r int, c *Config)
-		after func(r int, x *Exchange)
-		log0  []string // in rank 0's log
+		name string
+		bad  int // the rank at fault: rank 0 dials rank 1
+		tune func(r int, c *Config)
+		log  []string // in the other rank's log
 	}{
-		{"stranger dials", dials, func(r int, c *Config) {
-			c.Insecure, c.TLS = false, ca.tls(t, r)
-			if r == 1 {
-				c.TLS = strangerTLS
-			}
-		}, nil, []string{"rank 0 refused a connection", "unknown authority"}},
-		{"stranger is dialed", dialed, func(r int, c *Config) {
-			c.Insecure, c.TLS = false, ca.tls(t, r)
-			if r == 1 {
-				c.TLS = stranger.tls(t, 1)
-			}
-		}, nil, []string{"rank 0 refused rank 1", "unknown authority"}},
-		{"wrong rank dials", dials, func(r int, c *Config) { c.Insecure, c.TLS = false, ca.tls(t, r) }, wrongRank,
-			[]string{"rank 0 refused a connection", "names rank 0, this rank"}},
-		{"wrong rank is dialed", dialed, func(r int, c *Config) { c.Insecure, c.TLS = false, ca.tls(t, r) }, wrongRank,
-			[]string{"rank 0 refused rank 1", "names rank 0, want rank 1"}},
-		{"plaintext dials", dials, func(r int, c *Config) {
-			if r == 0 {
-				c.Insecure, c.TLS = false, ca.tls(t, 0)
-			}
-		}, nil, []string{"rank 0 refused a connection", "tls"}},
-		{"plaintext is dialed", dialed, func(r int, c *Config) {
-			if r == 0 {
-				c.Insecure, c.TLS = false, ca.tls(t, 0)
-			}
-		}, nil, []string{"rank 0 refused rank 1"}},
+		{"stranger dials", 0, func(r int, c *Config) { c.TLS = strangerTLS(r) }, []string{"rank 1 refused a connection", "unknown authority"}},
+		{"stranger is dialed", 1, func(r int, c *Config) { c.TLS = stranger.tls(t, r) }, []string{"rank 0 refused rank 1", "unknown authority"}},
+		{"wrong rank dials", 0, func(r int, c *Config) {}, []string{"rank 1 refused a connection", "names rank 1, this rank"}},
+		{"wrong rank is dialed", 1, func(r int, c *Config) {}, []string{"rank 0 refused rank 1", "names rank 0, want rank 1"}},
+		{"plaintext dials", 0, func(r int, c *Config) { c.Insecure, c.TLS = true, nil }, []string{"rank 1 refused a connection", "tls"}},
+		{"plaintext is dialed", 1, func(r int, c *Config) { c.Insecure, c.TLS = true, nil }, []string{"rank 0 refused rank 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var after []func(int, *Exchange)
-			if tt.after != nil {
-				after = append(after, tt.after)
-			}
-			cl := newCluster(t, 2, 2, tt.owner, func(r int, c *Config) {
-				c.PeerTimeout = time.Second
-				tt.tune(r, c)
-			}, after...)
+			good := 1 - tt.bad
+			cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) {
+				c.PeerTimeout, c.Insecure, c.TLS = time.Second, false, ca.tls(t, r)
+				if r == tt.bad {
+					tt.tune(r, c)
+				}
+			}, func(r int, x *Exchange) {
+				if r == tt.bad && strings.HasPrefix(tt.name, "wrong rank") {
+					x.cfg.TLS = ca.tls(t, good) // the rank presents its peer's certificate
+				}
+			})
 			errs := failRound(t, cl, topo)
-			if errs[0] != nil {
-				wantIn(t, "rank 0's error", errs[0].Error(), "rank 1 at "+cl.xs[1].cfg.Addrs[1])
+			if errs[good] != nil {
+				wantIn(t, "the good rank's error", errs[good].Error(), fmt.Sprintf("rank %d at %s", tt.bad, cl.xs[good].cfg.Addrs[tt.bad]))
 			}
-			wantIn(t, "rank 0's log", cl.logs[0].String(), tt.log0...)
-			t.Logf("rank 0: %v\nrank 1: %v\nrank 0's log:\n%s", errs[0], errs[1], cl.logs[0])
+			wantIn(t, "the good rank's log", cl.logs[good].String(), tt.log...)
+			t.Logf("rank 0: %v\nrank 1: %v\nthe good rank's log:\n%s", errs[0], errs[1], cl.logs[good])
 		})
 	}
 }
 
 // TestTLSCertOfAnotherRankOnStream: a certificate of the run's CA naming a
-// rank other than the one running the edge's node is refused when the
-// stream opens: rank 1, holding rank 2's certificate, opens the edge of its
-// node 0 to rank 0.
+// rank other than the one opening a link is refused when the link opens:
+// rank 0, holding rank 2's certificate, opens its link to rank 1.
 func TestTLSCertOfAnotherRankOnStream(t *testing.T) {
 	ca := newCA(t, "run CA")
 	owner := func(i int) int { return [3]int{1, 0, 2}[i] }
@@ -124,7 +103,7 @@ func TestTLSCertOfAnotherRankOnStream(t *testing.T) {
 	cl := newCluster(t, 3, 3, owner, func(r int, c *Config) {
 		c.PeerTimeout, c.Insecure, c.TLS = time.Second, false, ca.tls(t, r)
 	}, func(r int, x *Exchange) {
-		if r == 1 {
+		if r == 0 {
 			x.cfg.TLS = ca.tls(t, 2)
 		}
 	})
@@ -134,9 +113,9 @@ func TestTLSCertOfAnotherRankOnStream(t *testing.T) {
 	if errs[0] == nil || errs[1] == nil {
 		t.Fatalf("ranks 0 and 1 did not both fail: %v", errs)
 	}
-	wantIn(t, "rank 1's error", errs[1].Error(), "rank 0 at", "refused", "certificate of rank 2", "node 0, which rank 1 runs")
-	wantIn(t, "rank 0's log", cl.logs[0].String(), "rank 0 refused a stream", "certificate of rank 2")
-	t.Logf("rank 0: %v\nrank 1: %v\nrank 0's log:\n%s", errs[0], errs[1], cl.logs[0])
+	wantIn(t, "rank 0's error", errs[0].Error(), "rank 1 at", "refused", "certificate of rank 2", "link of rank 0")
+	wantIn(t, "rank 1's log", cl.logs[1].String(), "rank 1 refused a link", "certificate of rank 2")
+	t.Logf("rank 0: %v\nrank 1: %v\nrank 1's log:\n%s", errs[0], errs[1], cl.logs[1])
 }
 
 // TestConfigHashMismatch: ranks with different config hashes refuse each

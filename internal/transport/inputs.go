@@ -1,0 +1,214 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/gtstorm/gtstorm/internal/wire"
+)
+
+// Agreeing on the inputs: the config hash leaves out where the data lie,
+// which may differ between hosts, so every rank tells rank 0, on its gather
+// stream, the fingerprints of the files it read, in a HELLO frame with K =
+// inputsK whose text has one line per file ("size sha256 name"); rank 0
+// compares them with its own and answers "" when they agree, or the
+// difference.
+const inputsK = 2
+
+// Fingerprint identifies an input file of a run by content: its path on
+// the rank that read it (only its base name is compared), its size and its
+// SHA-256 in hex.
+type Fingerprint struct {
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+// AgreeInputs compares this rank's input files with rank 0's, file by file
+// in order, by base name, size and SHA-256, and returns an error naming the
+// first file that differs and both ranks. Rank 0 waits at most the peer
+// timeout for every other rank's files and fails if any rank's differ;
+// another rank waits for rank 0's answer at most twice the peer timeout.
+func (x *Exchange) AgreeInputs(ctx context.Context, files []Fingerprint) error {
+	text := formatInputs(files)
+	if len(text) > wire.MaxText {
+		return fmt.Errorf("transport: rank %d: the fingerprints of %d input files take %d bytes, more than a frame's %d", x.cfg.Rank, len(files), len(text), wire.MaxText)
+	}
+	if x.cfg.Rank != 0 {
+		return x.askInputs(ctx, text)
+	}
+	g := &x.gather
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.inputs == nil {
+		g.inputs = make(map[int][]Fingerprint)
+	}
+	g.inputs[0] = files
+	g.cond.Broadcast()
+	deadline := time.Now().Add(x.timeout)
+	err := x.waitGatherLocked(ctx, func() bool { return len(g.inputs) == len(x.cfg.Addrs) }, func() error {
+		for r := range x.cfg.Addrs {
+			if _, ok := g.inputs[r]; !ok && x.stopped(r) {
+				return fmt.Errorf("transport: rank 0: input files: %w", x.stoppedErr(r))
+			}
+		}
+		if time.Now().Before(deadline) {
+			return nil
+		}
+		for r := range x.cfg.Addrs {
+			if _, ok := g.inputs[r]; !ok {
+				return fmt.Errorf("transport: rank 0: input files: %w",
+					&PeerTimeoutError{Rank: r, Addr: x.cfg.Addrs[r], What: "its input files' fingerprints", Timeout: x.timeout, Last: x.lastOf(r)})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for r := 1; r < len(x.cfg.Addrs); r++ {
+		if err := compareInputs(files, 0, g.inputs[r], r); err != nil {
+			return fmt.Errorf("transport: rank 0: %w", err)
+		}
+	}
+	return nil
+}
+
+// stopped reports whether rank r said BYE.
+func (x *Exchange) stopped(r int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.peers[r].stopped >= 0
+}
+
+// stoppedErr returns the *PeerStoppedError of rank r, which said BYE.
+func (x *Exchange) stoppedErr(r int) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.stoppedError(r)
+}
+
+// askInputs sends this rank's input files (their text) to rank 0 and
+// returns the difference rank 0 answers, if any.
+func (x *Exchange) askInputs(ctx context.Context, text string) error {
+	c := &x.gatherTo
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs, err := x.gatherStreamLocked(ctx, true)
+	if err != nil {
+		return err
+	}
+	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: inputsK, From: uint32(x.cfg.Rank)}, text)
+	var m inMsg
+	err = x.bounded(ctx, 2*x.timeout, 0, "the comparison of input files", true, c.cancel, func() error {
+		err := cs.SendMsg(&msg)
+		if err == nil {
+			err = cs.RecvMsg(&m)
+		}
+		return err
+	})
+	if err != nil {
+		x.dropGatherLocked()
+		return fmt.Errorf("transport: rank %d: input files: rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+	}
+	f, err := m.frame()
+	m.free()
+	if err != nil || f.Kind != wire.Hello || f.K != inputsK {
+		return fmt.Errorf("transport: rank %d: rank 0 answered the input files with %v %v", x.cfg.Rank, f.Kind, err)
+	}
+	if len(f.Payload) > 0 {
+		return fmt.Errorf("transport: rank %d: %s", x.cfg.Rank, f.Payload)
+	}
+	return nil
+}
+
+// answerInputs files rank's input files (the text of an inputs frame),
+// waits for rank 0's own and answers with the difference, if any.
+func (x *Exchange) answerInputs(ss grpc.ServerStream, rank int, text string) error {
+	files, err := parseInputs(text)
+	if err != nil {
+		return fmt.Errorf("input files from rank %d: %w", rank, err)
+	}
+	g := &x.gather
+	g.mu.Lock()
+	if g.inputs == nil {
+		g.inputs = make(map[int][]Fingerprint)
+	}
+	g.inputs[rank] = files
+	g.cond.Broadcast()
+	deadline := time.Now().Add(x.timeout)
+	err = x.waitGatherLocked(ss.Context(), func() bool { _, ok := g.inputs[0]; return ok }, func() error {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("rank 0 did not compare input files within %v", x.timeout)
+		}
+		return nil
+	})
+	if err == nil {
+		err = compareInputs(g.inputs[0], 0, files, rank)
+	}
+	g.mu.Unlock()
+	answer := ""
+	if err != nil {
+		answer = err.Error()
+		if len(answer) > wire.MaxText {
+			answer = answer[:wire.MaxText]
+		}
+	}
+	reply := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: inputsK}, answer)
+	return ss.SendMsg(&reply)
+}
+
+// compareInputs returns an error naming the first file whose fingerprint
+// differs between rank a's files and rank b's, or nil.
+func compareInputs(a []Fingerprint, ra int, b []Fingerprint, rb int) error {
+	for k := range max(len(a), len(b)) {
+		switch {
+		case k >= len(a):
+			return fmt.Errorf("input files differ: rank %d reads %s, which rank %d does not", rb, b[k].Path, ra)
+		case k >= len(b):
+			return fmt.Errorf("input files differ: rank %d reads %s, which rank %d does not", ra, a[k].Path, rb)
+		}
+		fa, fb := a[k], b[k]
+		if filepath.Base(fa.Path) != filepath.Base(fb.Path) || fa.Size != fb.Size || fa.SHA256 != fb.SHA256 {
+			return fmt.Errorf("input file %s differs: rank %d has %s (%d bytes, sha256 %.12s…), rank %d has %s (%d bytes, sha256 %.12s…)",
+				filepath.Base(fa.Path), ra, fa.Path, fa.Size, fa.SHA256, rb, fb.Path, fb.Size, fb.SHA256)
+		}
+	}
+	return nil
+}
+
+// formatInputs writes files one a line: size, SHA-256 and path.
+func formatInputs(files []Fingerprint) string {
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, "%d %s %s\n", f.Size, f.SHA256, f.Path)
+	}
+	return b.String()
+}
+
+// parseInputs reads formatInputs's text.
+func parseInputs(text string) ([]Fingerprint, error) {
+	var files []Fingerprint
+	for line := range strings.Lines(text) {
+		fields := strings.SplitN(strings.TrimSuffix(line, "\n"), " ", 3)
+		if len(fields) != 3 {
+			return nil, fmt.Errorf("line %q: want size, sha256 and path", line)
+		}
+		size, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("line %q: size %q", line, fields[0])
+		}
+		files = append(files, Fingerprint{Path: fields[2], Size: size, SHA256: fields[1]})
+	}
+	if files == nil && text != "" {
+		return nil, errors.New("no file")
+	}
+	return files, nil
+}
