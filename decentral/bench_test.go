@@ -62,7 +62,7 @@ func BenchmarkMixingRound(b *testing.B) {
 				b.ResetTimer()
 				for range b.N {
 					for i := 0; i < m; i++ {
-						o.send[i] = o.meth.Share(RoundContext{o, 0, i}, o.send[i][:0])
+						o.send[i] = o.share(i, o.send[i][:0])
 						if _, err := o.ex.Send(i, adj[i], o.send[i]); err != nil {
 							b.Fatal(err)
 						}

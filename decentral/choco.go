@@ -1,6 +1,7 @@
 package decentral
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -16,7 +17,7 @@ const CHOCO = "choco"
 // about 4·10⁻⁵ for top-k 1% on that graph.
 const DefaultGamma = 0.05
 
-// choco is CHOCO-SGD (Koloskova, Stich, Jaggi, ICML 2019), decentralized
+// CHOCOMethod is CHOCO-SGD (Koloskova, Stich, Jaggi, ICML 2019), decentralized
 // SGD with compressed gossip. Every node keeps a public copy x̂_i of its
 // model, which its neighbours know as well, and sends only a compressed
 // correction of it:
@@ -31,7 +32,7 @@ const DefaultGamma = 0.05
 // x̂_i and s_i (2p), whatever its degree. That needs W fixed, so CHOCO runs
 // on static graphs only.
 //
-// Q is Config.Compress (RoundContext.Compress); an unbiased compressor
+// Q is Compress (RoundContext.Compress); an unbiased compressor
 // (QSGD) is scaled by its Scale to be the contraction the method needs, as
 // Compress and a receiving transport both do. All nodes start from the
 // same x_0, which every node knows, so the public copies start there
@@ -41,7 +42,38 @@ const DefaultGamma = 0.05
 // With Q the identity and γ = 1, x̂_{t+1} = x_{t+½} and the round is
 // x_{t+1} = W(x_t − η_t g_t): DSGD with the gradient step taken before the
 // mixing ("adapt then combine").
-type choco struct{}
+type CHOCOMethod struct {
+	// Gamma is the consensus step γ in (0, 1]; 0 means DefaultGamma.
+	Gamma float64
+	// Compress is the compressor Q, a spec of package compress such as
+	// "topk:0.01"; empty means "none".
+	Compress string
+}
+
+// newCHOCO makes CHOCO-SGD from its knobs "gamma" and "compress".
+func newCHOCO(k Knobs) (Method, error) {
+	g, err := k.Float("gamma")
+	if err != nil {
+		return nil, err
+	}
+	return CHOCOMethod{Gamma: g, Compress: k["compress"]}, nil
+}
+
+// GammaOrDefault returns Gamma, or DefaultGamma when it is 0.
+func (m CHOCOMethod) GammaOrDefault() float64 {
+	if m.Gamma != 0 {
+		return m.Gamma
+	}
+	return DefaultGamma
+}
+
+// Validate refuses a consensus step outside [0, 1].
+func (m CHOCOMethod) Validate() error {
+	if g := m.Gamma; g < 0 || g > 1 {
+		return fmt.Errorf("consensus step γ = %v, want one in (0, 1]", g)
+	}
+	return nil
+}
 
 // The slabs: x, the public copy x̂ and s = Σ_j W_ij x̂_j.
 const (
@@ -50,19 +82,16 @@ const (
 	chocoS
 )
 
-func (choco) Name() string          { return CHOCO }
-func (choco) Power() float64        { return SqrtPower }
-func (choco) Slabs() []string       { return []string{"x", "xhat", "s"} }
-func (choco) StateFloats(p int) int { return 2 * p }
-func (choco) Shares() int           { return 1 }
-func (choco) Compresses()           {}
-
-// Share sends the compressed correction q_{i,t} that Prepare made.
-func (choco) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Message())
+// Describe describes CHOCO-SGD: x, x̂ and s; a node sends the compressed
+// correction q_{i,t} that Prepare made, on a static graph (s_i = Σ_j W_ij x̂_j
+// holds only while W stays the same).
+func (m CHOCOMethod) Describe() Description {
+	return Description{Name: CHOCO, Slabs: []string{"x", "xhat", "s"}, StateFloats: 2,
+		Power: SqrtPower, StaticGraph: true, Compress: cmp.Or(m.Compress, "none")}
 }
 
-func (choco) Init(c RoundContext) error {
+// Init starts the public copies at x_0: x̂_{i,0} = s_{i,0} = x_0.
+func (CHOCOMethod) Init(c RoundContext) error {
 	x := c.Cur(chocoX)
 	copy(c.Cur(chocoHat), x)
 	copy(c.Cur(chocoS), x)
@@ -72,7 +101,7 @@ func (choco) Init(c RoundContext) error {
 
 // Prepare takes the local step into x's next row, x_{t+½}, and compresses
 // x_{t+½} − x̂_t into the node's message.
-func (choco) Prepare(c RoundContext) error {
+func (CHOCOMethod) Prepare(c RoundContext) error {
 	x, half := c.Cur(chocoX), c.Next(chocoX)
 	g, diff := c.Scratch()
 	loss, err := c.Grad(x, c.Batch(), g)
@@ -97,7 +126,7 @@ func (choco) Prepare(c RoundContext) error {
 
 // Step updates x̂ and s with the round's messages and takes the consensus
 // step from x_{t+½}.
-func (choco) Step(c RoundContext) error {
+func (m CHOCOMethod) Step(c RoundContext) error {
 	q := c.Message()
 	hat, hatNext := c.Cur(chocoHat), c.Next(chocoHat)
 	s, sNext := c.Cur(chocoS), c.Next(chocoS)
@@ -108,18 +137,15 @@ func (choco) Step(c RoundContext) error {
 		sNext[k] = s[k] + mixed[k]
 	}
 	x := c.Next(chocoX) // x_{t+½}, from Prepare
-	gamma := c.Gamma()
+	gamma := float32(m.GammaOrDefault())
 	for k := range x {
 		x[k] += gamma * (sNext[k] - hatNext[k])
 	}
 	return checkFinite("x", x)
 }
 
-// StaticOnly: s_i = Σ_j W_ij x̂_j holds only while W stays the same.
-func (choco) StaticOnly() {}
-
-// Samples: one minibatch a round, none at Init.
-func (choco) Samples(t int, c Cost) int64 {
+// Samples is one minibatch a round, none at Init.
+func (CHOCOMethod) Samples(t int, c Cost) int64 {
 	if t == 0 {
 		return 0
 	}

@@ -16,7 +16,7 @@ func TestChocoIdentityIsAdaptThenCombine(t *testing.T) {
 	const m, rounds = 6, 30
 	pr := newLS(m, 8, 30, 1, 3)
 	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(m, 0.5, 4)))
-	o, _ := lsRun(t, Config{Algorithm: CHOCO, Eta0: 0.05, Gamma: 1, Compress: "none"}, mx, pr, 3, 7)
+	o, _ := lsRun(t, Config{Method: CHOCOMethod{Gamma: 1, Compress: "none"}, Eta0: 0.05}, mx, pr, 3, 7)
 
 	ref := newLSSampler(pr, 3, 7)
 	sched, _ := Config{Algorithm: CHOCO, Eta0: 0.05}.Schedule()
@@ -64,7 +64,7 @@ func TestChocoBookkeeping(t *testing.T) {
 	pr := newLS(m, 20, 30, 1, 3)
 	mx := mustMixing(t, MixMetropolis, mustGraph(ErdosRenyi(m, 0.5, 4)))
 	for _, spec := range []string{"none", "topk:0.2", "randk:0.3", "qsgd:7", "sign"} {
-		o, _ := lsRun(t, Config{Algorithm: CHOCO, Eta0: 0.05, Compress: spec, Seed: 5}, mx, pr, 3, 7)
+		o, _ := lsRun(t, Config{Method: CHOCOMethod{Compress: spec}, Eta0: 0.05, Seed: 5}, mx, pr, 3, 7)
 		for range rounds {
 			if err := o.Step(ctx); err != nil {
 				t.Fatalf("%s: %v", spec, err)
@@ -104,7 +104,7 @@ func TestChocoConverges(t *testing.T) {
 	pr := newLS(8, 10, 40, 0.5, 2)
 	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(8)))
 	final := func(spec string) (start, end float64) {
-		o, s := lsRun(t, Config{Algorithm: CHOCO, Eta0: 0.1, ConstantStep: true, Compress: spec, Gamma: 0.4, Seed: 1}, mx, pr, 40, 1)
+		o, s := lsRun(t, Config{Method: CHOCOMethod{Gamma: 0.4, Compress: spec}, Eta0: 0.1, ConstantStep: true, Seed: 1}, mx, pr, 40, 1)
 		s.exact = true
 		start = stationarity(t, o, pr.full())
 		for range 3000 {
@@ -140,7 +140,7 @@ func TestChocoRefusals(t *testing.T) {
 		{"time-varying", Config{Algorithm: CHOCO, Eta0: 0.1, Topology: exp}, "static graph"},
 		{"compress dsgd", Config{Algorithm: DSGD, Eta0: 0.1, Compress: "topk:0.1"}, "compression applies to choco"},
 		{"bad spec", Config{Algorithm: CHOCO, Eta0: 0.1, Compress: "topk:7"}, "topk:7"},
-		{"gamma", Config{Algorithm: CHOCO, Eta0: 0.1, Gamma: 1.5}, "γ = 1.5"},
+		{"gamma", Config{Method: CHOCOMethod{Gamma: 1.5}, Eta0: 0.1}, "γ = 1.5"},
 		{"network over ranks", Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}, Network: &Network{Batch: 1}}, "one process"},
 		{"network batch", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{}}, "batch 0"},
 		{"network speeds", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{Batch: 1, Slowdown: []float64{1, 2}}}, "2 node speeds for 4 nodes"},

@@ -2,6 +2,7 @@ package decentral
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 )
 
@@ -9,12 +10,20 @@ import (
 // its tracked direction stop being finite.
 var ErrDiverged = errors.New("diverged")
 
-// Config chooses an algorithm and its step sizes.
+// Config chooses a method, its step sizes and how the run is spread.
 type Config struct {
-	Algorithm string  // a registered Method's name: DSGD, GNSD, GTSTORM, D2, DGET or CHOCO
+	// Method is the algorithm with its knobs, such as DGETMethod{Period: 10}
+	// or CHOCOMethod{Compress: "topk:0.01"}. When nil, Algorithm names a
+	// registered method, which runs with its default knobs.
+	Method Method
+	// Algorithm is a registered method's name: DSGD, GNSD, GTSTORM, D2,
+	// DGET or CHOCO. With Method set it must be empty or Method's name.
+	Algorithm string
 	Eta0      float64 // initial step size η_0 > 0
 	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
 	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.
+	// Like η_0 it is a knob of the [Schedule], which the optimizer computes,
+	// reports and saves in a Snapshot, not of the method.
 	Rho float64
 	// CubeRoot puts every algorithm with a decaying step on
 	// η_t = η_0/(1 + 0.1t)^{1/3} (paper appendix A.1); otherwise DSGD, D²
@@ -40,18 +49,12 @@ type Config struct {
 	// kept up to date, so measures over every node (Mean, ConsensusError,
 	// GradNormSq, Loss, Counters) describe the local nodes only.
 	Local []int
-	// Period is D-GET's q: a node takes its large-batch gradient every q
-	// rounds; 0 means DefaultPeriod.
-	Period int
-	// BigBatch is the size of D-GET's large batch S1: that many samples
-	// drawn from the node's share, or its whole share when 0.
-	BigBatch int
-	// Compress is the compressor of a method that sends compressed
-	// messages (CHOCO): a spec of package compress such as "topk:0.01";
-	// empty means "none". Other methods refuse anything but empty or "none".
+	// Compress is the "compress" knob of the method Algorithm names (CHOCO's
+	// compressor, such as "topk:0.01"); a method that sends uncompressed
+	// vectors refuses anything but empty or "none".
+	//
+	// Deprecated: set the method's own knob, CHOCOMethod{Compress: spec}.
 	Compress string
-	// Gamma is CHOCO's consensus step γ in (0, 1]; 0 means DefaultGamma.
-	Gamma float64
 	// Seed seeds the stochastic compressors (rand-k, QSGD): node i's message
 	// of round t is drawn from a stream that depends only on (Seed, i, t).
 	Seed uint64
@@ -61,23 +64,20 @@ type Config struct {
 	Network *Network
 }
 
-// GammaOrDefault returns Gamma, or DefaultGamma when it is 0.
-func (c Config) GammaOrDefault() float64 {
-	if c.Gamma != 0 {
-		return c.Gamma
+// method returns the configured method: Method, or the registered one
+// Algorithm names.
+func (c Config) method() (Method, error) {
+	if c.Method == nil {
+		return NewMethod(c.Algorithm, Knobs{"compress": c.Compress})
 	}
-	return DefaultGamma
-}
-
-// DefaultPeriod is D-GET's default period q.
-const DefaultPeriod = 100
-
-// PeriodOrDefault returns Period, or DefaultPeriod when it is 0.
-func (c Config) PeriodOrDefault() int {
-	if c.Period > 0 {
-		return c.Period
+	name := c.Method.Describe().Name
+	switch {
+	case c.Algorithm != "" && c.Algorithm != name:
+		return nil, fmt.Errorf("algorithm %q, but the method is %s", c.Algorithm, name)
+	case c.Compress != "":
+		return nil, fmt.Errorf("%s: Config.Compress %q with a Method; set the method's compressor", name, c.Compress)
 	}
-	return DefaultPeriod
+	return c.Method, nil
 }
 
 // WorkerCount returns the number of goroutines an optimizer running m
@@ -93,11 +93,16 @@ func (c Config) WorkerCount(m int) int {
 
 // Schedule returns the step-size and β schedule the configuration selects.
 func (c Config) Schedule() (Schedule, error) {
-	mth, err := newMethod(c.Algorithm)
+	mth, err := c.method()
 	if err != nil {
 		return Schedule{}, err
 	}
-	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: mth.Power(), Rho: c.Rho}
+	return c.schedule(mth.Describe())
+}
+
+// schedule returns the schedule of the method described by d.
+func (c Config) schedule(d Description) (Schedule, error) {
+	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: d.Power, Rho: c.Rho}
 	switch {
 	case c.ConstantStep:
 		s.Power = 0

@@ -46,7 +46,7 @@ func (o *Optimizer) Counters() Counters {
 	c := Counters{
 		Rounds:      o.round,
 		BytesSent:   append([]int64(nil), o.bytes...),
-		StateFloats: o.meth.StateFloats(o.p),
+		StateFloats: o.desc.StateFloats * o.p,
 	}
 	for i := 0; i < o.m; i++ {
 		c.Samples += o.samples[i]

@@ -1,16 +1,11 @@
 package decentral
 
-import (
-	"fmt"
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "fmt"
 
 // D2 is the name of D² in Config.Algorithm.
 const D2 = "d2"
 
-// d2 is D² (Tang et al., ICML 2018), decentralized SGD corrected for
+// D2Method is D² (Tang et al., ICML 2018), decentralized SGD corrected for
 // heterogeneous (non-IID) local data:
 //
 //	x_{i,1}   = Σ_j W_ij (x_{j,0} − η_0 g_{j,0})
@@ -28,7 +23,7 @@ const D2 = "d2"
 // root at 1, so rounding that does not cancel — chiefly W's weights rounded
 // to float32, whose rows sum to 1 ± ~3e-8 — accumulates, O(t^{3/2}/η_0)
 // ulps on a noiseless problem (see TestD2RemovesHeterogeneityBias).
-type d2 struct{}
+type D2Method struct{}
 
 // D²'s slabs.
 const (
@@ -46,17 +41,13 @@ const (
 	d2Margin    = 1e-9
 )
 
-func (d2) Name() string          { return D2 }
-func (d2) Power() float64        { return SqrtPower }
-func (d2) Slabs() []string       { return []string{"x", "z", "g"} }
-func (d2) StateFloats(p int) int { return 2 * p }
-func (d2) Shares() int           { return 1 }
-
-func (d2) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Cur(d2Z))
+// Describe describes D²: x, z and g, of which it shares z.
+func (D2Method) Describe() Description {
+	return Description{Name: D2, Slabs: []string{"x", "z", "g"}, Shared: []int{d2Z}, StateFloats: 2, Power: SqrtPower}
 }
 
-func (d2) Init(c RoundContext) error {
+// Init sets z_0 = x_0 − η_0 g_0.
+func (D2Method) Init(c RoundContext) error {
 	x, z, g := c.Cur(d2X), c.Cur(d2Z), c.Cur(d2G)
 	loss, err := c.Grad(x, c.Batch(), g)
 	if err != nil {
@@ -68,7 +59,8 @@ func (d2) Init(c RoundContext) error {
 	return checkFinite("z", z)
 }
 
-func (d2) Step(c RoundContext) error {
+// Step mixes x_{t+1} = W z_t and forms z_{t+1}.
+func (D2Method) Step(c RoundContext) error {
 	x, xn := c.Cur(d2X), c.Next(d2X) // x_t, x_{t+1}
 	z, zn := c.Cur(d2Z), c.Next(d2Z)
 	g, gn := c.Cur(d2G), c.Next(d2G)
@@ -89,8 +81,8 @@ func (d2) Step(c RoundContext) error {
 	return checkFinite("z", zn)
 }
 
-// Samples: one minibatch a round and one at Init (g_0).
-func (d2) Samples(t int, c Cost) int64 { return int64(c.Batch) }
+// Samples is one minibatch a round and one at Init (g_0).
+func (D2Method) Samples(t int, c Cost) int64 { return int64(c.Batch) }
 
 // CheckMixing refuses a W whose smallest eigenvalue is −1/3 or below, for
 // which D²'s recursion stops contracting the disagreement between nodes
@@ -99,15 +91,15 @@ func (d2) Samples(t int, c Cost) int64 { return int64(c.Batch) }
 // Laplacian W, whose spectrum lies in [1/3, 1]; the one-peer exponential
 // graph's (I + P)/2, whose eigenvalues have real part ≥ 0). Otherwise a
 // symmetric W's exact λ_min decides, and a directed W is refused.
-func (m d2) CheckMixing(w *Mixing) error {
-	bound := m.gershgorinMin(w)
+func (D2Method) CheckMixing(w *Mixing) error {
+	bound := w.gershgorinMin()
 	if bound > d2MinLambda+d2Margin {
 		return nil
 	}
 	if w.Directed() {
 		return fmt.Errorf("D² needs λ_min(W) > −1/3; this directed %s mixing matrix only bounds Re λ ≥ %.4g (Gershgorin)", w.Name(), bound)
 	}
-	lo, err := m.lambdaMin(w)
+	lo, err := w.lambdaMin()
 	if err != nil {
 		return fmt.Errorf("D² needs λ_min(W) > −1/3: %w", err)
 	}
@@ -115,42 +107,4 @@ func (m d2) CheckMixing(w *Mixing) error {
 		return fmt.Errorf("D² needs λ_min(W) > −1/3; this %s mixing matrix has λ_min = %.4g", w.Name(), lo)
 	}
 	return nil
-}
-
-// lambdaMin returns the smallest eigenvalue of the symmetric W: from the
-// dense eigendecomposition for m ≤ denseSpectrumMax, else by Lanczos on the
-// complement of the all-ones vector (whose eigenvalue, 1, is never the
-// smallest).
-func (d2) lambdaMin(w *Mixing) (float64, error) {
-	m := w.Nodes()
-	if m == 1 {
-		return w.self[0], nil
-	}
-	if m <= denseSpectrumMax {
-		ev, err := eigenvalues(mat.NewSymDense(m, flatten(w.Dense())))
-		if err != nil {
-			return 0, fmt.Errorf("λ_min of a %d-node %s mixing matrix: %w", m, w.Name(), err)
-		}
-		return ev[0], nil
-	}
-	lo, _, err := lanczos(m, w.apply, wantLow)
-	if err != nil {
-		return 0, fmt.Errorf("λ_min of a %d-node %s mixing matrix: %w", m, w.Name(), err)
-	}
-	return min(lo, 1), nil
-}
-
-// gershgorinMin returns min_i (W_ii − Σ_{j≠i} |W_ij|), a lower bound on the
-// real part of every eigenvalue of W.
-func (d2) gershgorinMin(w *Mixing) float64 {
-	bound := math.Inf(1)
-	for i := range w.Nodes() {
-		self, row := w.Row(i)
-		r := 0.0
-		for _, v := range row {
-			r += math.Abs(v)
-		}
-		bound = min(bound, self-r)
-	}
-	return bound
 }

@@ -94,7 +94,7 @@ func TestD2RemovesHeterogeneityBias(t *testing.T) {
 	dist := map[string][2]float64{}
 	for _, cfg := range []Config{
 		{Algorithm: DSGD}, {Algorithm: D2}, {Algorithm: GNSD},
-		{Algorithm: DGET, Period: 10}, {Algorithm: GTSTORM, Rho: 1e-300},
+		{Method: DGETMethod{Period: 10}}, {Algorithm: GTSTORM, Rho: 1e-300},
 	} {
 		cfg.Eta0, cfg.Workers, cfg.ConstantStep = 0.5, 2, true
 		o, err := New(cfg, mx, newNodeSampler(m), q, make([]float32, d))
@@ -176,7 +176,7 @@ func TestD2CheckMixing(t *testing.T) {
 		{"directed 0.2I + 0.8P", rowsMixing(t, "shift", [][]float64{{0.2, 0, 0.8}, {0.8, 0.2, 0}, {0, 0.8, 0.2}}), "directed shift mixing matrix only bounds Re λ ≥ -0.6 (Gershgorin)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := d2{}.CheckMixing(tc.mx)
+			err := D2Method{}.CheckMixing(tc.mx)
 			if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("CheckMixing: %v, want an error naming %q", err, tc.want)
 			}

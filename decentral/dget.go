@@ -1,11 +1,19 @@
 package decentral
 
+import (
+	"cmp"
+	"fmt"
+)
+
 // DGET is the name of D-GET in Config.Algorithm.
 const DGET = "d-get"
 
-// dget is D-GET (Sun, Lu, Hong, ICML 2020): gradient tracking of a
+// DefaultPeriod is D-GET's default period q.
+const DefaultPeriod = 100
+
+// DGETMethod is D-GET (Sun, Lu, Hong, ICML 2020): gradient tracking of a
 // SARAH/SPIDER-type estimator v that restarts from a large-batch gradient
-// every q rounds (Config.Period), with a constant step η_0:
+// every q rounds (Period), with a constant step η_0:
 //
 //	v_{i,0}   = y_{i,0} = ∇f_i(x_0; S1)
 //	x_{i,t+1} = Σ_j W_ij x_{j,t} − η_0 y_{i,t}
@@ -13,13 +21,49 @@ const DGET = "d-get"
 //	v_{i,t+1} = v_{i,t} + ∇f_i(x_{i,t+1}; ζ_{i,t+1}) − ∇f_i(x_{i,t}; ζ_{i,t+1})  otherwise
 //	y_{i,t+1} = Σ_j W_ij y_{j,t} + v_{i,t+1} − v_{i,t}
 //
-// S1 is the node's whole share or Config.BigBatch samples of it (the batch
+// S1 is the node's whole share or BigBatch samples of it (the batch
 // source must be a [FullBatcher]); ζ_{i,t+1} is one minibatch used at both
 // points, as GT-STORM's. Init draws and discards ζ_{i,0}, and every round
 // draws ζ_{i,t+1} even when it takes S1, so that a node's t-th draw is round
 // t's minibatch as for every other algorithm. A node sends x and y (2p
 // floats) per neighbour and keeps y and v (2p floats) beyond the model.
-type dget struct{}
+type DGETMethod struct {
+	// Period is q, the rounds between large-batch gradients; 0 means
+	// DefaultPeriod.
+	Period int
+	// BigBatch is the size of the large batch S1: that many samples drawn
+	// from the node's share, or its whole share when 0.
+	BigBatch int
+}
+
+// newDGET makes D-GET from its knobs "period" and "big-batch".
+func newDGET(k Knobs) (Method, error) {
+	q, err := k.Int("period")
+	if err != nil {
+		return nil, err
+	}
+	s1, err := k.Int("big-batch")
+	if err != nil {
+		return nil, err
+	}
+	return DGETMethod{Period: q, BigBatch: s1}, nil
+}
+
+// PeriodOrDefault returns Period, or DefaultPeriod when it is 0.
+func (m DGETMethod) PeriodOrDefault() int {
+	if m.Period > 0 {
+		return m.Period
+	}
+	return DefaultPeriod
+}
+
+// Validate refuses a negative period or large batch.
+func (m DGETMethod) Validate() error {
+	if m.Period < 0 || m.BigBatch < 0 {
+		return fmt.Errorf("period %d and big batch %d, want ≥ 0", m.Period, m.BigBatch)
+	}
+	return nil
+}
 
 // D-GET's slabs.
 const (
@@ -28,23 +72,20 @@ const (
 	dgetV
 )
 
-func (dget) Name() string          { return DGET }
-func (dget) Power() float64        { return 0 }
-func (dget) Slabs() []string       { return []string{"x", "y", "v"} }
-func (dget) StateFloats(p int) int { return 2 * p }
-func (dget) Shares() int           { return 2 }
-func (dget) Direction() int        { return dgetY }
-
-func (dget) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Cur(dgetX), c.Cur(dgetY))
+// Describe describes D-GET: x, y and v, of which it shares x and y and
+// tracks y, on a constant step.
+func (DGETMethod) Describe() Description {
+	return Description{Name: DGET, Slabs: []string{"x", "y", "v"}, Shared: []int{dgetX, dgetY},
+		Direction: dgetY, StateFloats: 2}
 }
 
-func (dget) Init(c RoundContext) error {
+// Init sets v_0 = y_0, the large-batch gradient at x_0.
+func (m DGETMethod) Init(c RoundContext) error {
 	if c.Batch() == nil { // ζ_0: drawn to keep the draws aligned, not used
 		return errNoBatch
 	}
 	v := c.Cur(dgetV)
-	loss, err := c.FullGrad(c.Cur(dgetX), v)
+	loss, err := c.FullGrad(c.Cur(dgetX), v, m.BigBatch)
 	if err != nil {
 		return err
 	}
@@ -53,7 +94,8 @@ func (dget) Init(c RoundContext) error {
 	return checkFinite("v", v)
 }
 
-func (dget) Step(c RoundContext) error {
+// Step mixes x and y and tracks the new estimator v.
+func (m DGETMethod) Step(c RoundContext) error {
 	x, xn := c.Cur(dgetX), c.Next(dgetX)
 	y, yn := c.Cur(dgetY), c.Next(dgetY)
 	v, vn := c.Cur(dgetV), c.Next(dgetV)
@@ -64,12 +106,12 @@ func (dget) Step(c RoundContext) error {
 		loss float32
 		err  error
 	)
-	if (c.Round()+1)%c.Period() == 0 {
+	if (c.Round()+1)%m.PeriodOrDefault() == 0 {
 		// The large batch: FullGrad uses the scratch buffers itself.
 		if b == nil {
 			return errNoBatch
 		}
-		loss, err = c.FullGrad(xn, vn)
+		loss, err = c.FullGrad(xn, vn, m.BigBatch)
 	} else {
 		gNew, gOld := c.Scratch()
 		loss, err = c.GradPair(xn, x, b, gNew, gOld)
@@ -94,15 +136,11 @@ func (dget) Step(c RoundContext) error {
 	return checkFinite("y", yn)
 }
 
-// Samples: S1 at Init and every q-th round, two gradients on one minibatch
-// in the other rounds.
-func (dget) Samples(t int, c Cost) int64 {
-	q := c.Period
-	if q <= 0 {
-		q = DefaultPeriod
-	}
-	if t == 0 || t%q == 0 {
-		return int64(c.Full)
+// Samples is S1 at Init and every q-th round (BigBatch, or c.Full for the
+// whole share), two gradients on one minibatch in the other rounds.
+func (m DGETMethod) Samples(t int, c Cost) int64 {
+	if t == 0 || t%m.PeriodOrDefault() == 0 {
+		return int64(cmp.Or(m.BigBatch, c.Full))
 	}
 	return 2 * int64(c.Batch)
 }

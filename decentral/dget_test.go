@@ -3,6 +3,7 @@ package decentral
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,7 +49,8 @@ type sampleOnly struct{ BatchSource }
 func TestSamplesMatchCounters(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 3)
 	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
-	cost := Cost{Batch: 3, Full: pr.n, Period: 3}
+	const q = 3
+	cost := Cost{Batch: 3, Full: pr.n}
 	x0 := make([]float32, pr.d)
 	for k := range x0 {
 		x0[k] = 0.1 * float32(k)
@@ -69,7 +71,8 @@ func TestSamplesMatchCounters(t *testing.T) {
 	for _, algo := range Algorithms() {
 		s := newPieceSampler(pr, cost.Batch, 7, 4, 11, 7)
 		s.sigma = 0.2
-		o, err := New(Config{Algorithm: algo, Eta0: 0.05, Workers: 2, Period: cost.Period}, mx, s, lsOracle{pr}, x0)
+		meth := knobbed(t, algo, Knobs{"period": strconv.Itoa(q)})
+		o, err := New(Config{Method: meth, Eta0: 0.05, Workers: 2}, mx, s, lsOracle{pr}, x0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,14 +89,11 @@ func TestSamplesMatchCounters(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want, err := SamplesAfter(algo, r, cost)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := SamplesAfter(meth, r, cost)
 			if got := o.Counters().Samples; got != int64(pr.m)*want {
 				t.Fatalf("%s after %d rounds: %d samples counted, SamplesAfter gives %d per node × %d", algo, r, got, want, pr.m)
 			}
-			if algo == DGET && r%cost.Period == 0 && r > 0 {
+			if algo == DGET && r%q == 0 && r > 0 {
 				st, _ := o.State()
 				v := st.Slab("v")
 				checkFull(fmt.Sprintf("v_%d", r), o.Node, func(i int) []float32 { return v[i*pr.d : (i+1)*pr.d] })
@@ -115,30 +115,32 @@ func TestSamplesMatchCounters(t *testing.T) {
 // rounds its per-round cost allows — GT-STORM about half DSGD's, D-GET
 // fewer still when its large batch is costly.
 func TestRoundsWithin(t *testing.T) {
-	cost := Cost{Batch: 4, Full: 100, Period: 10}
-	budget, err := SamplesAfter(DSGD, 1000, cost)
-	if err != nil || budget != 4000 {
-		t.Fatalf("DSGD: %d samples in 1000 rounds (%v), want 4000", budget, err)
+	cost := Cost{Batch: 4, Full: 100}
+	knobs := Knobs{"period": "10"}
+	budget := SamplesAfter(knobbed(t, DSGD, knobs), 1000, cost)
+	if budget != 4000 {
+		t.Fatalf("DSGD: %d samples in 1000 rounds, want 4000", budget)
 	}
 	for algo, want := range map[string]int{
 		DSGD: 1000, D2: 999, GNSD: 999, GTSTORM: 499,
 		DGET: 229, // init 100, then 172 per 10 rounds: 22·10 + 9 rounds
 	} {
-		got, err := RoundsWithin(algo, budget, cost)
+		meth := knobbed(t, algo, knobs)
+		got, err := RoundsWithin(meth, budget, cost)
 		if err != nil || got != want {
 			t.Errorf("%s: %d rounds within %d samples (%v), want %d", algo, got, budget, err, want)
 		}
-		in, _ := SamplesAfter(algo, got, cost)
-		over, _ := SamplesAfter(algo, got+1, cost)
+		in := SamplesAfter(meth, got, cost)
+		over := SamplesAfter(meth, got+1, cost)
 		if in > budget || over <= budget {
 			t.Errorf("%s: %d rounds spend %d, one more %d, budget %d", algo, got, in, over, budget)
 		}
 	}
-	if got, err := RoundsWithin(DGET, 50, cost); got != 0 || err != nil {
+	if got, err := RoundsWithin(DGETMethod{Period: 10}, 50, cost); got != 0 || err != nil {
 		t.Errorf("D-GET within 50 samples, below its initial 100: %d rounds (%v)", got, err)
 	}
 	// Period 0 is DefaultPeriod: S1 at Init and round 100 only.
-	if got, _ := SamplesAfter(DGET, DefaultPeriod, Cost{Batch: 1, Full: 10}); got != 10+2*(DefaultPeriod-1)+10 {
+	if got := SamplesAfter(DGETMethod{}, DefaultPeriod, Cost{Batch: 1, Full: 10}); got != 10+2*(DefaultPeriod-1)+10 {
 		t.Errorf("D-GET with the default period: %d samples in %d rounds", got, DefaultPeriod)
 	}
 }
@@ -155,7 +157,7 @@ func TestDGETTracking(t *testing.T) {
 	} {
 		s := newPieceSampler(pr, 3, 9, 8, 5)
 		s.sigma = 0.3
-		o, _ := lsRunWith(t, Config{Algorithm: DGET, Eta0: 0.05, Workers: 2, Period: 3, Topology: topo}, topo[0], pr, s)
+		o, _ := lsRunWith(t, Config{Method: DGETMethod{Period: 3}, Eta0: 0.05, Workers: 2, Topology: topo}, topo[0], pr, s)
 		worstY, worstX := 0.0, 0.0
 		for r := range 40 {
 			st, _ := o.State()

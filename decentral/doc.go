@@ -38,38 +38,57 @@
 //     file each (dsgd.go, d2.go, gnsd.go, dget.go, gtstorm.go, choco.go),
 //     each a [Method] run by an [Optimizer] that counts samples, rounds,
 //     bytes and state floats ([Counters]) as SPEC §6 defines them;
-//   - compressed messages (messages.go): a [Compressing] method's messages
-//     go through Config.Compress, a compressor of package
-//     [github.com/gtstorm/gtstorm/decentral/compress], and count their
-//     encoded bytes;
+//   - compressed messages (messages.go): the messages of a method whose
+//     [Description] names a compressor (CHOCO's Compress knob) go through a
+//     compressor of package [github.com/gtstorm/gtstorm/decentral/compress],
+//     and count their encoded bytes;
 //   - the simulated clock (netclock.go): a [Network] of latency, bandwidth
 //     and per-node compute turns rounds into [Optimizer.SimSeconds].
 //
-// # Adding an algorithm
+// # Methods as configured values
 //
-// An algorithm is one new file plus one line in the registry (the methods
-// list in method.go). The file defines its name constant and a type
-// implementing [Method]: its name, default step-size exponent, the names of
-// its state slabs (x first; the optimizer allocates each as a
-// double-buffered m × p slab, saves it in a [Snapshot] under that name and
-// checks it on restore), its state floats for [Counters], the vectors a node
-// shares per round, and Init and Step for one node, which work only through
-// the [RoundContext]: the node's current and next rows of each slab, Mix
-// with W_t's row over what the neighbours shared, Batch, Grad and GradPair
-// (counted), η_t, β_{t+1}, the worker's scratch and SetLoss. Optional
-// interfaces add what only some algorithms have: [Tracker] (the slab
-// [Optimizer.Direction] returns), [Momentum] (the β_t [Optimizer.Beta]
-// reports), [Preparer] (work before the round's messages are sent),
-// [Compressing] (messages through RoundContext.Compress) and [StaticOnly]
-// (no time-varying W). The optimizer, the snapshot format and package weights need no
-// change: a new algorithm's checkpoints hold its named slabs.
+// A [Method] is a value that carries its own knobs, such as
+// DGETMethod{Period: 10, BigBatch: 500} or CHOCOMethod{Gamma: 0.1,
+// Compress: "topk:0.01"}; Config.Method holds it (or Config.Algorithm names
+// a registered method with its default knobs). The method describes itself
+// once, with a [Description] the optimizer reads in New: its name, its
+// state slabs (x first; each a double-buffered m × p slab that a
+// [Snapshot] saves under its name), which slabs a node shares each round,
+// its tracked direction, its state floats per parameter, its default
+// step-size exponent, whether it weighs the mixed direction with β_t,
+// whether it needs a static graph and its message compressor. The step
+// sizes and β (η_0, ρ, the cube-root and constant-step switches) are the
+// [Schedule]'s: the driver computes them, reports them and saves them in a
+// Snapshot, so they stay in Config.
 //
-// D² and D-GET were added exactly so, and are the examples to copy: d2.go
-// (D², one shared bracket vector and a [MixingChecker] that refuses a W with
-// λ_min(W) ≤ −1/3) and dget.go (D-GET, a constant step and a large-batch
-// gradient every Config.Period rounds through RoundContext.FullGrad and a
-// [FullBatcher]) are one new file each, plus their line in the registry;
-// so is choco.go (CHOCO-SGD: a Prepare that takes the local step and
+// Init and Step work on one node through the [RoundContext]: its current
+// and next rows of each slab, Mix with W_t's row over what the neighbours
+// shared, Batch, Grad, GradPair and FullGrad (counted), η_t, β_{t+1}, the
+// worker's scratch and SetLoss. Three small optional interfaces add
+// behaviour only some methods have: [Preparer] (work before the round's
+// messages are sent: CHOCO's local step and compression), [MixingChecker]
+// (D² refuses a W with λ_min(W) ≤ −1/3) and [Validator] (knobs out of
+// range).
+//
+// # Adding an algorithm or a knob
+//
+// An algorithm is one new file plus one line in the registry (registry.go).
+// The file defines its name constant and a type implementing [Method]:
+// Describe, Init, Step and Samples, and the constructor its registry line
+// names, which reads the type's knobs from the run's settings ([Knobs], by
+// flag name) with their defaults. The optimizer, the snapshot format and
+// package weights need no change: a new algorithm's checkpoints hold its
+// named slabs. dsgd.go is the smallest example; d2.go (one shared bracket
+// vector and a MixingChecker), dget.go (a constant step and a large-batch
+// gradient every Period rounds through RoundContext.FullGrad and a
+// [FullBatcher]) and choco.go (a Prepare that takes the local step and
 // compresses the message, and a Step that applies the neighbours'
-// messages).
+// messages) were added exactly so.
+//
+// A knob is a field of its method's type, read in the method's constructor
+// by its flag name (k.Int("period")) and used by the method itself; train
+// adds it as a field of train.Config (its JSON name) and one entry of its
+// settings table, whose flag name is the knob's. Nothing else changes:
+// train hands every setting to [NewMethod], and no knob passes through
+// Config or the RoundContext.
 package decentral

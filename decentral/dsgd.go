@@ -5,30 +5,27 @@ import "math"
 // DSGD is the name of decentralized SGD in Config.Algorithm.
 const DSGD = "dsgd"
 
-// dsgd is decentralized SGD:
+// DSGDMethod is decentralized SGD:
 //
 //	x_{i,t+1} = Σ_j W_ij x_{j,t} − η_t ∇f_i(x_{i,t}; ζ_{i,t}).
 //
 // A node sends x (p floats) to each neighbour per round, evaluates one
 // gradient per round, and keeps no state beyond the model.
-type dsgd struct{}
+type DSGDMethod struct{}
 
-func (dsgd) Name() string          { return DSGD }
-func (dsgd) Power() float64        { return SqrtPower }
-func (dsgd) Slabs() []string       { return []string{"x"} }
-func (dsgd) StateFloats(p int) int { return 0 }
-func (dsgd) Shares() int           { return 1 }
-
-func (dsgd) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Cur(0))
+// Describe describes DSGD: x, which it shares.
+func (DSGDMethod) Describe() Description {
+	return Description{Name: DSGD, Slabs: []string{"x"}, Shared: []int{0}, Power: SqrtPower}
 }
 
-func (dsgd) Init(c RoundContext) error {
+// Init records no loss: DSGD evaluates nothing before its first round.
+func (DSGDMethod) Init(c RoundContext) error {
 	c.SetLoss(math.NaN())
 	return nil
 }
 
-func (dsgd) Step(c RoundContext) error {
+// Step takes the gradient step from the mixed x.
+func (DSGDMethod) Step(c RoundContext) error {
 	x, xn := c.Cur(0), c.Next(0)
 	g, _ := c.Scratch()
 	loss, err := c.Grad(x, c.Batch(), g)
@@ -41,8 +38,8 @@ func (dsgd) Step(c RoundContext) error {
 	return checkFinite("x", xn)
 }
 
-// Samples: one minibatch a round, none at Init.
-func (dsgd) Samples(t int, c Cost) int64 {
+// Samples is one minibatch a round, none at Init.
+func (DSGDMethod) Samples(t int, c Cost) int64 {
 	if t == 0 {
 		return 0
 	}

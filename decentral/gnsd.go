@@ -4,7 +4,7 @@ package decentral
 // Config.Algorithm.
 const GNSD = "gnsd"
 
-// gnsd is gradient-tracking decentralized SGD (GNSD):
+// GNSDMethod is gradient-tracking decentralized SGD (GNSD):
 //
 //	y_{i,0}   = ∇f_i(x_0; ζ_{i,0})
 //	x_{i,t+1} = Σ_j W_ij x_{j,t} − η_t y_{i,t}
@@ -13,7 +13,7 @@ const GNSD = "gnsd"
 // The last gradient is kept, not recomputed: one evaluation per round. A
 // node sends x and y (2p floats) per neighbour and keeps y and the last
 // gradient g (2p floats) beyond the model.
-type gnsd struct{}
+type GNSDMethod struct{}
 
 // GNSD's slabs.
 const (
@@ -22,18 +22,15 @@ const (
 	gnsdG
 )
 
-func (gnsd) Name() string          { return GNSD }
-func (gnsd) Power() float64        { return SqrtPower }
-func (gnsd) Slabs() []string       { return []string{"x", "y", "g"} }
-func (gnsd) StateFloats(p int) int { return 2 * p }
-func (gnsd) Shares() int           { return 2 }
-func (gnsd) Direction() int        { return gnsdY }
-
-func (gnsd) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Cur(gnsdX), c.Cur(gnsdY))
+// Describe describes GNSD: x, y and g, of which it shares x and y and
+// tracks y.
+func (GNSDMethod) Describe() Description {
+	return Description{Name: GNSD, Slabs: []string{"x", "y", "g"}, Shared: []int{gnsdX, gnsdY},
+		Direction: gnsdY, StateFloats: 2, Power: SqrtPower}
 }
 
-func (gnsd) Init(c RoundContext) error {
+// Init sets y_0 = g_0, the gradient at x_0.
+func (GNSDMethod) Init(c RoundContext) error {
 	g := c.Cur(gnsdG)
 	loss, err := c.Grad(c.Cur(gnsdX), c.Batch(), g)
 	if err != nil {
@@ -44,7 +41,8 @@ func (gnsd) Init(c RoundContext) error {
 	return checkFinite("y", g)
 }
 
-func (gnsd) Step(c RoundContext) error {
+// Step mixes x and y and tracks the new gradient.
+func (GNSDMethod) Step(c RoundContext) error {
 	x, xn := c.Cur(gnsdX), c.Next(gnsdX)
 	y, yn := c.Cur(gnsdY), c.Next(gnsdY)
 	g, gn := c.Cur(gnsdG), c.Next(gnsdG)
@@ -64,5 +62,5 @@ func (gnsd) Step(c RoundContext) error {
 	return checkFinite("y", yn)
 }
 
-// Samples: one minibatch a round and one at Init (y_0).
-func (gnsd) Samples(t int, c Cost) int64 { return int64(c.Batch) }
+// Samples is one minibatch a round and one at Init (y_0).
+func (GNSDMethod) Samples(t int, c Cost) int64 { return int64(c.Batch) }

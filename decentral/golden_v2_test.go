@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -126,7 +127,8 @@ func TestGoldenV2Trajectories(t *testing.T) {
 				t.Fatalf("d-get case without its period q")
 			}
 			mx, topo := goldenV2Mixing(t, gf.Nodes, c)
-			cfg := Config{Algorithm: c.Algo, Eta0: c.Eta0, Rho: c.Rho, Workers: 2, Period: c.Q, Topology: topo}
+			meth := knobbed(t, c.Algo, Knobs{"period": strconv.Itoa(c.Q)})
+			cfg := Config{Method: meth, Eta0: c.Eta0, Rho: c.Rho, Workers: 2, Topology: topo}
 			o, err := New(cfg, mx, newReplayFullSampler(&gf), lrOracle{data, float32(c.Alpha)}, make([]float32, gf.Features))
 			if err != nil {
 				t.Fatal(err)

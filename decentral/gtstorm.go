@@ -3,7 +3,7 @@ package decentral
 // GTSTORM is the name of GT-STORM in Config.Algorithm.
 const GTSTORM = "gt-storm"
 
-// gtstorm is GT-STORM (paper Algorithm 1): gradient tracking with a
+// GTSTORMMethod is GT-STORM (paper Algorithm 1): gradient tracking with a
 // STORM-style recursive momentum estimator.
 //
 //	x_{i,0} = x^0,  v_{i,0} = ∇f_i(x_{i,0}; ζ_{i,0})
@@ -13,7 +13,11 @@ const GTSTORM = "gt-storm"
 // with ONE minibatch ζ_{i,t} per node and round, used for both gradients.
 // A node sends x and v (2p floats) per neighbour and keeps v and x_{t−1}
 // (2p floats) beyond the model: two gradient evaluations per round.
-type gtstorm struct{}
+//
+// Its momentum weight β_{t+1} = 1 − ρη_t² is the [Schedule]'s (Config.Rho),
+// like the step sizes: the driver computes both, reports them and saves them
+// in a Snapshot, and the method reads them from the RoundContext.
+type GTSTORMMethod struct{}
 
 // GT-STORM's slabs.
 const (
@@ -21,19 +25,15 @@ const (
 	gtstormV
 )
 
-func (gtstorm) Name() string          { return GTSTORM }
-func (gtstorm) Power() float64        { return CbrtPower }
-func (gtstorm) Slabs() []string       { return []string{"x", "v"} }
-func (gtstorm) StateFloats(p int) int { return 2 * p }
-func (gtstorm) Shares() int           { return 2 }
-func (gtstorm) Direction() int        { return gtstormV }
-func (gtstorm) UsesBeta()             {}
-
-func (gtstorm) Share(c RoundContext, send [][]float32) [][]float32 {
-	return append(send, c.Cur(gtstormX), c.Cur(gtstormV))
+// Describe describes GT-STORM: x and v, both shared, v tracked and weighed
+// with β.
+func (GTSTORMMethod) Describe() Description {
+	return Description{Name: GTSTORM, Slabs: []string{"x", "v"}, Shared: []int{gtstormX, gtstormV},
+		Direction: gtstormV, StateFloats: 2, Power: CbrtPower, Momentum: true}
 }
 
-func (gtstorm) Init(c RoundContext) error {
+// Init sets v_0, the gradient at x_0.
+func (GTSTORMMethod) Init(c RoundContext) error {
 	v := c.Cur(gtstormV)
 	loss, err := c.Grad(c.Cur(gtstormX), c.Batch(), v)
 	if err != nil {
@@ -43,7 +43,8 @@ func (gtstorm) Init(c RoundContext) error {
 	return checkFinite("v", v)
 }
 
-func (gtstorm) Step(c RoundContext) error {
+// Step mixes x and v and forms the STORM estimator.
+func (GTSTORMMethod) Step(c RoundContext) error {
 	x, xn := c.Cur(gtstormX), c.Next(gtstormX) // x_{t−1}, x_t
 	v, vn := c.Cur(gtstormV), c.Next(gtstormV) // v_{t−1}, v_t
 	gNew, gOld := c.Scratch()
@@ -66,9 +67,9 @@ func (gtstorm) Step(c RoundContext) error {
 	return checkFinite("v", vn)
 }
 
-// Samples: one minibatch at Init (v_0), then two gradients a round on one
-// minibatch.
-func (gtstorm) Samples(t int, c Cost) int64 {
+// Samples is one minibatch at Init (v_0), then two gradients a round on
+// one minibatch.
+func (GTSTORMMethod) Samples(t int, c Cost) int64 {
 	if t == 0 {
 		return int64(c.Batch)
 	}

@@ -247,12 +247,23 @@ func sameSlabs(a, b *Snapshot) bool {
 // staticOnly reports whether algo needs the same W every round (CHOCO), so
 // that tests over time-varying topologies leave it out.
 func staticOnly(algo string) bool {
-	m, err := newMethod(algo)
+	d, err := describe(algo)
 	if err != nil {
 		panic(err)
 	}
-	_, ok := m.(StaticOnly)
-	return ok
+	return d.StaticGraph
+}
+
+// knobbed returns the registered method algo with knobs k, as a run's
+// settings make it (D-GET's period, CHOCO's compressor); the other methods
+// ignore the knobs that are not theirs.
+func knobbed(t testing.TB, algo string, k Knobs) Method {
+	t.Helper()
+	m, err := NewMethod(algo, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // resumedAt runs cfg for total rounds from the start, taking a snapshot

@@ -87,3 +87,76 @@ func (o *Optimizer) evalJob(w, k int) error {
 	o.evalL[k] = float64(loss)
 	return nil
 }
+
+// Round returns t, the number of communication rounds done.
+func (o *Optimizer) Round() int { return o.round }
+
+// Algorithm returns the algorithm's name.
+func (o *Optimizer) Algorithm() string { return o.desc.Name }
+
+// Nodes returns m.
+func (o *Optimizer) Nodes() int { return o.m }
+
+// Dim returns p, the number of parameters per node.
+func (o *Optimizer) Dim() int { return o.p }
+
+// Workers returns the number of goroutines doing node work, min(Config.Workers
+// or GOMAXPROCS, m): the Oracle is called with worker ids 0..Workers()-1.
+func (o *Optimizer) Workers() int { return o.procs }
+
+// Mixing returns the mixing matrix of the round in progress or, between
+// rounds, of the last one (New's before the first).
+func (o *Optimizer) Mixing() *Mixing { return o.mix }
+
+// Schedule returns the step-size and β schedule.
+func (o *Optimizer) Schedule() Schedule { return o.sched }
+
+// Eta returns η_t for t = Round(): the step size of the next round.
+func (o *Optimizer) Eta() float64 { return o.sched.Eta(o.round) }
+
+// Beta returns β_t for t = Round(): the weight a method with
+// Description.Momentum such as
+// GT-STORM gave the mixed v in forming the current v_t (0 at t = 0, where
+// v_0 is a plain gradient). Methods without momentum (DSGD, GNSD, D²,
+// D-GET, CHOCO) have no β and report 0.
+func (o *Optimizer) Beta() float64 {
+	if !o.desc.Momentum {
+		return 0
+	}
+	return o.sched.Beta(o.round)
+}
+
+// Node returns node i's current parameters x_i. The slice aliases the
+// optimizer's state: do not modify it, and do not keep it past the next Step,
+// Init or Restore.
+func (o *Optimizer) Node(i int) []float32 { return o.row(o.x, i) }
+
+// Direction returns node i's tracked direction — GT-STORM's v_i or GNSD's
+// y_i — or nil for DSGD. Like Node, it aliases the state.
+func (o *Optimizer) Direction(i int) []float32 {
+	if o.desc.Direction == 0 {
+		return nil
+	}
+	return o.row(o.cur[o.desc.Direction], i)
+}
+
+// Loss returns the mean over nodes of the minibatch loss of each node's last
+// gradient evaluation at its own parameters (GT-STORM: at x_t; GNSD: at x_t;
+// DSGD: at x_{t−1}, before its last move); NaN before any.
+func (o *Optimizer) Loss() float64 {
+	s := 0.0
+	for _, l := range o.loss {
+		s += l
+	}
+	return s / float64(o.m)
+}
+
+// Close stops the worker goroutines. The optimizer stays usable; a later
+// Step starts them again.
+func (o *Optimizer) Close() error {
+	if o.team != nil {
+		o.team.stop()
+		o.team = nil
+	}
+	return nil
+}

@@ -60,12 +60,10 @@ func OptimizerBytes(algo string, m, p, workers int) (int64, error) {
 	b := n*int64(f)*4 + n*perNode
 	b += w * (2*pp*4 + sliceHeader) // scratch
 	b += pp * (4 + 8 + 4)           // x0, acc, mean32
-	if meth, _ := newMethod(algo); meth != nil {
-		if _, ok := meth.(Compressing); ok {
-			// Each node's decoded message and its encoding, at most 4p
-			// bytes (the uncompressed vector).
-			b += n * (pp*(4+4) + 2*sliceHeader + 8)
-		}
+	if d, _ := describe(algo); d.Compress != "" {
+		// Each node's decoded message and its encoding, at most 4p bytes
+		// (the uncompressed vector).
+		b += n * (pp*(4+4) + 2*sliceHeader + 8)
 	}
 	return b, nil
 }

@@ -6,28 +6,17 @@ import (
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
-// newCompressor parses Config.Compress for method meth: a Compressing
-// method gets its compressor ("none" when empty), the others must not ask
-// for one.
-func newCompressor(cfg Config, meth Method) (compress.Compressor, error) {
-	spec := cfg.Compress
-	if spec == "" {
-		spec = "none"
-	}
-	if _, ok := meth.(Compressing); !ok {
-		if spec != "none" {
-			return nil, fmt.Errorf("compressor %q: %s sends uncompressed vectors; compression applies to %s", cfg.Compress, meth.Name(), CHOCO)
+// newCompressor returns the compressor of the method described by d (nil
+// for one that sends uncompressed vectors), which the deprecated
+// Config.Compress must not ask of.
+func newCompressor(cfg Config, d Description) (compress.Compressor, error) {
+	if d.Compress == "" {
+		if cfg.Compress != "" && cfg.Compress != "none" {
+			return nil, fmt.Errorf("compressor %q: %s sends uncompressed vectors; compression applies to %s", cfg.Compress, d.Name, CHOCO)
 		}
 		return nil, nil
 	}
-	c, err := compress.Parse(spec)
-	if err != nil {
-		return nil, err
-	}
-	if g := cfg.Gamma; g < 0 || g > 1 {
-		return nil, fmt.Errorf("consensus step γ = %v, want one in (0, 1]", g)
-	}
-	return c, nil
+	return compress.Parse(d.Compress)
 }
 
 // allocMessages makes the per-node message buffers of a compressing method:
@@ -48,7 +37,7 @@ func (o *Optimizer) allocMessages() {
 // which it returns: a neighbour applies exactly what the encoded bytes say.
 func (o *Optimizer) compressRow(i int, v []float32) ([]float32, error) {
 	if o.comp == nil {
-		return nil, fmt.Errorf("%s compresses, but the optimizer has no compressor", o.meth.Name())
+		return nil, fmt.Errorf("%s compresses, but the optimizer has no compressor", o.desc.Name)
 	}
 	seed := messageSeed(o.cfg.Seed, i, o.round)
 	o.enc[i] = o.comp.Encode(o.enc[i][:0], v, seed)

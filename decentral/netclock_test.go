@@ -57,7 +57,7 @@ func TestNetworkClockResume(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 6)
 	mx := mustMixing(t, MixLaplacian, mustGraph(Torus(5)))
 	net := &Network{Latency: 0.001, Bandwidth: 1e4, Compute: 0.01, Batch: 3, Slowdown: []float64{1, 3, 1, 1, 1}}
-	cfg := Config{Algorithm: CHOCO, Eta0: 0.05, Compress: "qsgd:7", Seed: 9, Network: net}
+	cfg := Config{Method: CHOCOMethod{Compress: "qsgd:7"}, Eta0: 0.05, Seed: 9, Network: net}
 	o, o2, snap := resumedAt(t, cfg, mx, pr, func() *lsSampler { return newLSSampler(pr, 3, 5) }, 5, 12)
 	want, _ := o.State()
 	got, _ := o2.State()

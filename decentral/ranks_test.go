@@ -178,9 +178,13 @@ func TestRanksEqualOneProcess(t *testing.T) {
 				continue
 			}
 			topo := newTopo()
-			cfg := Config{Algorithm: algo, Eta0: 0.05, Workers: 2, Topology: topo, Period: 7}
+			knobs := Knobs{"period": "7"}
 			if algo == CHOCO {
-				cfg.Compress, cfg.Seed = "qsgd:7", 3 // stochastic messages, the same on every rank
+				knobs["compress"] = "qsgd:7" // stochastic messages, the same on every rank
+			}
+			cfg := Config{Method: knobbed(t, algo, knobs), Eta0: 0.05, Workers: 2, Topology: topo}
+			if algo == CHOCO {
+				cfg.Seed = 3
 			}
 			want, _ := lsRun(t, cfg, topo.Mixing(0), pr, 3, 11)
 			for range rounds {
@@ -243,7 +247,7 @@ func TestRanksEqualOneProcess(t *testing.T) {
 					for _, i := range o.Local() {
 						for slab := range want.cur {
 							if !sameBits(o.row(o.cur[slab], i), want.row(want.cur[slab], i)) {
-								t.Fatalf("%s: node %d's %s differs from the one-process run", name, i, want.meth.Slabs()[slab])
+								t.Fatalf("%s: node %d's %s differs from the one-process run", name, i, want.desc.Slabs[slab])
 							}
 						}
 						if c.BytesSent[i] != wantC.BytesSent[i] || o.samples[i] != want.samples[i] || o.evals[i] != want.evals[i] {

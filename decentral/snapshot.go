@@ -116,10 +116,10 @@ func slabNames(sl []Slab) []string {
 // Restore.
 func (o *Optimizer) State() (*Snapshot, error) {
 	if !o.initialized {
-		return nil, fmt.Errorf("%s: State before Init or Restore", o.meth.Name())
+		return nil, fmt.Errorf("%s: State before Init or Restore", o.desc.Name)
 	}
 	s := &Snapshot{
-		Algorithm: o.meth.Name(),
+		Algorithm: o.desc.Name,
 		Schedule:  o.sched,
 		Nodes:     o.m,
 		Dim:       o.p,
@@ -130,7 +130,7 @@ func (o *Optimizer) State() (*Snapshot, error) {
 		Loss:      slices.Clone(o.loss),
 		SimTime:   slices.Clone(o.simT),
 	}
-	for k, name := range o.meth.Slabs() {
+	for k, name := range o.desc.Slabs {
 		s.Slabs = append(s.Slabs, Slab{name, slices.Clone(o.cur[k])})
 	}
 	return s, nil
@@ -142,8 +142,8 @@ func (o *Optimizer) Restore(s *Snapshot) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("restore: no snapshot")
-	case s.Algorithm != o.meth.Name():
-		return fmt.Errorf("restore: snapshot of %q, optimizer runs %q", s.Algorithm, o.meth.Name())
+	case s.Algorithm != o.desc.Name:
+		return fmt.Errorf("restore: snapshot of %q, optimizer runs %q", s.Algorithm, o.desc.Name)
 	case s.Schedule != o.sched:
 		return fmt.Errorf("restore: snapshot schedule %+v, optimizer's is %+v", s.Schedule, o.sched)
 	case s.Nodes != o.m || s.Dim != o.p:

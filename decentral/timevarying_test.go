@@ -410,7 +410,7 @@ func TestTimeVaryingTracking(t *testing.T) {
 		for _, algo := range []string{GNSD, GTSTORM} {
 			cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: tc.topo}
 			o, _ := lsRun(t, cfg, tc.topo.Mixing(0), pr, 3, 9)
-			shares := o.meth.Shares()
+			shares := o.desc.shares()
 			bytes := make([]int64, o.Nodes())
 			worst := 0.0
 			for r := range 40 {

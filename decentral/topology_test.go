@@ -49,7 +49,7 @@ func TestTimeVaryingTopology(t *testing.T) {
 			continue
 		}
 		o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: ws}, ws[0], pr, 3, 9)
-		shares := o.meth.Shares()
+		shares := o.desc.shares()
 		bytes := make([]int64, o.Nodes())
 		worst := 0.0
 		for r := range 12 {
@@ -65,7 +65,7 @@ func TestTimeVaryingTopology(t *testing.T) {
 			for i := range bytes {
 				bytes[i] += int64(shares*o.Dim()*4) * int64(ws[r%len(ws)].Graph().Degree(i))
 			}
-			if _, ok := o.meth.(Tracker); !ok {
+			if o.desc.Direction == 0 {
 				continue // the identity is gradient tracking's
 			}
 			next := meanOf(o.Nodes(), o.Dim(), o.Node)
@@ -95,19 +95,26 @@ func TestTimeVaryingTopology(t *testing.T) {
 }
 
 // TestRegistry: every registered method has a unique name, x as its first
-// slab and a valid Tracker slab.
+// slab and a valid direction slab.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
-	for _, m := range methods {
-		if seen[m.Name()] {
-			t.Errorf("%s registered twice", m.Name())
+	for _, name := range Algorithms() {
+		d := knobbed(t, name, nil).Describe()
+		if d.Name != name {
+			t.Errorf("%s registered as %s", d.Name, name)
 		}
-		seen[m.Name()] = true
-		if s := m.Slabs(); len(s) == 0 || s[0] != "x" {
-			t.Errorf("%s: slabs %q, want x first", m.Name(), s)
+		if seen[d.Name] {
+			t.Errorf("%s registered twice", d.Name)
 		}
-		if tr, ok := m.(Tracker); ok && (tr.Direction() < 1 || tr.Direction() >= len(m.Slabs())) {
-			t.Errorf("%s: direction slab %d of %d", m.Name(), tr.Direction(), len(m.Slabs()))
+		seen[d.Name] = true
+		if s := d.Slabs; len(s) == 0 || s[0] != "x" {
+			t.Errorf("%s: slabs %q, want x first", d.Name, s)
+		}
+		if d.Direction < 0 || d.Direction >= len(d.Slabs) {
+			t.Errorf("%s: direction slab %d of %d", d.Name, d.Direction, len(d.Slabs))
+		}
+		if err := d.validate(); err != nil {
+			t.Error(err)
 		}
 	}
 }

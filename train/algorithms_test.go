@@ -90,9 +90,13 @@ func TestBudget(t *testing.T) {
 			t.Fatalf("%s: %v", algo, err)
 		}
 		rounds[algo] = r
-		cost := decentral.Cost{Batch: cfg.Batch, Full: cfg.dataSizes().train / cfg.Nodes, Period: cfg.Period}
-		within, _ := decentral.SamplesAfter(algo, r, cost)
-		over, _ := decentral.SamplesAfter(algo, r+1, cost)
+		cost := decentral.Cost{Batch: cfg.Batch, Full: cfg.dataSizes().train / cfg.Nodes}
+		meth, err := cfg.method()
+		if err != nil {
+			t.Fatal(err)
+		}
+		within := decentral.SamplesAfter(meth, r, cost)
+		over := decentral.SamplesAfter(meth, r+1, cost)
 		if within > b.Samples || over <= b.Samples {
 			t.Errorf("%s: %d rounds draw %d samples and %d rounds %d; budget %d", algo, r, within, r+1, over, b.Samples)
 		}

@@ -51,19 +51,17 @@ func (b Budget) Rounds(c Config) (int, error) {
 
 // rounds is Rounds for data of trainSamples training samples.
 func (b Budget) rounds(c Config, trainSamples int) (int, error) {
-	cost := decentral.Cost{Batch: c.Batch, Full: c.BigBatch, Period: c.Period}
-	if cost.Period == 0 {
-		cost.Period = decentral.DefaultPeriod
+	meth, err := c.method()
+	if err != nil {
+		return 0, err
 	}
-	if cost.Full == 0 {
-		cost.Full = max(trainSamples/max(c.Nodes, 1), 1)
-	}
-	rounds, err := decentral.RoundsWithin(c.Algo, b.Samples, cost)
+	cost := decentral.Cost{Batch: c.Batch, Full: max(trainSamples/max(c.Nodes, 1), 1)}
+	rounds, err := decentral.RoundsWithin(meth, b.Samples, cost)
 	if err != nil {
 		return 0, err
 	}
 	if rounds < 1 {
-		first, _ := decentral.SamplesAfter(c.Algo, 1, cost)
+		first := decentral.SamplesAfter(meth, 1, cost)
 		return 0, &ConfigError{"budget", fmt.Sprintf("samples=%d", b.Samples),
 			fmt.Sprintf("at least %d samples per node, what one round of %s draws", first, c.Algo)}
 	}

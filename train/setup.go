@@ -70,18 +70,18 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		return nil, err
 	}
 
+	meth, err := cfg.method()
+	if err != nil {
+		return nil, err
+	}
 	dc := decentral.Config{
-		Algorithm:    cfg.Algo,
+		Method:       meth,
 		Eta0:         cfg.Eta0,
 		Rho:          cfg.Rho,
 		CubeRoot:     cfg.CubeRoot,
 		ConstantStep: cfg.Constant,
 		Workers:      cfg.Workers,
 		Topology:     s.topo,
-		Period:       cfg.Period,
-		BigBatch:     cfg.BigBatch,
-		Compress:     cfg.Compress,
-		Gamma:        cfg.Gamma,
 		Seed:         cfg.Seed,
 	}
 	nodes := cfg.Nodes
@@ -108,6 +108,23 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// method returns the method c runs, which the registry makes from c's
+// settings: a method reads its knobs (D-GET's period, CHOCO's gamma) by
+// their flag names, so that a knob is its file's field plus its entry in
+// the settings table.
+func (c Config) method() (decentral.Method, error) {
+	return decentral.NewMethod(c.Algo, c.knobs())
+}
+
+// knobs returns every setting of c in its flag form, by flag name.
+func (c Config) knobs() decentral.Knobs {
+	k := decentral.Knobs{}
+	for _, s := range settings() {
+		k[s.Name] = s.field(&c).String()
+	}
+	return k
 }
 
 // checkBigBatch refuses a D-GET large batch larger than the smallest share

@@ -1,0 +1,128 @@
+package decentral
+
+import (
+	"errors"
+	"fmt"
+)
+
+// grad evaluates node i's stochastic gradient at x on b into dst and counts
+// the samples and the evaluation.
+func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32, error) {
+	if b == nil {
+		return 0, errNoBatch
+	}
+	n := b.Len()
+	loss, err := o.oracle.Grad(w, x, b, dst)
+	if err != nil {
+		return 0, err
+	}
+	o.rSamples[i] += int64(n)
+	o.rEvals[i]++
+	return loss, nil
+}
+
+// gradPair evaluates node i's gradients at xNew and xOld on the same batch,
+// through PairGrader when the oracle has it, and counts both evaluations.
+func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (float32, error) {
+	po, ok := o.oracle.(PairGrader)
+	if !ok {
+		loss, err := o.grad(w, i, xNew, b, gNew)
+		if err != nil {
+			return 0, err
+		}
+		_, err = o.grad(w, i, xOld, b, gOld)
+		return loss, err
+	}
+	if b == nil {
+		return 0, errNoBatch
+	}
+	n := b.Len()
+	loss, err := po.GradPair(w, xNew, xOld, b, gNew, gOld)
+	if err != nil {
+		return 0, err
+	}
+	o.rSamples[i] += 2 * int64(n)
+	o.rEvals[i] += 2
+	return loss, nil
+}
+
+// fullGrad evaluates node i's gradient at x over its large batch into dst:
+// the mean of the pieces' gradients weighted by their sizes.
+func (o *Optimizer) fullGrad(w, i int, x, dst []float32, size int) (float32, error) {
+	fb, ok := o.sampler.(FullBatcher)
+	if !ok {
+		return 0, fmt.Errorf("%s needs large batches and the batch source (%T) gives none", o.desc.Name, o.sampler)
+	}
+	pieces := fb.FullBatch(i, size)
+	total := 0
+	for _, b := range pieces {
+		if b == nil {
+			return 0, errNoBatch
+		}
+		total += b.Len()
+	}
+	if total == 0 {
+		return 0, errors.New("the batch source gave an empty large batch")
+	}
+	g := o.scratch[2*w]
+	var loss float64
+	for k, b := range pieces {
+		out := dst
+		if len(pieces) > 1 {
+			out = g
+		}
+		l, err := o.oracle.Grad(w, x, b, out)
+		if err != nil {
+			return 0, err
+		}
+		share := float64(b.Len()) / float64(total)
+		loss += share * float64(l)
+		if len(pieces) > 1 {
+			if k == 0 {
+				setScaled(dst, float32(share), g)
+			} else {
+				addScaled(dst, float32(share), g)
+			}
+		}
+	}
+	o.rSamples[i] += int64(total)
+	o.rEvals[i]++
+	return float32(loss), nil
+}
+
+// errNoBatch is the error of a gradient evaluation on a nil Batch.
+var errNoBatch = errors.New("the batch source gave no batch (nil Batch)")
+
+// mixRow sets dst = Σ_j W_ij vec_j for node i, where vec_j is the k-th vector
+// neighbour j sent this round and own is node i's.
+func (o *Optimizer) mixRow(dst []float32, i, k int, own []float32) {
+	self := o.mix.self32[i]
+	nb, ws := o.mix.from[i], o.mix.w32[i]
+	recv := func(n int) []float32 { return o.ex.Recv(i, nb[n])[k] }
+	n := 0
+	switch len(nb) {
+	case 0:
+		setScaled(dst, self, own)
+		return
+	case 1:
+		setScaled2(dst, self, own, ws[0], recv(0))
+		return
+	case 2:
+		setScaled3(dst, self, own, ws[0], recv(0), ws[1], recv(1))
+		return
+	default:
+		setScaled4(dst, self, own, ws[0], recv(0), ws[1], recv(1), ws[2], recv(2))
+		n = 3
+	}
+	for ; n+4 <= len(nb); n += 4 {
+		addScaled4(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2), ws[n+3], recv(n+3))
+	}
+	switch len(nb) - n {
+	case 1:
+		addScaled(dst, ws[n], recv(n))
+	case 2:
+		addScaled2(dst, ws[n], recv(n), ws[n+1], recv(n+1))
+	case 3:
+		addScaled3(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2))
+	}
+}
