@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -25,15 +26,19 @@ var hashOmits = []string{"workers", "max_memory", "data_dir"}
 
 // runNode runs one rank of a run spread over processes.
 func runNode(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("node", "node --rank R --ranks FILE (--certs DIR | --insecure) [run flags]\n\n"+
+	fs := newFlagSet("node", "node [--rank R --ranks FILE] (--certs DIR | --insecure) [run flags]\n\n"+
 		"Runs rank R's nodes of the run the flags describe, talking to the other ranks over\n"+
 		"gRPC with mutual TLS. Every rank takes the same run flags; the ranks FILE lists one\n"+
 		"host:port per rank (and optionally `node I R` lines placing node I on rank R).\n"+
-		"Rank 0 writes the run folder as `gtstorm train` does.", stdout)
+		"Under srun or in a Kubernetes StatefulSet, without --rank and --ranks, the rank and\n"+
+		"the ranks come from the environment (see deploy/README.md), and a rank R > 0 keeps\n"+
+		"its part under --out/ranks/rank-R. Rank 0 writes the run folder as `gtstorm train` does.", stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
 	var nf nodeFlags
 	nf.register(fs)
+	var pf placeFlags
+	pf.register(fs)
 	rank := fs.Int("rank", -1, "this process's rank, from 0")
 	ranksFile := fs.String("ranks", "", "the ranks FILE: one host:port per rank, in rank order")
 	out := fs.String("out", "", "this rank's folder: the run folder on rank 0 (default runs/<timestamp>-<algo>-<dataset>, and -rank<R> after it on the others)")
@@ -44,8 +49,30 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if (*agree || *resume >= 0) && *pf.either {
+		return usagef("--resume-or-start: give it alone, without --resume or --resume-round")
+	}
 	if *agree && *resume >= 0 {
 		return usagef("--resume-round: give either --resume or --resume-round R")
+	}
+	if cfg.SimulatesNetwork() {
+		return errSimulatedOverRanks("node")
+	}
+	place, err := pf.place(*rank, *ranksFile)
+	if err != nil {
+		return err
+	}
+	*rank = place.rank
+	rk := place.ranks
+	runOut := *out // the run folder, where rank 0 writes ranks.txt
+	if *out, err = place.folder(*out); err != nil {
+		return err
+	}
+	if pf.resumes(*out) {
+		if err := sameSettings(cfg, *out); err != nil {
+			return err
+		}
+		*agree = true
 	}
 	if *agree {
 		if *out == "" {
@@ -61,7 +88,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		if *out == "" {
 			return usagef("--resume-round: want --out, the rank's folder")
 		}
-		if name, ok := givenSetting(fs); ok {
+		if name, ok := givenSetting(fs); ok && !*pf.either {
 			return usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
 		}
 		c, err := train.RankCheckpointConfig(*out, *resume)
@@ -69,19 +96,6 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg = c
-	}
-	if *ranksFile == "" {
-		return usagef("--ranks: want the ranks FILE (one host:port per rank)")
-	}
-	if cfg.SimulatesNetwork() {
-		return errSimulatedOverRanks("node")
-	}
-	rk, err := cluster.ReadRanksFile(*ranksFile)
-	if err != nil {
-		return err
-	}
-	if *rank < 0 || *rank >= len(rk.Addrs) {
-		return usagef("--rank %d: want a rank of [0, %d), the ranks %s lists", *rank, len(rk.Addrs), *ranksFile)
 	}
 	if err := nf.check(rk.Addrs); err != nil {
 		return err
@@ -91,6 +105,9 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		if *rank > 0 {
 			*out += fmt.Sprintf("-rank%d", *rank)
 		}
+	}
+	if err := place.announce(cmp.Or(runOut, *out), stderr); err != nil {
+		return err
 	}
 	ctx, stop := signalContext(stderr, *out)
 	defer stop()
@@ -113,7 +130,11 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		next := "gtstorm launch --resume --out " + *launched
-		if *launched == "" {
+		switch {
+		case *launched != "":
+		case place.env != nil:
+			next = "the same command on every rank with --resume-or-start (submit the job again), or --resume"
+		default:
 			next = fmt.Sprintf("gtstorm node --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", *rank, *ranksFile, nf.security(), *out)
 		}
 		return runError(withResume(err, next))

@@ -135,6 +135,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"compare", "--algos", "choco,choco:none"}, "same settings"},
 		{[]string{"compare", "--algos", "choco:qsgd:7,choco:qsgd:07"}, "same settings"},
 		{[]string{"compare", "--networks", "0/0"}, "--networks 0/0"},
+		{[]string{"node", "--insecure"}, "or run under srun"},
 		{[]string{"train", "--algo", "d2", "--mixing", "metropolis", "--link-drop", "0.3", "--iters", "1000"}, "round 124"},
 		{[]string{"compare", "--networks", "1ms/1Gbit"}, "--compute"},
 		{[]string{"compare", "--budget", "samples=1"}, "samples per node"},
