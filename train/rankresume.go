@@ -82,11 +82,11 @@ func CommonRound(dirs []string) (int, error) {
 	return common[len(common)-1], nil
 }
 
-// ResumeNode restarts rank opt.Rank of a run over several processes from
+// ResumeRank restarts rank opt.Rank of a run over several processes from
 // its checkpoint of round t in opt.Out, which every rank must resume from
-// (see CommonRound), and runs it to its end as RunNode does. The run's
+// (see CommonRound), and runs it to its end as RunRank does. The run's
 // settings are the checkpoint's.
-func ResumeNode(ctx context.Context, t int, opt NodeOptions) (*Summary, error) {
+func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	path := filepath.Join(opt.Out, RankCheckpointFile(t))
 	if _, err := os.Stat(path); err != nil {
 		return nil, &NoCheckpointError{Dir: opt.Out, Started: true, Err: err}

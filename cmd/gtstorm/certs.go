@@ -11,7 +11,7 @@ import (
 )
 
 // runCerts makes a certificate authority and one certificate per rank for
-// the mutual TLS between the ranks of `gtstorm node`.
+// the mutual TLS between the ranks of `gtstorm rank`.
 func runCerts(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("certs", "certs --ranks K --out DIR [--hosts H1,H2] [--force]\n\n"+
 		"Writes ca.pem (and its key ca-key.pem), and rank-R.pem with its key rank-R-key.pem\n"+

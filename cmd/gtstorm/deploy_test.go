@@ -15,8 +15,8 @@ import (
 // deploy/k8s parses them where kubectl is installed.)
 func TestDeployFilesAgree(t *testing.T) {
 	var help, errb bytes.Buffer
-	if code := run([]string{"node", "--help"}, &help, &errb); code != 0 {
-		t.Fatalf("node --help: exit %d: %s", code, errb.String())
+	if code := run([]string{"rank", "--help"}, &help, &errb); code != 0 {
+		t.Fatalf("rank --help: exit %d: %s", code, errb.String())
 	}
 	registered := func(flag string) bool { return strings.Contains(help.String(), "  -"+flag+" ") || strings.Contains(help.String(), "  -"+flag+"\n") }
 	read := func(path string) string {
@@ -29,10 +29,10 @@ func TestDeployFilesAgree(t *testing.T) {
 	flagRE := regexp.MustCompile(`(?m)--([a-z][a-z0-9-]*)`)
 
 	script := read("../../deploy/slurm/gtstorm.sbatch")
-	_, srun, _ := strings.Cut(script, `"$GTSTORM" node`)
+	_, srun, _ := strings.Cut(script, `"$GTSTORM" rank`)
 	for _, m := range flagRE.FindAllStringSubmatch(srun, -1) {
 		if !registered(m[1]) {
-			t.Errorf("gtstorm.sbatch gives node --%s, which node does not register", m[1])
+			t.Errorf("gtstorm.sbatch gives rank --%s, which rank does not register", m[1])
 		}
 	}
 
@@ -41,7 +41,7 @@ func TestDeployFilesAgree(t *testing.T) {
 	args, _, _ = strings.Cut(args, "env:")
 	for _, m := range flagRE.FindAllStringSubmatch(args, -1) {
 		if !registered(m[1]) {
-			t.Errorf("statefulset.yaml gives node --%s, which node does not register", m[1])
+			t.Errorf("statefulset.yaml gives rank --%s, which rank does not register", m[1])
 		}
 	}
 	field := func(text, re string) string {

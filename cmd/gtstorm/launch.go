@@ -23,10 +23,10 @@ import (
 	"github.com/gtstorm/gtstorm/train"
 )
 
-// runLaunch runs a run as K `gtstorm node` processes on loopback.
+// runLaunch runs a run as K `gtstorm rank` processes on loopback.
 func runLaunch(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("launch", "launch --ranks K [--insecure] [run flags]\n\n"+
-		"Starts K rank processes (`gtstorm node`) on loopback ports, each hosting a block of\n"+
+		"Starts K rank processes (`gtstorm rank`) on loopback ports, each hosting a block of\n"+
 		"the nodes, with certificates made for the run (in --out/certs) unless --insecure,\n"+
 		"waits for them, and leaves the run folder exactly as `gtstorm train` writes it\n"+
 		"(the other ranks' checkpoints in --out/ranks/rank-R). Its lines are the ranks',\n"+
@@ -202,7 +202,7 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 		}
 	}()
 	for r := range k {
-		cmd := exec.Command(exe, append([]string{"node", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)...)
+		cmd := exec.Command(exe, append([]string{"rank", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)...)
 		cmd.Env = os.Environ()
 		if r == 0 {
 			cmd.Stdout = stdout

@@ -34,9 +34,10 @@ func commands() []command {
 		{"sweep", "vary one setting (rho, pc, nodes, eta0, …) and tabulate its effect", runSweep},
 		{"bench", "time rounds of one algorithm and print one JSON line", runBench},
 		{"topology", "print a communication graph, its mixing matrix W and λ", runTopology},
-		{"node", "run one rank (a process hosting some of the nodes) of a run spread over processes and hosts", runNode},
+		{"rank", "run one rank (a process hosting some of the nodes) of a run spread over processes and hosts", runRank},
+		{"node", "the former name of rank, kept so that existing scripts run", runNodeAlias},
 		{"launch", "run a run as K local rank processes on loopback, writing the run folder as train does", runLaunch},
-		{"certs", "make a CA and one certificate per rank for the mutual TLS of `node`", runCerts},
+		{"certs", "make a CA and one certificate per rank for the mutual TLS of `rank`", runCerts},
 		{"data", "fetch datasets (data fetch NAME) and list those present (data info)", runData},
 	}
 }

@@ -79,7 +79,7 @@ func TestNodePlacedFromSlurmEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	one := trainReference(t, dir, smallMNIST)
 	out := filepath.Join(dir, "run")
-	base := []string{"node", "--out", out, "--insecure", "--peer-timeout", "20s", "--base-port", fmt.Sprint(freePortPair(t))}
+	base := []string{"rank", "--out", out, "--insecure", "--peer-timeout", "20s", "--base-port", fmt.Sprint(freePortPair(t))}
 	codes, logs := runPlaced(t, append(base, smallMNIST...))
 	if codes != [2]int{0, 0} {
 		t.Fatalf("exit codes %v\nrank 0:\n%s\nrank 1:\n%s", codes, logs[0], logs[1])

@@ -82,7 +82,7 @@ func TestSlurmSrunEqualsTrain(t *testing.T) {
 			one := trainReference(t, dir, flags)
 			out := filepath.Join(dir, "srun")
 			args := append([]string{"-n", "3", "--overcommit", "--distribution=block", "--kill-on-bad-exit=1", os.Args[0],
-				"node", "--out", out, "--certs", slurmCerts(t, dir, 3), "--base-port", srunPort}, flags...)
+				"rank", "--out", out, "--certs", slurmCerts(t, dir, 3), "--base-port", srunPort}, flags...)
 			b, err := slurmCmd(t, env, "srun", args...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("srun: %v\n%s", err, b)

@@ -49,12 +49,12 @@ type waitClock interface {
 	WaitTime() time.Duration
 }
 
-// NodeOptions describe one rank of a run spread over processes: which
+// RankOptions describe one rank of a run spread over processes: which
 // rank it is, which rank runs each node, and its peers. Options.Out is the
 // run folder on rank 0 (metrics, summary, curve, model and rank 0's
 // checkpoints, as Train writes them) and the rank's own folder for its
 // checkpoints elsewhere.
-type NodeOptions struct {
+type RankOptions struct {
 	Options
 	Rank  int
 	Owner []int // Owner[i] is the rank running node i
@@ -121,7 +121,7 @@ func (k *rankRole) logNodes(w io.Writer, t int) {
 
 // newRankRunner builds the runner of rank opt.Rank, which runs the nodes
 // local of cfg and reads inputs.
-func newRankRunner(cfg Config, local []int, inputs []InputFile, opt NodeOptions) (*runner, error) {
+func newRankRunner(cfg Config, local []int, inputs []InputFile, opt RankOptions) (*runner, error) {
 	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers, measures: opt.Rank == 0})
 	if err != nil {
 		return nil, err
@@ -145,14 +145,14 @@ func localOf(owner []int, rank int) []int {
 	return local
 }
 
-// RunNode runs rank opt.Rank's nodes of cfg from the start, exchanging
+// RunRank runs rank opt.Rank's nodes of cfg from the start, exchanging
 // with the other ranks through opt.Peers. Every rank takes the same cfg, so
 // each derives the same graph, partition, seeds and initial parameters; the
 // run's numbers do not depend on how the nodes are spread (see
 // decentral.Config.Local). Rank 0 returns the run's summary and writes its
 // folder as Train does; the other ranks return nil and write their own
 // checkpoints into their folder.
-func RunNode(ctx context.Context, cfg Config, opt NodeOptions) (*Summary, error) {
+func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error) {
 	var local []int
 	cfg, inputs, unlock, err := startRun(cfg, opt.Options, func(cfg Config) error {
 		switch {

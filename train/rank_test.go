@@ -125,7 +125,7 @@ func TestRanksEqualTrain(t *testing.T) {
 			for r := range k {
 				outs[r] = filepath.Join(t.TempDir(), fmt.Sprintf("rank%d", r))
 				wg.Go(func() {
-					sums[r], errs[r] = RunNode(context.Background(), cfg, NodeOptions{
+					sums[r], errs[r] = RunRank(context.Background(), cfg, RankOptions{
 						Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: &memPeers{bus: bus, rank: r},
 					})
 				})
@@ -182,7 +182,7 @@ func TestRankKeepsItsShares(t *testing.T) {
 	}
 	bus := newMemBus(k, cfg.Nodes)
 	runnerOf := func(rank int) *runner {
-		r, err := newRankRunner(cfg, localOf(owner, rank), nil, NodeOptions{
+		r, err := newRankRunner(cfg, localOf(owner, rank), nil, RankOptions{
 			Options: Options{Out: t.TempDir()}, Rank: rank, Owner: owner, Peers: &memPeers{bus: bus, rank: rank},
 		})
 		if err != nil {

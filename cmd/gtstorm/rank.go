@@ -24,9 +24,19 @@ import (
 // fingerprinted in the run's inputs).
 var hashOmits = []string{"workers", "max_memory", "data_dir"}
 
-// runNode runs one rank of a run spread over processes.
-func runNode(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("node", "node [--rank R --ranks FILE] (--certs DIR | --insecure) [run flags]\n\n"+
+// runRank runs one rank of a run spread over processes: `gtstorm rank`.
+func runRank(args []string, stdout, stderr io.Writer) error {
+	return rankCommand("rank", args, stdout, stderr)
+}
+
+// runNodeAlias is `gtstorm node`, rank's former name.
+func runNodeAlias(args []string, stdout, stderr io.Writer) error {
+	return rankCommand("node", args, stdout, stderr)
+}
+
+// rankCommand runs the rank command under the name it was called by.
+func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(name, name+" [--rank R --ranks FILE] (--certs DIR | --insecure) [run flags]\n\n"+
 		"Runs rank R's nodes of the run the flags describe, talking to the other ranks over\n"+
 		"gRPC with mutual TLS. Every rank takes the same run flags; the ranks FILE lists one\n"+
 		"host:port per rank (and optionally `node I R` lines placing node I on rank R).\n"+
@@ -35,7 +45,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		"its part under --out/ranks/rank-R. Rank 0 writes the run folder as `gtstorm train` does.", stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
-	var nf nodeFlags
+	var nf rankFlags
 	nf.register(fs)
 	var pf placeFlags
 	pf.register(fs)
@@ -56,7 +66,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		return usagef("--resume-round: give either --resume or --resume-round R")
 	}
 	if cfg.SimulatesNetwork() {
-		return errSimulatedOverRanks("node")
+		return errSimulatedOverRanks(name)
 	}
 	place, err := pf.place(*rank, *ranksFile)
 	if err != nil {
@@ -135,7 +145,7 @@ func runNode(args []string, stdout, stderr io.Writer) error {
 		case place.env != nil:
 			next = "the same command on every rank with --resume-or-start (submit the job again), or --resume"
 		default:
-			next = fmt.Sprintf("gtstorm node --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", *rank, *ranksFile, nf.security(), *out)
+			next = fmt.Sprintf("gtstorm rank --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", *rank, *ranksFile, nf.security(), *out)
 		}
 		return runError(withResume(err, next))
 	}
@@ -155,21 +165,21 @@ func givenSetting(fs *flag.FlagSet) (string, bool) {
 	return "", false
 }
 
-// nodeFlags are the flags of a rank's network side.
-type nodeFlags struct {
+// rankFlags are the flags of a rank's network side.
+type rankFlags struct {
 	certDir     *string
 	insecure    *bool
 	peerTimeout *time.Duration
 }
 
-func (nf *nodeFlags) register(fs *flag.FlagSet) {
+func (nf *rankFlags) register(fs *flag.FlagSet) {
 	nf.certDir = fs.String("certs", "", "folder of ca.pem and this rank's rank-R.pem and rank-R-key.pem (see `gtstorm certs`)")
 	nf.insecure = fs.Bool("insecure", false, "talk in plaintext without certificates: only when every rank is on a loopback address")
 	nf.peerTimeout = fs.Duration("peer-timeout", 60*time.Second, "how long a silent neighbour is retried before the run stops naming it")
 }
 
 // security returns the security flag a rank runs with, for advice.
-func (nf *nodeFlags) security() string {
+func (nf *rankFlags) security() string {
 	if *nf.insecure {
 		return "--insecure"
 	}
@@ -178,7 +188,7 @@ func (nf *nodeFlags) security() string {
 
 // check refuses a missing choice of security, plaintext off loopback and
 // a timeout that is not positive.
-func (nf *nodeFlags) check(addrs []string) error {
+func (nf *rankFlags) check(addrs []string) error {
 	switch {
 	case *nf.peerTimeout <= 0:
 		return usagef("--peer-timeout %v: want a positive duration", *nf.peerTimeout)
@@ -207,7 +217,7 @@ func errSimulatedOverRanks(cmd string) error {
 // with resume ≥ 0, from the rank's checkpoint of that round (with agree,
 // of the latest round all ranks keep, which they agree on through rank 0);
 // it returns rank 0's summary and the transport's figures.
-func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
+func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
@@ -251,7 +261,7 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 		}
 		x.Close()
 	}()
-	no := train.NodeOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
+	no := train.RankOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
 	if agree {
 		rounds, err := train.RankCheckpoints(opt.Out)
 		if err != nil {
@@ -263,9 +273,9 @@ func (nf *nodeFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 		fmt.Fprintf(stderr, "rank %d: resuming from round %d, the latest all ranks kept\n", rank, resume)
 	}
 	if resume >= 0 {
-		sum, err = train.ResumeNode(ctx, resume, no)
+		sum, err = train.ResumeRank(ctx, resume, no)
 	} else {
-		sum, err = train.RunNode(ctx, cfg, no)
+		sum, err = train.RunRank(ctx, cfg, no)
 	}
 	return sum, statsLine(x.Stats(), cfg.Iters), err
 }
