@@ -80,17 +80,49 @@ func (e *edge) wakeWriter() { e.link.wakeWriter() }
 // the vectors' length is known, which the rank's first send tells). A frame
 // this rank holds already — sent again after a reconnect — is dropped, once
 // checked to be the same.
+//
+// It runs in three steps: the frame is checked and room made for it under
+// the lock (admitLocked), its data copied without the lock (copyIn), and
+// what arrived counted under the lock again (accountLocked).
 func (x *Exchange) deliver(l *link, e *edge, a *attachment, f *frameIn) error {
-	h := &f.h
 	x.mu.Lock()
+	d, err := x.admitLocked(l, e, a, f)
+	x.mu.Unlock()
+	if err != nil || d == nil {
+		return err
+	}
+	err = x.copyIn(e, f, d)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.accountLocked(e, d, err)
+}
+
+// delivery is a frame admitted into an inbox: which vector of which round
+// it fills, and where its data goes.
+type delivery struct {
+	in               *inbox
+	round            int64
+	k, off, n, total int
+	enc              bool
+	vec              []float32 // the vector the frame fills (encoded: once complete, else nil)
+	raw              []byte    // an encoded message's bytes
+	decode           func(dst []float32, msg []byte) error
+}
+
+// admitLocked checks frame f of edge e, which arrived on attachment a of
+// link l, waits until a round can take it, and makes room for its data. It
+// returns nil without an error for a frame that nothing takes (a repeat, a
+// frame of a completed round, one that arrives while this rank leaves), and
+// fails the exchange on a frame that breaks the protocol.
+func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*delivery, error) {
+	h := &f.h
 	fault := func(format string, args ...any) error {
 		err := fmt.Errorf("transport: rank %d: %s sent "+format, append([]any{x.cfg.Rank, x.who(e.remote)}, args...)...)
 		x.failLocked(err)
-		x.mu.Unlock()
 		return err
 	}
 	if h.Round > math.MaxInt64/2 {
-		return fault("a frame of round %d", h.Round)
+		return nil, fault("a frame of round %d", h.Round)
 	}
 	enc, unit := h.Kind == wire.Encoded, 4
 	if enc {
@@ -110,82 +142,106 @@ func (x *Exchange) deliver(l *link, e *edge, a *attachment, f *frameIn) error {
 	}
 	switch {
 	case x.leaving:
-		x.mu.Unlock()
-		return nil // no round takes it: read on, to the peer's end of the stream
+		return nil, nil // no round takes it: read on, to the peer's end of the stream
 	case x.err != nil:
-		x.mu.Unlock()
-		return x.err
+		return nil, x.err
 	case x.closed:
-		x.mu.Unlock()
-		return context.Canceled
+		return nil, context.Canceled
 	case l.att != a:
-		x.mu.Unlock()
-		return errDetached
+		return nil, errDetached
 	case r < x.first:
-		return fault("a frame of round %d to node %d during round %d: a past round", r, e.local, x.round)
+		return nil, fault("a frame of round %d to node %d during round %d: a past round", r, e.local, x.round)
 	case r < x.round:
 		x.dropped.Add(1)
-		x.mu.Unlock()
-		return nil // sent again after a reconnect: this rank completed its round
+		return nil, nil // sent again after a reconnect: this rank completed its round
 	}
 	switch {
 	case enc && x.decode == nil:
-		return fault("an encoded message of round %d to node %d, but this run's messages travel as vectors", r, e.local)
+		return nil, fault("an encoded message of round %d to node %d, but this run's messages travel as vectors", r, e.local)
 	case !enc && x.decode != nil:
-		return fault("a vector of round %d to node %d, but this run's messages travel encoded", r, e.local)
+		return nil, fault("a vector of round %d to node %d, but this run's messages travel encoded", r, e.local)
 	case enc && total > maxEncodedBytes(x.veclen):
-		return fault("an encoded message of round %d to node %d of %d bytes, want at most %d", r, e.local, total, maxEncodedBytes(x.veclen))
+		return nil, fault("an encoded message of round %d to node %d of %d bytes, want at most %d", r, e.local, total, maxEncodedBytes(x.veclen))
 	}
 	in := &e.in[r&1]
 	if in.round != r {
 		in.reset(r)
 	}
 	if r == x.round && (e.expect[r&1] != r || k >= x.shares) {
-		err := x.unexpectedLocked(e, r, k)
-		x.mu.Unlock()
-		return err
+		return nil, x.unexpectedLocked(e, r, k)
 	}
 	in.grow(k + 1)
 	switch {
 	case !enc && x.veclen != 0 && total != x.veclen:
-		return fault("vector %d of round %d to node %d with %d floats, want %d", k, r, e.local, total, x.veclen)
+		return nil, fault("vector %d of round %d to node %d with %d floats, want %d", k, r, e.local, total, x.veclen)
 	case in.seen[k] && off+n <= in.got[k]:
 		// A chunk this rank holds, sent again after a reconnect.
 		same := enc && f.r.same(in.raw[k][off:off+n]) || !enc && f.sameFloats(in.vecs[k][off:off+n])
 		if !same {
-			return fault("vector %d of round %d to node %d twice, the second time with other values at %s %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off)
+			return nil, fault("vector %d of round %d to node %d twice, the second time with other values at %s %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off)
 		}
 		x.dropped.Add(1)
-		x.mu.Unlock()
-		return nil
+		return nil, nil
 	case off != in.got[k]:
-		return fault("vector %d of round %d to node %d out of order: a chunk at %s %d, want %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off, in.got[k])
+		return nil, fault("vector %d of round %d to node %d out of order: a chunk at %s %d, want %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off, in.got[k])
 	}
 	in.seen[k] = true
 	in.got[k] += n
-	var err error
+	d := &delivery{in: in, round: r, k: k, off: off, n: n, total: total, enc: enc}
 	if enc {
-		err = x.deliverEncoded(e, in, h, f, n)
+		d.raw = slices.Grow(in.raw[k][:off], n)[:off+n]
+		in.raw[k] = d.raw
+		if off+n == total {
+			d.vec = slices.Grow(in.vecs[k][:0], x.veclen)[:x.veclen]
+			in.vecs[k] = d.vec
+		}
+		d.decode = x.decode
 	} else {
 		x.veclen = total
-		v := slices.Grow(in.vecs[k][:off], n)[:off+n]
-		in.vecs[k] = v
-		x.mu.Unlock()
-		f.floats(v[off:])
-		err = wire.CheckFinite(v[off:], h.Offset)
-		if err != nil {
-			err = fmt.Errorf("transport: rank %d: %s sent a bad frame to node %d: %w", x.cfg.Rank, x.who(e.remote), e.local, err)
-		}
-		x.bytesRecv.Add(4 * int64(n))
-		x.mu.Lock()
+		d.vec = slices.Grow(in.vecs[k][:off], n)[:off+n]
+		in.vecs[k] = d.vec
 	}
-	defer x.mu.Unlock()
+	return d, nil
+}
+
+// copyIn reads frame f's data into the room admitLocked made, without the
+// lock: a vector's floats, checked finite, or an encoded message's bytes,
+// decoded once its last chunk is in.
+func (x *Exchange) copyIn(e *edge, f *frameIn, d *delivery) error {
+	if !d.enc {
+		f.floats(d.vec[d.off:])
+		x.bytesRecv.Add(4 * int64(d.n))
+		if err := wire.CheckFinite(d.vec[d.off:], f.h.Offset); err != nil {
+			return fmt.Errorf("transport: rank %d: %s sent a bad frame to node %d: %w", x.cfg.Rank, x.who(e.remote), e.local, err)
+		}
+		return nil
+	}
+	f.r.read(d.raw[d.off:])
+	x.bytesRecv.Add(int64(d.n))
+	if d.vec == nil {
+		return nil // more chunks to come
+	}
+	err := d.decode(d.vec, d.raw)
+	if err == nil {
+		err = wire.CheckFinite(d.vec, 0)
+	}
+	if err != nil {
+		return fmt.Errorf("transport: rank %d: %s sent node %d a message of round %d that does not decode: %w", x.cfg.Rank, x.who(e.remote), e.local, d.round, err)
+	}
+	return nil
+}
+
+// accountLocked counts delivery d's data as arrived, completing its vector
+// and the round's wait for it when it is whole, or fails the exchange with
+// copyIn's error.
+func (x *Exchange) accountLocked(e *edge, d *delivery, err error) error {
 	if err != nil {
 		x.failLocked(err)
 		return err
 	}
-	in.filled[k] += n
-	if in.filled[k] == total {
+	in, k, r := d.in, d.k, d.round
+	in.filled[k] += d.n
+	if in.filled[k] == d.total {
 		in.done[k] = true
 		if x.round == r && e.expect[r&1] == r && k < x.shares {
 			x.pending--

@@ -2,10 +2,8 @@ package transport
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/wire"
 )
 
 var _ decentral.EncodedExchange = (*Exchange)(nil)
@@ -65,36 +63,4 @@ func (x *Exchange) SendEncoded(node int, to []int, msg []byte, dec []float32) (i
 		e.wakeWriter()
 	}
 	return int64(len(msg)) * int64(len(to)), nil
-}
-
-// deliverEncoded copies an ENCODED frame's n bytes into in's message, whose
-// chunk deliver checked and counted, and decodes the message once it is
-// whole. It is called with x.mu held, which it releases while it copies and
-// decodes, and holds again when it returns; its error names the sender.
-func (x *Exchange) deliverEncoded(e *edge, in *inbox, h *wire.Header, f *frameIn, n int) error {
-	off, total := int(h.Offset), int(h.Total)
-	buf := slices.Grow(in.raw[h.K][:off], n)[:off+n]
-	in.raw[h.K] = buf
-	var v []float32
-	last := off+n == total
-	if last {
-		v = slices.Grow(in.vecs[h.K][:0], x.veclen)[:x.veclen]
-		in.vecs[h.K] = v
-	}
-	decode := x.decode
-	x.mu.Unlock()
-	defer x.mu.Lock()
-	f.r.read(buf[off:])
-	x.bytesRecv.Add(int64(n))
-	if !last {
-		return nil
-	}
-	err := decode(v, buf)
-	if err == nil {
-		err = wire.CheckFinite(v, 0)
-	}
-	if err != nil {
-		return fmt.Errorf("transport: rank %d: %s sent node %d a message of round %d that does not decode: %w", x.cfg.Rank, x.who(e.remote), e.local, h.Round, err)
-	}
-	return nil
 }
