@@ -78,34 +78,8 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if *out, err = place.folder(*out); err != nil {
 		return err
 	}
-	if pf.resumes(*out) {
-		if err := sameSettings(cfg, *out); err != nil {
-			return err
-		}
-		*agree = true
-	}
-	if *agree {
-		if *out == "" {
-			return usagef("--resume: want --out, the rank's folder")
-		}
-		rounds, err := train.RankCheckpoints(*out)
-		if err != nil || len(rounds) == 0 {
-			return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", *out, err)
-		}
-		*resume = rounds[len(rounds)-1] // for the settings; the round is agreed below
-	}
-	if *resume >= 0 {
-		if *out == "" {
-			return usagef("--resume-round: want --out, the rank's folder")
-		}
-		if name, ok := givenSetting(fs); ok && !*pf.either {
-			return usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
-		}
-		c, err := train.RankCheckpointConfig(*out, *resume)
-		if err != nil {
-			return err
-		}
-		cfg = c
+	if cfg, *resume, *agree, err = rankStart(fs, cfg, *out, *resume, *agree, pf.resumes(*out)); err != nil {
+		return err
 	}
 	if err := nf.check(rk.Addrs); err != nil {
 		return err
@@ -122,12 +96,8 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext(stderr, *out)
 	defer stop()
 	if *launched != "" {
-		// Launch's death closes its end of the pipe on stdin: stop as a
-		// signal stops the rank.
 		var lost func()
-		ctx, lost = followLauncher(ctx, os.Stdin, func() {
-			fmt.Fprintf(stderr, "rank %d: launch is gone; stopping after the current round\n", *rank)
-		})
+		ctx, lost = followLaunch(ctx, *rank, stderr)
 		defer lost()
 	}
 	opt := progressOptions(*out, stderr)
@@ -139,20 +109,69 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s\n", blameLine(*rank, b))
 	}
 	if err != nil {
-		next := "gtstorm launch --resume --out " + *launched
-		switch {
-		case *launched != "":
-		case place.env != nil:
-			next = "the same command on every rank with --resume-or-start (submit the job again), or --resume"
-		default:
-			next = fmt.Sprintf("gtstorm rank --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", *rank, *ranksFile, nf.security(), *out)
-		}
-		return runError(withResume(err, next))
+		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, nf.security(), *out)))
 	}
 	if sum != nil {
 		printSummary(stdout, *out, sum)
 	}
 	return nil
+}
+
+// followLaunch returns ctx, cancelled when launch dies (its end of the
+// pipe on stdin closes), so that the rank stops as a signal stops it.
+func followLaunch(ctx context.Context, rank int, stderr io.Writer) (context.Context, func()) {
+	return followLauncher(ctx, os.Stdin, func() {
+		fmt.Fprintf(stderr, "rank %d: launch is gone; stopping after the current round\n", rank)
+	})
+}
+
+// resumeAdvice returns the command that continues a stopped rank: launch's
+// resume for a launched run, the job's command again for a rank a cluster
+// started, else the rank's own command with --resume.
+func resumeAdvice(launched string, place placement, ranksFile, security, out string) string {
+	switch {
+	case launched != "":
+		return "gtstorm launch --resume --out " + launched
+	case place.env != nil:
+		return "the same command on every rank with --resume-or-start (submit the job again), or --resume"
+	}
+	return fmt.Sprintf("gtstorm rank --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", place.rank, ranksFile, security, out)
+}
+
+// rankStart resolves where a rank in folder dir starts: from scratch
+// (round −1), from its checkpoint of round resume, or, with agree, from the
+// latest round every rank keeps, which the ranks agree on once connected.
+// either (--resume-or-start finding checkpoints in dir) resumes as agree
+// does, once the flags are checked to describe the checkpoints' run. A
+// resumed rank runs with its checkpoint's settings, which it returns.
+func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree, either bool) (train.Config, int, bool, error) {
+	if either {
+		if err := sameSettings(cfg, dir); err != nil {
+			return cfg, 0, false, err
+		}
+		agree = true
+	}
+	if agree {
+		if dir == "" {
+			return cfg, 0, false, usagef("--resume: want --out, the rank's folder")
+		}
+		rounds, err := train.RankCheckpoints(dir)
+		if err != nil || len(rounds) == 0 {
+			return cfg, 0, false, fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
+		}
+		resume = rounds[len(rounds)-1] // for the settings; the round is agreed once connected
+	}
+	if resume < 0 {
+		return cfg, resume, agree, nil
+	}
+	if dir == "" {
+		return cfg, 0, false, usagef("--resume-round: want --out, the rank's folder")
+	}
+	if name, ok := givenSetting(fs); ok && !either {
+		return cfg, 0, false, usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
+	}
+	c, err := train.RankCheckpointConfig(dir, resume)
+	return c, resume, agree, err
 }
 
 // givenSetting returns the first run setting given on fs's command line.
