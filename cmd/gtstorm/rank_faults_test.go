@@ -98,7 +98,7 @@ func rankPIDs(t *testing.T, out string) []int {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte("--launched-run="+out)) && bytes.Contains(b, []byte("node\x00")) {
+		if err == nil && bytes.Contains(b, []byte("--launched-run="+out)) && bytes.Contains(b, []byte("\x00rank\x00")) {
 			pids = append(pids, pid)
 		}
 	}

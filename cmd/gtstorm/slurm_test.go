@@ -184,7 +184,7 @@ func rankPid(t *testing.T, out string, r int) int {
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(out)) || !bytes.Contains(cmdline, []byte("node")) {
+		if err != nil || !bytes.Contains(cmdline, []byte(out)) || !bytes.Contains(cmdline, []byte("\x00rank\x00")) {
 			continue
 		}
 		environ, err := os.ReadFile(filepath.Join(p, "environ"))
