@@ -10,7 +10,7 @@ import (
 
 // TestDeployFilesAgree checks the files under deploy/ against the command
 // line and each other: every flag the job script and the StatefulSet give
-// `gtstorm node` is one it registers, and the manifests agree on the rank
+// `gtstorm rank` is one it registers, and the manifests agree on the rank
 // count, the Service, the port and the Secret. (kubectl kustomize
 // deploy/k8s parses them where kubectl is installed.)
 func TestDeployFilesAgree(t *testing.T) {
@@ -18,7 +18,9 @@ func TestDeployFilesAgree(t *testing.T) {
 	if code := run([]string{"rank", "--help"}, &help, &errb); code != 0 {
 		t.Fatalf("rank --help: exit %d: %s", code, errb.String())
 	}
-	registered := func(flag string) bool { return strings.Contains(help.String(), "  -"+flag+" ") || strings.Contains(help.String(), "  -"+flag+"\n") }
+	registered := func(flag string) bool {
+		return strings.Contains(help.String(), "  -"+flag+" ") || strings.Contains(help.String(), "  -"+flag+"\n")
+	}
 	read := func(path string) string {
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -34,7 +34,7 @@ func waitFile(t *testing.T, ctx context.Context, path string) {
 const quick = 20 * time.Second
 
 // TestInterruptResumes: Ctrl-C stops a run over three ranks cleanly —
-// SIGINT to `gtstorm launch`, or to one `gtstorm node` of three — every rank
+// SIGINT to `gtstorm launch`, or to one `gtstorm rank` of three — every rank
 // exits within seconds although the peer timeout is 60 s, the advice names
 // the command that resumes a run over ranks, and that resume finishes equal
 // to the uninterrupted run, number for number.
@@ -113,7 +113,7 @@ func TestInterruptResumes(t *testing.T) {
 			if !strings.Contains(logs[r].String(), want) {
 				t.Errorf("rank %d does not say %q:\n%s", r, want, logs[r])
 			}
-			next := fmt.Sprintf("continue with: gtstorm node --rank %d --ranks %s --insecure --resume --out %s", r, filepath.Join(sub, "ranks.txt"), filepath.Join(sub, fmt.Sprint("rank", r)))
+			next := fmt.Sprintf("continue with: gtstorm rank --rank %d --ranks %s --insecure --resume --out %s", r, filepath.Join(sub, "ranks.txt"), filepath.Join(sub, fmt.Sprint("rank", r)))
 			if !strings.Contains(logs[r].String(), next) {
 				t.Errorf("rank %d does not say %q:\n%s", r, next, logs[r])
 			}

@@ -182,120 +182,20 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 // it returns an error naming the round the ranks resume from and the
 // command that does it.
 func supervise(k int, out, exe string, pass []string, timeout time.Duration, stdout, stderr io.Writer) error {
-	var (
-		mu          sync.Mutex
-		procs       = make([]*exec.Cmd, k)
-		exited      = make([]bool, k) // guarded by mu: Wait owns ProcessState
-		asked       bool              // guarded by mu: the ranks were asked to stop
-		interrupted bool              // guarded by mu: by a signal
-		lines       sync.WaitGroup
-	)
-	errLog := &lineWriter{w: stderr}
-	fate := newRankFates(k)
-	// Each rank's stdin is a pipe whose writing end only this process
-	// holds: when it dies, however, the pipe closes and the rank stops (see
-	// followLauncher); on Linux the kernel also sends it SIGTERM.
-	var lifelines []*os.File
-	defer func() {
-		for _, w := range lifelines {
-			w.Close()
-		}
-	}()
+	s := &supervisor{procs: make([]*exec.Cmd, k), exited: make([]bool, k), fate: newRankFates(k), errLog: &lineWriter{w: stderr}}
+	defer s.cutLifelines()
 	for r := range k {
-		cmd := exec.Command(exe, append([]string{"rank", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)...)
-		cmd.Env = os.Environ()
-		if r == 0 {
-			cmd.Stdout = stdout
-		}
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
+		args := append([]string{"rank", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)
+		if err := s.start(r, exe, args, stdout); err != nil {
 			return err
 		}
-		life, lifeline, err := os.Pipe()
-		if err != nil {
-			return fmt.Errorf("launch: rank %d's pipe: %w", r, err)
-		}
-		lifelines = append(lifelines, lifeline)
-		cmd.Stdin = life
-		tieToLauncher(cmd)
-		err = cmd.Start()
-		life.Close()
-		if err != nil {
-			return fmt.Errorf("launch: start rank %d: %w", r, err)
-		}
-		procs[r] = cmd
-		lines.Add(1)
-		go func() {
-			defer lines.Done()
-			sc := bufio.NewScanner(pipe)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			for sc.Scan() {
-				fate.read(r, sc.Text())
-				errLog.line(fmt.Sprintf("[rank %d] %s", r, sc.Text()))
-			}
-		}()
 	}
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(signals)
-	stopAll := func(s os.Signal) {
-		mu.Lock()
-		defer mu.Unlock()
-		for r, p := range procs {
-			if !exited[r] {
-				p.Process.Signal(s)
-			}
-		}
-	}
-	go func() {
-		for s := range signals {
-			// A second signal is forwarded too: the ranks then stop at once.
-			mu.Lock()
-			asked, interrupted = true, true
-			mu.Unlock()
-			stopAll(s)
-		}
-	}()
-	type result struct {
-		rank int
-		err  error
-	}
-	done := make(chan result, k)
-	for r, p := range procs {
-		go func() { done <- result{r, p.Wait()} }()
-	}
-	var first error
-	var killer *time.Timer
-	for range k {
-		res := <-done
-		mu.Lock()
-		exited[res.rank] = true
-		mu.Unlock()
-		fate.exited(res.rank, res.err)
-		if res.err != nil && first == nil {
-			first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
-			mu.Lock()
-			again := asked
-			asked = true
-			mu.Unlock()
-			if !again {
-				// A rank stopped by a signal writes its checkpoint; a second
-				// signal would stop it at once, without one.
-				stopAll(syscall.SIGTERM)
-			}
-			killer = time.AfterFunc(timeout+10*time.Second, func() {
-				fate.killing()
-				stopAll(syscall.SIGKILL)
-			})
-		}
-	}
-	if killer != nil {
-		killer.Stop()
-	}
-	lines.Wait()
-	mu.Lock()
-	stopped := interrupted
-	mu.Unlock()
+	defer s.forwardSignals()()
+	first := s.wait(timeout)
+	s.lines.Wait()
+	s.mu.Lock()
+	stopped := s.interrupted
+	s.mu.Unlock()
 	if stopped && first != nil {
 		return interruptedLaunch(out, k)
 	}
@@ -306,7 +206,140 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	if first == nil {
 		return nil
 	}
-	return fate.failure(out, first)
+	return s.fate.failure(out, first)
+}
+
+// supervisor holds launch's rank processes.
+type supervisor struct {
+	mu          sync.Mutex
+	procs       []*exec.Cmd
+	exited      []bool // guarded by mu: Wait owns ProcessState
+	asked       bool   // guarded by mu: the ranks were asked to stop
+	interrupted bool   // guarded by mu: by a signal
+	lines       sync.WaitGroup
+	fate        *rankFates
+	errLog      *lineWriter
+	// lifelines are the writing ends of the ranks' stdin pipes, which only
+	// this process holds: when it dies, however, they close and the ranks
+	// stop (see followLauncher); on Linux the kernel also sends SIGTERM.
+	lifelines []*os.File
+}
+
+// start starts rank r as exe args, its stdout (rank 0's) to stdout and its
+// stderr, line by line with the rank's prefix, to the supervisor's log.
+func (s *supervisor) start(r int, exe string, args []string, stdout io.Writer) error {
+	cmd := exec.Command(exe, args...)
+	cmd.Env = os.Environ()
+	if r == 0 {
+		cmd.Stdout = stdout
+	}
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	life, lifeline, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("launch: rank %d's pipe: %w", r, err)
+	}
+	s.lifelines = append(s.lifelines, lifeline)
+	cmd.Stdin = life
+	tieToLauncher(cmd)
+	err = cmd.Start()
+	life.Close()
+	if err != nil {
+		return fmt.Errorf("launch: start rank %d: %w", r, err)
+	}
+	s.procs[r] = cmd
+	s.lines.Add(1)
+	go func() {
+		defer s.lines.Done()
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			s.fate.read(r, sc.Text())
+			s.errLog.line(fmt.Sprintf("[rank %d] %s", r, sc.Text()))
+		}
+	}()
+	return nil
+}
+
+// cutLifelines closes the ranks' stdin pipes.
+func (s *supervisor) cutLifelines() {
+	for _, w := range s.lifelines {
+		w.Close()
+	}
+}
+
+// stopAll sends sig to every rank still running.
+func (s *supervisor) stopAll(sig os.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for r, p := range s.procs {
+		if !s.exited[r] {
+			p.Process.Signal(sig)
+		}
+	}
+}
+
+// forwardSignals passes SIGINT and SIGTERM on to the ranks (a second one
+// too: the ranks then stop at once) until the returned function is called.
+func (s *supervisor) forwardSignals() (stop func()) {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range signals {
+			s.mu.Lock()
+			s.asked, s.interrupted = true, true
+			s.mu.Unlock()
+			s.stopAll(sig)
+		}
+	}()
+	return func() { signal.Stop(signals) }
+}
+
+// wait waits for every rank and returns the first failure. When a rank
+// fails, the others are asked to stop with SIGTERM (so they checkpoint)
+// unless a signal asked them already, and killed if they have not stopped
+// within timeout plus 10 s.
+func (s *supervisor) wait(timeout time.Duration) error {
+	type result struct {
+		rank int
+		err  error
+	}
+	done := make(chan result, len(s.procs))
+	for r, p := range s.procs {
+		go func() { done <- result{r, p.Wait()} }()
+	}
+	var first error
+	var killer *time.Timer
+	for range s.procs {
+		res := <-done
+		s.mu.Lock()
+		s.exited[res.rank] = true
+		s.mu.Unlock()
+		s.fate.exited(res.rank, res.err)
+		if res.err == nil || first != nil {
+			continue
+		}
+		first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
+		s.mu.Lock()
+		again := s.asked
+		s.asked = true
+		s.mu.Unlock()
+		if !again {
+			// A rank stopped by a signal writes its checkpoint; a second
+			// signal would stop it at once, without one.
+			s.stopAll(syscall.SIGTERM)
+		}
+		killer = time.AfterFunc(timeout+10*time.Second, func() {
+			s.fate.killing()
+			s.stopAll(syscall.SIGKILL)
+		})
+	}
+	if killer != nil {
+		killer.Stop()
+	}
+	return first
 }
 
 // interruptedLaunch is the error of a launched run stopped by a signal: it

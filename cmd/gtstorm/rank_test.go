@@ -191,7 +191,7 @@ func TestNodeConfigMismatch(t *testing.T) {
 	}
 }
 
-// startRanks starts one `gtstorm node` process per rank on fresh loopback
+// startRanks starts one `gtstorm rank` process per rank on fresh loopback
 // ports, in plaintext, with the given extra flags per rank.
 func startRanks(t *testing.T, ctx context.Context, dir string, k int, extra func(r int) []string) ([]*exec.Cmd, []*bytes.Buffer) {
 	t.Helper()

@@ -67,7 +67,7 @@ func slurmCerts(t *testing.T, dir string, k int) string {
 	return certs
 }
 
-// TestSlurmSrunEqualsTrain: `srun -n 3 gtstorm node` with no --rank and no
+// TestSlurmSrunEqualsTrain: `srun -n 3 gtstorm rank` with no --rank and no
 // --ranks (each task places itself from SLURM_PROCID and the step's node
 // list) ends with train's model and metrics, bit for bit: the a8a logistic
 // regression and a short MNIST run.
