@@ -58,6 +58,19 @@ type Config struct {
 	// Seed seeds the stochastic compressors (rand-k, QSGD): node i's message
 	// of round t is drawn from a stream that depends only on (Seed, i, t).
 	Seed uint64
+	// Byzantine lists the nodes that lie, distinct and in increasing order
+	// (see [ParseByzantine]), fewer than m; Attack says how, and must be
+	// set exactly when Byzantine is not empty. The measures (Mean,
+	// ConsensusError, Loss, GradNormSq's x̄) then count the honest nodes
+	// only. A labelflip attack changes no message: the batch source gives
+	// the Byzantine nodes their poisoned data.
+	Byzantine []int
+	Attack    Attack
+	// Aggregate replaces plain gossip Σ_j W_ij v_j for every slab the
+	// method mixes; nil is plain gossip ([Mean]). A method that sends
+	// compressed messages (CHOCO) takes neither a robust rule nor an
+	// attack on messages.
+	Aggregate Aggregator
 	// Network, if not nil, is the simulated network and compute that
 	// [Optimizer.SimSeconds] turns rounds into seconds with. It needs every
 	// node in one process (Local empty).

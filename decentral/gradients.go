@@ -96,33 +96,38 @@ var errNoBatch = errors.New("the batch source gave no batch (nil Batch)")
 // mixRow sets dst = Σ_j W_ij vec_j for node i, where vec_j is the k-th vector
 // neighbour j sent this round and own is node i's.
 func (o *Optimizer) mixRow(dst []float32, i, k int, own []float32) {
-	self := o.mix.self32[i]
-	nb, ws := o.mix.from[i], o.mix.w32[i]
-	recv := func(n int) []float32 { return o.ex.Recv(i, nb[n])[k] }
+	nb := o.mix.from[i]
+	gossip(dst, o.mix.self32[i], own, o.mix.w32[i], len(nb), func(n int) []float32 { return o.ex.Recv(i, nb[n])[k] })
+}
+
+// gossip sets dst = self·own + Σ_n ws[n]·vec(n) over n < count, in float32,
+// in a fixed order of kernels: plain gossip's arithmetic, which every rule
+// that reduces to it (mean, clip with nothing clipped) repeats bit for bit.
+func gossip(dst []float32, self float32, own []float32, ws []float32, count int, vec func(n int) []float32) {
 	n := 0
-	switch len(nb) {
+	switch count {
 	case 0:
 		setScaled(dst, self, own)
 		return
 	case 1:
-		setScaled2(dst, self, own, ws[0], recv(0))
+		setScaled2(dst, self, own, ws[0], vec(0))
 		return
 	case 2:
-		setScaled3(dst, self, own, ws[0], recv(0), ws[1], recv(1))
+		setScaled3(dst, self, own, ws[0], vec(0), ws[1], vec(1))
 		return
 	default:
-		setScaled4(dst, self, own, ws[0], recv(0), ws[1], recv(1), ws[2], recv(2))
+		setScaled4(dst, self, own, ws[0], vec(0), ws[1], vec(1), ws[2], vec(2))
 		n = 3
 	}
-	for ; n+4 <= len(nb); n += 4 {
-		addScaled4(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2), ws[n+3], recv(n+3))
+	for ; n+4 <= count; n += 4 {
+		addScaled4(dst, ws[n], vec(n), ws[n+1], vec(n+1), ws[n+2], vec(n+2), ws[n+3], vec(n+3))
 	}
-	switch len(nb) - n {
+	switch count - n {
 	case 1:
-		addScaled(dst, ws[n], recv(n))
+		addScaled(dst, ws[n], vec(n))
 	case 2:
-		addScaled2(dst, ws[n], recv(n), ws[n+1], recv(n+1))
+		addScaled2(dst, ws[n], vec(n), ws[n+1], vec(n+1))
 	case 3:
-		addScaled3(dst, ws[n], recv(n), ws[n+1], recv(n+1), ws[n+2], recv(n+2))
+		addScaled3(dst, ws[n], vec(n), ws[n+1], vec(n+1), ws[n+2], vec(n+2))
 	}
 }

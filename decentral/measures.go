@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// Mean writes x̄ = (1/m) Σ_i x_i into dst (length p), summing in float64.
+// Mean writes x̄ = (1/m) Σ_i x_i into dst (length p), summing in float64;
+// over the honest nodes only when some are Byzantine (see [Optimizer.Honest]).
 func (o *Optimizer) Mean(dst []float32) {
 	o.meanAcc()
 	for k, s := range o.acc {
@@ -16,30 +17,31 @@ func (o *Optimizer) Mean(dst []float32) {
 // meanAcc leaves x̄ in o.acc.
 func (o *Optimizer) meanAcc() {
 	clear(o.acc)
-	for i := 0; i < o.m; i++ {
+	for _, i := range o.honest {
 		x := o.row(o.x, i)
 		for k, v := range x {
 			o.acc[k] += float64(v)
 		}
 	}
-	inv := 1 / float64(o.m)
+	inv := 1 / float64(len(o.honest))
 	for k := range o.acc {
 		o.acc[k] *= inv
 	}
 }
 
-// ConsensusError returns (1/m) Σ_i ‖x_i − x̄‖², in float64.
+// ConsensusError returns (1/m) Σ_i ‖x_i − x̄‖², in float64; over the honest
+// nodes only, about their mean, when some are Byzantine.
 func (o *Optimizer) ConsensusError() float64 {
 	o.meanAcc()
 	s := 0.0
-	for i := 0; i < o.m; i++ {
+	for _, i := range o.honest {
 		x := o.row(o.x, i)
 		for k, v := range x {
 			d := float64(v) - o.acc[k]
 			s += d * d
 		}
 	}
-	return s / float64(o.m)
+	return s / float64(len(o.honest))
 }
 
 // GradNormSq returns ‖(1/n) Σ_k ∇f(x̄; batches[k])‖², the squared norm of the
@@ -142,13 +144,14 @@ func (o *Optimizer) Direction(i int) []float32 {
 
 // Loss returns the mean over nodes of the minibatch loss of each node's last
 // gradient evaluation at its own parameters (GT-STORM: at x_t; GNSD: at x_t;
-// DSGD: at x_{t−1}, before its last move); NaN before any.
+// DSGD: at x_{t−1}, before its last move); NaN before any. It counts the
+// honest nodes only when some are Byzantine.
 func (o *Optimizer) Loss() float64 {
 	s := 0.0
-	for _, l := range o.loss {
-		s += l
+	for _, i := range o.honest {
+		s += o.loss[i]
 	}
-	return s / float64(o.m)
+	return s / float64(len(o.honest))
 }
 
 // Close stops the worker goroutines. The optimizer stays usable; a later

@@ -55,6 +55,16 @@ type Optimizer struct {
 	dec      [][]float32
 	msgBytes []int64
 
+	// Byzantine nodes and robust aggregation (Config.Byzantine, Attack,
+	// Aggregate): byz[i] marks a node that lies (nil for none), honest
+	// lists the others, agg is the rule (nil: plain gossip) and rob holds
+	// each worker's buffers when mixing goes through robustMix.
+	byz    []bool
+	honest []int
+	attack Attack
+	agg    Aggregator
+	rob    []robustScratch
+
 	// The simulated clock (Config.Network): T_i, when node i finished the
 	// last round, in seconds.
 	simT, simReady []float64
@@ -178,6 +188,9 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	if cfg.Network != nil {
 		opt.simT, opt.simReady = make([]float64, m), make([]float64, m)
+	}
+	if err := opt.setByzantine(cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := opt.checkMixing(mix); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -331,6 +344,11 @@ func (o *Optimizer) setRates(t int) {
 func (o *Optimizer) checkMixing(mx *Mixing) error {
 	if mx == nil || mx.Nodes() != o.m {
 		return fmt.Errorf("the topology gave no mixing matrix over %d nodes", o.m)
+	}
+	if o.agg != nil {
+		if err := o.agg.Check(mx); err != nil {
+			return err
+		}
 	}
 	if c, ok := o.meth.(MixingChecker); ok {
 		return c.CheckMixing(mx)

@@ -100,6 +100,15 @@ func NeedsStaticGraph(algo string) bool {
 	return err == nil && d.StaticGraph
 }
 
+// CompressesMessages reports whether the algorithm named algo sends
+// compressed messages (Description.Compress, as CHOCO's) rather than its
+// shared slabs: such a method takes no attack on messages and no robust
+// aggregation rule. False for an unknown name.
+func CompressesMessages(algo string) bool {
+	d, err := describe(algo)
+	return err == nil && d.Compress != ""
+}
+
 // StateSlabs returns the names of the state slabs a [Snapshot] of algo
 // holds, x first.
 func StateSlabs(algo string) ([]string, error) {

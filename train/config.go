@@ -35,6 +35,13 @@ type Config struct {
 	Compress  string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
 	Gamma     float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
 
+	// Byzantine nodes (SPEC §11); all empty for none. Byzantine is a count
+	// drawn from the seed or a comma list of node ids, Attack what they do,
+	// Aggregate the rule every node mixes with ("" and "mean": gossip).
+	Byzantine string `json:"byzantine,omitempty"`
+	Attack    string `json:"attack,omitempty"`
+	Aggregate string `json:"aggregate,omitempty"`
+
 	// The simulated network (sim_seconds); all zero for none.
 	LinkLatency   float64 `json:"link_latency,omitempty"`   // seconds per message
 	LinkBandwidth float64 `json:"link_bandwidth,omitempty"` // bits per second per link and direction; 0 = unlimited

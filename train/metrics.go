@@ -11,6 +11,8 @@ import (
 )
 
 // Row is one line of metrics.csv: the state of the run after Round rounds.
+// In a run with Byzantine nodes the measures count the honest nodes only
+// (summary.json lists the Byzantine ones).
 type Row struct {
 	Round        int     // communication rounds done
 	TestAcc      float64 // test accuracy of the averaged model x̄
@@ -198,6 +200,14 @@ type Summary struct {
 	// Diverged, when not empty, says that the run stopped because its state
 	// became NaN or Inf; the figures are then the last good evaluation's.
 	Diverged string `json:"diverged,omitempty"`
+	// Byzantine lists the nodes that lied (--byzantine, drawn from the seed
+	// or listed), Attack what they did and Aggregate the rule every node
+	// mixed with; Measured then says that every figure above counts the
+	// honest nodes only (x̄ is their mean). All absent without them.
+	Byzantine []int  `json:"byzantine,omitempty"`
+	Attack    string `json:"attack,omitempty"`
+	Aggregate string `json:"aggregate,omitempty"`
+	Measured  string `json:"measured,omitempty"`
 	// Refused, when not empty, says why a grid did not start the run: its
 	// algorithm cannot use one of the graphs its rounds mix with (see
 	// checkGraphs). Such a summary holds the settings only.

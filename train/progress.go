@@ -44,10 +44,14 @@ func (r *reporter) headline(row *Row) string {
 	if row == nil {
 		return ""
 	}
-	if r.cfg.IsLogReg() {
-		return fmt.Sprintf("S(x) %.4g  acc %.4f", row.Stationarity(), row.TestAcc)
+	honest := ""
+	if r.cfg.Attack != "" {
+		honest = "  (honest nodes)"
 	}
-	return fmt.Sprintf("test acc %.4f  loss %.4f", row.TestAcc, row.TestLoss)
+	if r.cfg.IsLogReg() {
+		return fmt.Sprintf("S(x) %.4g  acc %.4f%s", row.Stationarity(), row.TestAcc, honest)
+	}
+	return fmt.Sprintf("test acc %.4f  loss %.4f%s", row.TestAcc, row.TestLoss, honest)
 }
 
 func (r *reporter) begin(round int, row *Row) {

@@ -117,6 +117,9 @@ func Report(title string, res []CellResult, pivot bool) string {
 	if len(res) > 0 && len(res[0].Configs) > 0 {
 		fmt.Fprintf(&b, "%s; mean ± std over seeds.\n\n", sharedSettings(res))
 	}
+	if honestOnly(res) {
+		b.WriteString("Runs with Byzantine nodes are measured on their honest nodes only: x̄ is the honest nodes' mean, and the consensus error, losses and mean local accuracy are theirs (summary.json lists the Byzantine nodes of each run).\n\n")
+	}
 	if pivot {
 		writePivot(&b, res)
 	}
@@ -257,11 +260,29 @@ func sharedSettings(res []CellResult) string {
 		}
 		parts = append(parts, net)
 	}
+	if c0.Attack != "" {
+		add(func(c Config) any { return c.Byzantine + " " + c.Attack }, fmt.Sprintf("Byzantine nodes %s (%s)", c0.Byzantine, c0.Attack))
+	}
+	if c0.Aggregate != "" {
+		add(func(c Config) any { return c.Aggregate }, "aggregate "+c0.Aggregate)
+	}
 	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
 	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
 	add(func(c Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
 	parts = append(parts, fmt.Sprintf("%d seed(s)", len(res[0].Configs)))
 	return strings.Join(parts, ", ")
+}
+
+// honestOnly reports whether some cell of a grid has Byzantine nodes.
+func honestOnly(res []CellResult) bool {
+	for _, r := range res {
+		for _, c := range r.Configs {
+			if c.Attack != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writePivot writes test accuracy with algorithms as rows and partitions as

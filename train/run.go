@@ -439,7 +439,9 @@ func (r *runner) record(ctx context.Context) error {
 const blownApart = 1e30
 
 // evaluate measures the current state: x̄ on the test set, the local models
-// on its head, the global gradient at x̄ on the fixed training subsets.
+// on its head, the global gradient at x̄ on the fixed training subsets. With
+// Byzantine nodes every measure counts the honest nodes only: x̄ is their
+// mean, the consensus error, losses and local accuracy are theirs.
 func (r *runner) evaluate(ctx context.Context) (Row, error) {
 	s, opt := r.s, r.s.opt
 	opt.Mean(r.xbar)
@@ -448,7 +450,8 @@ func (r *runner) evaluate(ctx context.Context) (Row, error) {
 		return Row{}, err
 	}
 	var local float64
-	for i := range opt.Nodes() {
+	honest := opt.Honest() // every node, unless some are Byzantine
+	for _, i := range honest {
 		a, _, err := s.pool.Evaluate(opt.Node(i), s.localSet, evalChunk)
 		if err != nil {
 			return Row{}, fmt.Errorf("node %d: %w", i, err)
@@ -464,7 +467,7 @@ func (r *runner) evaluate(ctx context.Context) (Row, error) {
 		Round:        opt.Round(),
 		TestAcc:      acc,
 		TestLoss:     loss,
-		LocalTestAcc: local / float64(opt.Nodes()),
+		LocalTestAcc: local / float64(len(honest)),
 		TrainLoss:    opt.Loss(),
 		Consensus:    opt.ConsensusError(),
 		GradNormSq:   gn,
@@ -548,6 +551,10 @@ func (r *runner) summary() *Summary {
 	}
 	if s.compute > 0 {
 		sum.SimSeconds = Num(last.SimSeconds)
+	}
+	if cfg.hasByzantine() {
+		sum.Byzantine, sum.Attack, sum.Aggregate = s.opt.Byzantine(), cfg.Attack, cfg.Aggregate
+		sum.Measured = measuredNodes(sum.Byzantine, cfg.Nodes)
 	}
 	return sum
 }

@@ -58,7 +58,7 @@ func nonNegative(x float64) bool { return x >= 0 }
 // settings returns the table of every run setting, in the order Validate
 // checks them.
 func settings() []Setting {
-	return []Setting{
+	return append([]Setting{
 		{Name: "dataset", Usage: "dataset: " + strings.Join(Datasets(), "|"), Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Dataset) },
 			want: func(c Config) string {
@@ -270,7 +270,7 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-	}
+	}, byzantineSettings()...)
 }
 
 // Settings returns the run settings, as `gtstorm train` registers them.

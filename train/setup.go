@@ -74,6 +74,13 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	byz, attack, agg, err := cfg.robust()
+	if err != nil {
+		return nil, err
+	}
+	if part != nil && cfg.hasByzantine() {
+		return nil, &ConfigError{"byzantine", cfg.Byzantine, "no Byzantine nodes, attack or robust aggregate in a run over several processes (they are simulated in one process so far)"}
+	}
 	dc := decentral.Config{
 		Method:       meth,
 		Eta0:         cfg.Eta0,
@@ -83,6 +90,9 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		Workers:      cfg.Workers,
 		Topology:     s.topo,
 		Seed:         cfg.Seed,
+		Byzantine:    byz,
+		Attack:       attack,
+		Aggregate:    agg,
 	}
 	nodes := cfg.Nodes
 	if part != nil {
@@ -104,8 +114,15 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 			return nil, err
 		}
 	}
-	if s.opt, err = decentral.New(dc, s.mix, newSampler(s.sampler), oracle{s.pool}, x0); err != nil {
+	smp := newSampler(s.sampler)
+	if attack.Name == decentral.AttackLabelFlip {
+		smp.poison(byz, flipLabels(s.train))
+	}
+	if s.opt, err = decentral.New(dc, s.mix, smp, oracle{s.pool}, x0); err != nil {
 		return nil, err
+	}
+	if s.gradBatches != nil {
+		s.gradBatches = honestBatches(s.gradBatches, s.opt.Honest())
 	}
 	return s, nil
 }
@@ -152,6 +169,9 @@ func checkBigBatch(cfg Config, p *data.Partition) error {
 func (c Config) checkGraphs() error {
 	topo, _, err := newTopology(c)
 	if err != nil {
+		return err
+	}
+	if err := c.checkAggregate(topo); err != nil {
 		return err
 	}
 	if err := decentral.CheckTopology(c.Algo, topo, c.Iters); err != nil {
@@ -242,7 +262,8 @@ func fixedSubsets(d *data.Dataset, p *data.Partition, n int, seed uint64) []dece
 // the model workers have built already (the last piece may be smaller).
 type sampler struct {
 	s     *data.Sampler
-	nodes []fullBatches // per node, reused
+	nodes []fullBatches   // per node, reused
+	data  []*data.Dataset // per node: its batches' data, poisoned for a labelflip node
 }
 
 // fullBatches is one node's large batch: its drawn indices and its pieces.
@@ -253,10 +274,26 @@ type fullBatches struct {
 }
 
 func newSampler(s *data.Sampler) *sampler {
-	return &sampler{s: s, nodes: make([]fullBatches, s.Nodes())}
+	d := make([]*data.Dataset, s.Nodes())
+	for i := range d {
+		d[i] = s.Data()
+	}
+	return &sampler{s: s, nodes: make([]fullBatches, s.Nodes()), data: d}
 }
 
-func (s *sampler) Sample(node int) decentral.Batch { return s.s.SampleRef(node) }
+// poison gives the nodes listed the dataset bad in place of the
+// training set: the same samples, their labels flipped.
+func (s *sampler) poison(nodes []int, bad *data.Dataset) {
+	for _, i := range nodes {
+		s.data[i] = bad
+	}
+}
+
+func (s *sampler) Sample(node int) decentral.Batch {
+	b := s.s.SampleRef(node)
+	b.Data = s.data[node]
+	return b
+}
 
 // FullBatch returns node's whole share (n = 0) or n samples drawn from it
 // with replacement, from the node's stream, in pieces.
@@ -273,7 +310,7 @@ func (s *sampler) FullBatch(node, n int) []decentral.Batch {
 	}
 	size := s.s.BatchSize()
 	f.pieces, f.refs = f.pieces[:0], f.refs[:0]
-	d := s.s.Data()
+	d := s.data[node]
 	for lo := 0; lo < len(index); lo += size {
 		f.pieces = append(f.pieces, data.Batch{Data: d, Index: index[lo:min(lo+size, len(index))]})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,6 +137,11 @@ func runError(err error) error {
 func printSummary(w io.Writer, out string, s *train.Summary) {
 	fmt.Fprintf(w, "%s on %s, %s partition, %d nodes (λ = %.4f), %d rounds in %.1f s\n",
 		s.Algo, s.Data, s.Partition, s.Nodes, float64(s.Lambda), s.CommRounds, float64(s.Seconds))
+	if s.Measured != "" {
+		fmt.Fprintf(w, "  attack %s, aggregate %s; measured on %s\n", s.Attack, cmp.Or(s.Aggregate, "mean"), s.Measured)
+	} else if s.Aggregate != "" {
+		fmt.Fprintf(w, "  aggregate %s\n", s.Aggregate)
+	}
 	fmt.Fprintf(w, "  test accuracy of x̄ %.4f, loss %.4f; mean local accuracy %.4f\n",
 		float64(s.FinalTestAcc), float64(s.FinalTestLoss), float64(s.LocalTestAcc))
 	fmt.Fprintf(w, "  S(x) %.4g = ‖∇f(x̄)‖² %.4g + consensus %.4g\n",

@@ -1,0 +1,145 @@
+package train
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// Byzantine nodes and robust aggregation (SPEC §11): the settings'
+// checks, what they make of a run, and the poisoned data of labelflip.
+
+// byzantineSettings returns the settings table's entries for --byzantine,
+// --attack and --aggregate.
+func byzantineSettings() []Setting {
+	return []Setting{
+		{Name: "byzantine", Usage: "Byzantine nodes: a count B < --nodes drawn from the seed (recorded in summary.json), or a comma list of node ids (5, for node 5 alone); 0: none", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Byzantine) },
+			want: func(c Config) string {
+				nodes, err := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+				switch {
+				case err != nil:
+					return fmt.Sprintf("a count B with 0 ≤ B < --nodes %d, or a comma list of fewer distinct node ids of [0, %d) (5, for node 5 alone)", c.Nodes, c.Nodes)
+				case len(nodes) > 0 && c.Attack == "":
+					return "0 without an --attack: Byzantine nodes need one"
+				}
+				return ""
+			}},
+		{Name: "attack", Usage: "what the Byzantine nodes do: " + decentral.AttackKinds + " (alie, ipm and dissensus read the honest vectors their target receives)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Attack) },
+			want: func(c Config) string {
+				a, err := decentral.ParseAttack(c.Attack)
+				if err != nil {
+					return decentral.AttackKinds + ", parameters finite and ≥ 0"
+				}
+				nodes, _ := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+				switch {
+				case a.Name != "" && len(nodes) == 0:
+					return "no attack without --byzantine nodes"
+				case a.Lies() && decentral.CompressesMessages(c.Algo):
+					return decentral.AttackLabelFlip + " with --algo " + c.Algo + ", whose compressed messages take no attack on messages"
+				}
+				return ""
+			}},
+		{Name: "aggregate", Usage: "how a node combines the vectors of a slab it mixes: " + decentral.AggregateKinds + " (mean: plain gossip; clip without τ: the adaptive radius, see README)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Aggregate) },
+			want: func(c Config) string {
+				a, err := decentral.ParseAggregate(c.Aggregate)
+				switch {
+				case err != nil:
+					return decentral.AggregateKinds + " with τ > 0 and b ≥ 0"
+				case a.String() != decentral.AggMean && decentral.CompressesMessages(c.Algo):
+					return "mean with --algo " + c.Algo + ", whose compressed messages take no robust rule"
+				}
+				return ""
+			}},
+	}
+}
+
+// robust returns the Byzantine nodes, attack and aggregation rule of c,
+// whose settings are valid.
+func (c Config) robust() (nodes []int, a decentral.Attack, agg decentral.Aggregator, err error) {
+	if nodes, err = decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed); err != nil {
+		return nil, a, nil, &ConfigError{"byzantine", c.Byzantine, err.Error()}
+	}
+	if a, err = decentral.ParseAttack(c.Attack); err != nil {
+		return nil, a, nil, &ConfigError{"attack", c.Attack, err.Error()}
+	}
+	if agg, err = decentral.ParseAggregate(c.Aggregate); err != nil {
+		return nil, a, nil, &ConfigError{"aggregate", c.Aggregate, err.Error()}
+	}
+	return nodes, a, agg, nil
+}
+
+// hasByzantine reports whether c has Byzantine nodes or a rule other than
+// plain gossip.
+func (c Config) hasByzantine() bool {
+	return c.Attack != "" || c.Aggregate != "" && c.Aggregate != decentral.AggMean
+}
+
+// checkAggregate refuses a rule that needs more neighbours than some node
+// of some round's graph has (trim:b needs 2b < degree + 1), naming the
+// node and the round.
+func (c Config) checkAggregate(topo decentral.Topology) error {
+	_, _, agg, err := c.robust()
+	if err != nil {
+		return err
+	}
+	var last *decentral.Mixing
+	for t := range c.Iters {
+		mx := topo.Mixing(t)
+		if mx == last {
+			continue
+		}
+		if err := agg.Check(mx); err != nil {
+			if _, static := topo.(decentral.Static); !static {
+				err = fmt.Errorf("round %d: %w", t+1, err)
+			}
+			return &ConfigError{"aggregate", c.Aggregate, fmt.Sprintf("a rule every node's neighbourhood allows: %v", err)}
+		}
+		last = mx
+	}
+	return nil
+}
+
+// flipLabels returns d with every label y replaced by C − 1 − y: the
+// poisoned data of a labelflip node (9 − y for 10 classes, 1 − y for a
+// binary task). The samples are shared with d.
+func flipLabels(d *data.Dataset) *data.Dataset {
+	f := *d
+	f.Labels = make([]uint8, len(d.Labels))
+	top := uint8(d.Classes - 1)
+	for i, y := range d.Labels {
+		f.Labels[i] = top - y
+	}
+	return &f
+}
+
+// honestBatches returns the batches of the honest nodes among batches, one
+// per node.
+func honestBatches(batches []decentral.Batch, honest []int) []decentral.Batch {
+	if len(honest) == len(batches) {
+		return batches
+	}
+	out := make([]decentral.Batch, len(honest))
+	for k, i := range honest {
+		out[k] = batches[i]
+	}
+	return out
+}
+
+// measuredNodes describes, for summary.json, the nodes the measures count
+// when some are Byzantine, else "".
+func measuredNodes(byz []int, m int) string {
+	if len(byz) == 0 {
+		return ""
+	}
+	ids := make([]string, len(byz))
+	for k, i := range byz {
+		ids[k] = fmt.Sprint(i)
+	}
+	return fmt.Sprintf("the %d honest nodes of %d (Byzantine: %s)", m-len(byz), m, strings.Join(ids, ", "))
+}
