@@ -199,29 +199,76 @@ func (x *Exchange) missing(round int) error {
 }
 
 // sendStates sends this rank's node states of round to rank 0, opening the
-// gather stream on first use.
+// gather stream on first use, and waits for rank 0's acknowledgement that
+// it filed them all. A stream that breaks on the way (a reset connection)
+// is opened again and the round's states sent again, for up to the peer
+// timeout: rank 0 drops the states it already holds.
 func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, err := x.gatherStreamLocked(ctx, true); err != nil {
-		return err
-	}
 	for _, s := range states {
 		if len(s.X) > maxGatherFloats {
 			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER frame's %d", s.Node, len(s.X), maxGatherFloats)
 		}
+	}
+	c := &x.gatherTo
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	deadline := time.Now().Add(x.timeout)
+	for {
+		err := x.trySendStatesLocked(ctx, round, states)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		x.logf("transport: rank %d: %v; opening the gather stream again", x.cfg.Rank, err)
+		x.dropGatherLocked()
+	}
+}
+
+// trySendStatesLocked sends round's states on the gather stream and waits,
+// at most the peer timeout, for rank 0's acknowledgement. It holds
+// x.gatherTo.mu.
+func (x *Exchange) trySendStatesLocked(ctx context.Context, round int, states []decentral.NodeState) error {
+	c := &x.gatherTo
+	cs, err := x.gatherStreamLocked(ctx, true)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+	}
+	for _, s := range states {
 		// Total counts the payload in 4-byte words, as a float frame's.
 		words := uint32(stateHeaderSize/4 + len(s.X))
 		c.buf = wire.AppendHeader(c.buf[:0], wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(x.cfg.Rank), Total: words})
 		c.buf = AppendState(c.buf, s)
-		if err := c.cs.SendMsg(&c.buf); err != nil {
-			return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		if err := cs.SendMsg(&c.buf); err != nil {
+			return fail(err)
 		}
 		x.bytesSent.Add(int64(len(c.buf)))
 	}
+	// One acknowledgement per state, bounded: a silent rank 0 cancels the
+	// stream.
+	timer := time.AfterFunc(x.timeout, c.cancel)
+	defer timer.Stop()
+	for range states {
+		var m inMsg
+		if err := cs.RecvMsg(&m); err != nil {
+			return fail(err)
+		}
+		f, err := m.frame()
+		m.free()
+		if err == nil && (f.Kind != wire.Hello || f.K != gatherAckK || int(f.Round) != round) {
+			err = fmt.Errorf("rank 0 answered a state of round %d with a %s frame (K %d, round %d)", round, f.Kind, f.K, f.Round)
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
 	return nil
 }
+
+// gatherAckK marks, in a HELLO frame's K, rank 0's acknowledgement that it
+// filed (or already held) a state of the frame's round.
+const gatherAckK = 3
 
 // gatherStreamLocked returns this rank's gather stream to rank 0, opening
 // it on first use (cut short by Abort if abortable); it holds
@@ -317,6 +364,7 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 	if err := ss.SendMsg(&hello); err != nil {
 		return err
 	}
+	filed := map[int]int{} // by node: the latest round this stream filed
 	for {
 		var m inMsg
 		if err := ss.RecvMsg(&m); err != nil {
@@ -348,10 +396,15 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		if err == nil && (s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank) {
 			err = fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
 		}
+		round := int(f.Round)
 		g := &x.gather
 		g.mu.Lock()
 		if err == nil {
-			err = g.fileLocked(int(f.Round), s)
+			if last, ok := filed[s.Node]; ok && round <= last {
+				err = g.fileLocked(round, s) // refused: this stream sent it already
+			} else {
+				err = g.fileAgainLocked(round, s)
+			}
 		}
 		if err != nil {
 			g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
@@ -363,7 +416,43 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		g.heard = time.Now()
 		g.cond.Broadcast()
 		g.mu.Unlock()
+		filed[s.Node] = round
+		ack := wire.AppendHeader(nil, wire.Header{Kind: wire.Hello, K: gatherAckK, Round: uint64(round)})
+		if err := ss.SendMsg(&ack); err != nil {
+			return err
+		}
 	}
+}
+
+// fileAgainLocked files node state s of round as fileLocked does, except
+// that the state of the node's latest round, sent again on a new stream
+// after a reset, is dropped when it is the same as the one filed (or when
+// that one was taken by Gather already) and refused when it differs. It
+// holds g.mu.
+func (g *gatherBox) fileAgainLocked(round int, s decentral.NodeState) error {
+	if last, ok := g.last[s.Node]; !ok || round != last {
+		return g.fileLocked(round, s)
+	}
+	for _, had := range g.rounds[round] {
+		if had.Node == s.Node && !sameState(had, s) {
+			return fmt.Errorf("node %d's state of round %d again, with other values", s.Node, round)
+		}
+	}
+	return nil
+}
+
+// sameState reports whether two node states hold the same bits.
+func sameState(a, b decentral.NodeState) bool {
+	if a.Node != b.Node || a.Samples != b.Samples || a.Evals != b.Evals || a.Bytes != b.Bytes ||
+		math.Float64bits(a.Loss) != math.Float64bits(b.Loss) || len(a.X) != len(b.X) {
+		return false
+	}
+	for k := range a.X {
+		if math.Float32bits(a.X[k]) != math.Float32bits(b.X[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // fileLocked files node state s of round, holding g.mu: each node's state
