@@ -188,3 +188,86 @@ func parseIndex(b []byte) (int, bool) {
 	}
 	return n, n >= 1 && n <= math.MaxInt32
 }
+
+// LibSVMCounts are what ScanLibSVM counts in a LibSVM file.
+type LibSVMCounts struct {
+	Samples  int64 // lines with a label
+	NonZeros int64 // the features given (the colons)
+	MaxIndex int64 // the largest feature index
+	Approx   bool  // extrapolated from the file's first bytes
+}
+
+// ScanLibSVM counts the samples, the non-zeros and the largest feature
+// index of a LibSVM file, plain, gzip or bzip2 (as LoadLibSVM opens it),
+// without loading it: it reads at most budget bytes of text and
+// extrapolates the counts of a longer file by its size on disk. It checks
+// nothing of the format: a line with any token counts as a sample. Where
+// reading fails midway, it returns the counts so far with the error.
+func ScanLibSVM(path string, budget int64) (LibSVMCounts, error) {
+	src, err := openSource(path)
+	if err != nil {
+		return LibSVMCounts{}, err
+	}
+	defer src.Close()
+	var (
+		s    LibSVMCounts
+		cur  int64 // the digits of the current token, while it is a number
+		buf  = make([]byte, 1<<20)
+		read int64
+		// Where the scan is: at a token's start; in a number; the line has
+		// a token (a sample); in a comment; past a feature's colon.
+		start, inNum, hasToken, inComment, inValue = true, false, false, false, false
+	)
+	for read < budget {
+		k, err := src.Read(buf)
+		read += int64(k)
+		for _, b := range buf[:k] {
+			switch {
+			case b == '\n':
+				if hasToken {
+					s.Samples++
+				}
+				start, inNum, hasToken, inComment, inValue = true, false, false, false, false
+			case inComment:
+			case b == '#':
+				inComment = true
+			case isSpace(b):
+				start, inNum, inValue = true, false, false
+			case inValue:
+			case b == ':':
+				s.NonZeros++
+				if inNum {
+					s.MaxIndex = max(s.MaxIndex, cur)
+				}
+				inNum, inValue = false, true
+			case b >= '0' && b <= '9':
+				if start {
+					cur, inNum = 0, true
+				}
+				if inNum {
+					cur = min(cur*10+int64(b-'0'), math.MaxInt32)
+				}
+				start, hasToken = false, true
+			default:
+				start, inNum, hasToken = false, false, true
+			}
+		}
+		if err == io.EOF {
+			if hasToken {
+				s.Samples++
+			}
+			return s, nil
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	// The budget ran out: scale by the share of the file read.
+	if raw, err := src.f.Seek(0, io.SeekCurrent); err == nil && raw > 0 && src.size > raw {
+		scale := float64(src.size) / float64(raw)
+		s.Samples = int64(float64(s.Samples) * scale)
+		s.NonZeros = int64(float64(s.NonZeros) * scale)
+	}
+	s.Approx = true
+	return s, nil
+}

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,4 +168,46 @@ func TestLoadLibSVMBadInput(t *testing.T) {
 		_, err := LoadLibSVM(p, 0)
 		wantErr(t, err, p, "line 2", "longer than")
 	})
+}
+
+// TestScanLibSVM counts samples, non-zeros and features, plain and gzip,
+// and through comments and blank lines.
+func TestScanLibSVM(t *testing.T) {
+	dir := t.TempDir()
+	text := "# a comment 99:1\n+1 1:0.5 7:1 12:2e-3\n\n-1 3:1 # 400:1\n0 2:1 10:1\n+1\n"
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, []byte(text), 0o644)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte(text))
+	zw.Close()
+	gz := filepath.Join(dir, "gz")
+	os.WriteFile(gz, zb.Bytes(), 0o644)
+	for _, path := range []string{plain, gz} {
+		s, err := ScanLibSVM(path, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Samples != 4 || s.NonZeros != 6 || s.MaxIndex != 12 || s.Approx {
+			t.Errorf("%s: %+v, want 4 rows, 6 non-zeros, 12 features", filepath.Base(path), s)
+		}
+	}
+	if _, err := ScanLibSVM(filepath.Join(dir, "missing"), 1<<20); err == nil {
+		t.Error("a missing file scanned without error")
+	}
+}
+
+// TestScanLibSVMExtrapolates: past its budget the scan scales its counts
+// by the share of the file it read.
+func TestScanLibSVMExtrapolates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long")
+	line := "+1 1:0.5 7:1 12:2e-3\n"
+	os.WriteFile(path, []byte(strings.Repeat(line, 200000)), 0o644) // 4.2 MB
+	s, err := ScanLibSVM(path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Approx || s.Samples < 199000 || s.Samples > 201000 || s.NonZeros < 3*199000 || s.NonZeros > 3*201000 || s.MaxIndex != 12 {
+		t.Errorf("%+v, want about 200000 samples and 600000 non-zeros, approximate", s)
+	}
 }

@@ -47,7 +47,10 @@ const AttackKinds = "signflip[:s]|gauss[:σ]|alie[:z]|ipm[:ε]|dissensus[:ε]|la
 //
 // Every message depends only on the run's seed, the round, the two nodes,
 // the slab and the vectors of the round, so a run stays the same bit for
-// bit whatever its workers.
+// bit whatever its workers and processes. The optimizer running b makes
+// the messages and sends them through a [ScatterExchange]; an omniscient
+// attack reads v_j and H_j's vectors there, so over several processes
+// b's must run j and H_j ([CheckPlacement]).
 type Attack struct {
 	// Name is one of the Attack* names; empty is no attack.
 	Name string

@@ -106,6 +106,15 @@ func (o *Optimizer) setByzantine(cfg Config) error {
 	if o.comp != nil && (o.attack.Lies() || o.agg != nil) {
 		return fmt.Errorf("attack %q and aggregate %v: attacks on messages and robust aggregation apply to methods that share uncompressed slabs, not %s's compressed ones", o.attack, cfg.Aggregate, o.desc.Name)
 	}
+	if o.attack.Lies() {
+		if _, ok := o.ex.(ScatterExchange); !ok {
+			return fmt.Errorf("attack %s: the exchange %T cannot send each neighbour its own message", o.attack, o.ex)
+		}
+		o.liars = make([]liar, o.m)
+		if err := o.checkOmniscient(o.mix); err != nil {
+			return err
+		}
+	}
 	if o.attack.Lies() || o.agg != nil {
 		o.rob = make([]robustScratch, o.procs)
 	}
@@ -131,36 +140,24 @@ func (o *Optimizer) Honest() []int { return o.honest }
 // robustScratch is one worker's buffers for robust mixing and lying.
 type robustScratch struct {
 	Scratch
-	vecs [][]float32 // what the neighbours sent, lies in place of the truth
-	msgs [][]float32 // the Byzantine neighbours' messages
+	vecs [][]float32 // what the neighbours sent
 	mean []float64   // μ_j, p floats
 	sq   []float64   // Σ v², p floats
 	pcg  *rand.PCG
 	rng  *rand.Rand
 }
 
-// msg returns the worker's n-th message buffer of p floats.
-func (s *robustScratch) msg(n, p int) []float32 {
-	for len(s.msgs) <= n {
-		s.msgs = append(s.msgs, make([]float32, p))
-	}
-	return s.msgs[n]
-}
-
 // robustMix is mixRow for a run with an attack on messages or a robust
-// rule: node i's aggregate of slab k, its neighbours' lies in place.
+// rule: node i's aggregate of shared vector k over what its neighbours
+// sent, lies included (see lies.go).
 func (o *Optimizer) robustMix(w int, dst []float32, i, k int, own []float32) {
 	mx := o.mix
-	nb := mx.from[i]
 	s := &o.rob[w]
 	vecs := s.vecs[:0]
-	for _, j := range nb {
+	for _, j := range mx.from[i] {
 		vecs = append(vecs, o.ex.Recv(i, j)[k])
 	}
 	s.vecs = vecs
-	if o.attack.Lies() {
-		o.lie(s, i, k, own)
-	}
 	agg := o.agg
 	if agg == nil {
 		agg = Mean{}

@@ -76,7 +76,7 @@ func mixedRows(t *testing.T, o *Optimizer, xs [][]float32) [][]float32 {
 	}
 	for i := range o.m {
 		o.send[i] = o.share(i, o.send[i][:0])
-		if _, err := o.ex.Send(i, o.mix.to[i], o.send[i]); err != nil {
+		if _, err := o.sendNode(0, i, o.round, o.mix, o.mix.to[i], o.send[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

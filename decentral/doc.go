@@ -46,9 +46,11 @@
 //     and per-node compute turns rounds into [Optimizer.SimSeconds].
 //   - nodes that lie (byzantine.go, attack.go, lies.go): Config.Byzantine
 //     nodes send each neighbour an [Attack]'s message in place of their
-//     honest vectors, computed where it is received from what the receiver
-//     got (omniscient attacks read the honest vectors of the round), and the
-//     measures count the honest nodes only;
+//     honest vectors, made where the Byzantine node runs and sent through
+//     a [ScatterExchange], each neighbour its own (omniscient attacks read
+//     the honest vectors of the round, which the Byzantine node's process
+//     must hold: [CheckPlacement]), and the measures count the honest
+//     nodes only;
 //   - robust aggregation: an [Aggregator] (Config.Aggregate: [Mean],
 //     [Clip], [Trim], [Median], one file each) replaces Σ_j W_ij v_j in
 //     [RoundContext.Mix] for every slab a method mixes.

@@ -3,11 +3,13 @@ package decentral
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Exchange carries one communication round's messages between neighbours.
-// Every round the Optimizer calls Send once for every node with the vectors
-// the algorithm shares (x, or x and v) and the nodes that mix them this
+// Every round the Optimizer calls Send (or, for a Byzantine node's lies,
+// [ScatterExchange.SendEach]) once for every node with the vectors the
+// algorithm shares (x, or x and v) and the nodes that mix them this
 // round (the node's neighbours in W_t; a directed W_t may list fewer or other
 // nodes than it receives from), then Wait, then — concurrently, from
 // its worker goroutines — Recv for every node and neighbour, and mixes what it
@@ -74,6 +76,20 @@ type EncodedExchange interface {
 	SendEncoded(node int, to []int, msg []byte, dec []float32) (int64, error)
 }
 
+// ScatterExchange is an [Exchange] that can send each neighbour its own
+// vectors: a Byzantine node's messages (see [Attack]), which differ per
+// neighbour, travel through SendEach, and Recv(to[n], node) then returns
+// vecs[n]. The optimizer calls SendEach in place of Send, for such a node
+// only; a run whose nodes lie in their messages needs one.
+type ScatterExchange interface {
+	Exchange
+	// SendEach delivers vecs[n], node's vectors for to[n], to each node of
+	// to, and returns the bytes that took. Every vecs[n] holds as many
+	// vectors as Send would, and vecs and to stay unchanged until the
+	// round's Recv calls are over.
+	SendEach(node int, to []int, vecs [][][]float32) (bytes int64, err error)
+}
+
 // MemExchange is the in-memory Exchange of a single process simulating all
 // nodes: a sent vector is shared with the neighbours, not copied, and the
 // bytes reported are those a network transport would send — every float to
@@ -81,6 +97,13 @@ type EncodedExchange interface {
 type MemExchange struct {
 	g    *Graph
 	sent [][][]float32 // sent[node] = the vectors node sent this round
+	each []scattered   // each[node]: what node sent each neighbour, after SendEach
+}
+
+// scattered is a node's SendEach of the round: vecs[n] went to to[n].
+type scattered struct {
+	to   []int
+	vecs [][][]float32
 }
 
 // NewMemExchange returns an in-memory exchange over g's edges.
@@ -98,6 +121,9 @@ func (e *MemExchange) Send(node int, to []int, vecs [][]float32) (int64, error) 
 		return 0, fmt.Errorf("exchange: send from node %d of %d", node, e.g.N)
 	}
 	e.sent[node] = append(e.sent[node][:0], vecs...)
+	if e.each != nil {
+		e.each[node] = scattered{}
+	}
 	floats := 0
 	for _, v := range vecs {
 		floats += len(v)
@@ -109,5 +135,40 @@ func (e *MemExchange) Send(node int, to []int, vecs [][]float32) (int64, error) 
 // Send returns.
 func (e *MemExchange) Wait(ctx context.Context) error { return ctx.Err() }
 
-// Recv returns the vectors from sent this round.
-func (e *MemExchange) Recv(node, from int) [][]float32 { return e.sent[from] }
+// SendEach records node's vectors for each node of to to read.
+func (e *MemExchange) SendEach(node int, to []int, vecs [][][]float32) (int64, error) {
+	if node < 0 || node >= e.g.N {
+		return 0, fmt.Errorf("exchange: send from node %d of %d", node, e.g.N)
+	}
+	if len(vecs) != len(to) {
+		return 0, fmt.Errorf("exchange: node %d sends %d messages to %d nodes", node, len(vecs), len(to))
+	}
+	if e.each == nil {
+		e.each = make([]scattered, e.g.N)
+	}
+	e.each[node] = scattered{to, vecs}
+	e.sent[node] = e.sent[node][:0]
+	var floats int64
+	for _, msg := range vecs {
+		for _, v := range msg {
+			floats += int64(len(v))
+		}
+	}
+	return floats * 4, nil
+}
+
+// Recv returns the vectors from sent node this round.
+func (e *MemExchange) Recv(node, from int) [][]float32 {
+	if e.each != nil && e.each[from].vecs != nil {
+		return scatteredTo(e.each[from].to, e.each[from].vecs, node)
+	}
+	return e.sent[from]
+}
+
+// scatteredTo returns vecs[n] for to[n] = node, or nil.
+func scatteredTo(to []int, vecs [][][]float32, node int) [][]float32 {
+	if n := slices.Index(to, node); n >= 0 {
+		return vecs[n]
+	}
+	return nil
+}

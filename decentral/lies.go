@@ -1,6 +1,7 @@
 package decentral
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -9,59 +10,85 @@ import (
 // streams.
 const gaussStream = 0x6761757373 // "gauss"
 
-// lie replaces, in s.vecs, what node j's Byzantine neighbours sent on slab
-// k with their messages of the run's attack (see [Attack]); own is j's
-// vector. Omniscient attacks read the honest vectors j received, which
-// s.vecs holds before the replacement.
-func (o *Optimizer) lie(s *robustScratch, j, k int, own []float32) {
-	nb := o.mix.from[j]
-	liars := 0
-	for _, b := range nb {
-		if o.byz[b] {
-			liars++
+// A Byzantine node's lies are made where it runs, as a real attacker would
+// make them: the optimizer running node b sends each neighbour j its own
+// message m_bj in place of v_b, through a [ScatterExchange], and what j
+// receives is what it mixes. Over several processes the lies are what
+// travels. An omniscient attack reads the vectors j's honest neighbours
+// send j this round and j's own: the optimizer running b must run j and
+// those neighbours too (see [Optimizer.checkOmniscient]).
+
+// liar is a local Byzantine node's messages: msgs[t&1][n] is what it sends
+// to[n] in round t, its vectors backed by flat[t&1].
+type liar struct {
+	flat [2][]float32
+	hdrs [2][][]float32
+	msgs [2][][][]float32
+}
+
+// messages returns the liar's buffers of round t for n neighbours and
+// shares vectors each, growing them as needed.
+func (l *liar) messages(t, n, shares, p int) [][][]float32 {
+	par := t & 1
+	if len(l.msgs[par]) == n && (n == 0 || len(l.msgs[par][0]) == shares) {
+		return l.msgs[par]
+	}
+	if cap(l.flat[par]) < n*shares*p {
+		l.flat[par] = make([]float32, n*shares*p)
+		l.hdrs[par] = make([][]float32, n*shares)
+		l.msgs[par] = make([][][]float32, n)
+	}
+	flat, hdrs, msgs := l.flat[par], l.hdrs[par][:n*shares], l.msgs[par][:n]
+	for q := range hdrs {
+		hdrs[q] = flat[q*p : (q+1)*p : (q+1)*p]
+	}
+	for q := range msgs {
+		msgs[q] = hdrs[q*shares : (q+1)*shares : (q+1)*shares]
+	}
+	l.msgs[par] = msgs
+	return msgs
+}
+
+// sendNode sends node i's vectors of round t, vecs, to the nodes of to,
+// which W_t = mx gives: as they are, or, for a Byzantine node under an
+// attack on messages, each neighbour its own lies made with worker w's
+// scratch.
+func (o *Optimizer) sendNode(w, i, t int, mx *Mixing, to []int, vecs [][]float32) (int64, error) {
+	if o.byz == nil || !o.byz[i] || !o.attack.Lies() {
+		return o.ex.Send(i, to, vecs)
+	}
+	msgs := o.liars[i].messages(t, len(to), len(vecs), o.p)
+	s := &o.rob[w]
+	for n, j := range to {
+		for k, v := range vecs {
+			o.lie(s, msgs[n][k], mx, t, i, j, k, v)
 		}
 	}
-	if liars == 0 {
-		return
-	}
-	a := o.attack
-	if a.Omniscient() {
-		m := s.msg(0, o.p)
-		o.omniscient(s, m, j, own, liars)
-		for n, b := range nb {
-			if o.byz[b] {
-				s.vecs[n] = m
-			}
-		}
-		return
-	}
-	c := 0
-	for n, b := range nb {
-		if !o.byz[b] {
-			continue
-		}
-		m := s.msg(c, o.p)
-		c++
-		v := s.vecs[n]
-		switch a.Name {
-		case AttackSignFlip:
-			setScaled(m, float32(-a.param(1)), v)
-		case AttackGauss:
-			o.gauss(s, m, v, a.param(1), b, j, k)
-		}
-		s.vecs[n] = m
+	return o.ex.(ScatterExchange).SendEach(i, to, msgs)
+}
+
+// lie sets m to Byzantine node b's message to node j in round t on shared
+// vector k, v being the vector b would send honestly (see [Attack]).
+func (o *Optimizer) lie(s *robustScratch, m []float32, mx *Mixing, t, b, j, k int, v []float32) {
+	switch a := o.attack; a.Name {
+	case AttackSignFlip:
+		setScaled(m, float32(-a.param(1)), v)
+	case AttackGauss:
+		o.gauss(s, m, v, a.param(1), t, b, j, k)
+	default:
+		o.omniscient(s, m, mx, j, k)
 	}
 }
 
-// gauss sets m = v + σξ, ξ ~ N(0, I) from the stream of (seed, round, b, j,
-// slab k): node b's noise to node j.
-func (o *Optimizer) gauss(s *robustScratch, m, v []float32, sigma float64, b, j, k int) {
+// gauss sets m = v + σξ, ξ ~ N(0, I) from the stream of (seed, round t, b,
+// j, slab k): node b's noise to node j.
+func (o *Optimizer) gauss(s *robustScratch, m, v []float32, sigma float64, t, b, j, k int) {
 	if s.pcg == nil {
 		s.pcg = rand.NewPCG(0, 0)
 		s.rng = rand.New(s.pcg)
 	}
 	h := splitmix(o.cfg.Seed ^ gaussStream)
-	h = splitmix(h ^ uint64(o.round))
+	h = splitmix(h ^ uint64(t))
 	h = splitmix(h ^ uint64(b)<<20 ^ uint64(j))
 	s.pcg.Seed(h, uint64(k))
 	for q, x := range v {
@@ -69,13 +96,24 @@ func (o *Optimizer) gauss(s *robustScratch, m, v []float32, sigma float64, b, j,
 	}
 }
 
+// shared returns the vector k node i shares this round: its current row
+// of the k-th shared slab, what it mixes as its own.
+func (o *Optimizer) shared(i, k int) []float32 { return o.row(o.cur[o.desc.Shared[k]], i) }
+
 // omniscient sets m to the message every Byzantine neighbour of node j
-// sends j on this slab under an omniscient attack: from μ_j and σ_j, the
-// mean and standard deviation of the honest vectors j received (its own,
-// own, when none), or, for dissensus, from j's honest gossip step. liars
-// is the number of j's Byzantine neighbours.
-func (o *Optimizer) omniscient(s *robustScratch, m []float32, j int, own []float32, liars int) {
-	nb := o.mix.from[j]
+// sends j on shared vector k under an omniscient attack: from μ_j and σ_j,
+// the mean and standard deviation of the vectors j's honest neighbours in
+// W_t = mx send (j's own, when none), or, for dissensus, from j's honest
+// gossip step.
+func (o *Optimizer) omniscient(s *robustScratch, m []float32, mx *Mixing, j, k int) {
+	nb := mx.from[j]
+	own := o.shared(j, k)
+	liars := 0
+	for _, c := range nb {
+		if o.byz[c] {
+			liars++
+		}
+	}
 	if len(s.mean) < o.p {
 		s.mean, s.sq = make([]float64, o.p), make([]float64, o.p)
 	}
@@ -84,15 +122,15 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, j int, own []float
 	clear(sq)
 	a := o.attack
 	if a.Name == AttackDissensus {
-		// mean = Σ_{k honest} W_jk (v_k − v_j), the honest gossip step;
+		// mean = Σ_{h honest} W_jh (v_h − v_j), the honest gossip step;
 		// the liars' weights share −ε times it.
-		ws, byzW := o.mix.w[j], 0.0
-		for n, b := range nb {
-			if o.byz[b] {
+		ws, byzW := mx.w[j], 0.0
+		for n, h := range nb {
+			if o.byz[h] {
 				byzW += ws[n]
 				continue
 			}
-			for q, x := range s.vecs[n] {
+			for q, x := range o.shared(h, k) {
 				mean[q] += ws[n] * (float64(x) - float64(own[q]))
 			}
 		}
@@ -103,12 +141,12 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, j int, own []float
 		return
 	}
 	count := 0
-	for n, b := range nb {
-		if o.byz[b] {
+	for _, h := range nb {
+		if o.byz[h] {
 			continue
 		}
 		count++
-		for q, x := range s.vecs[n] {
+		for q, x := range o.shared(h, k) {
 			mean[q] += float64(x)
 			sq[q] += float64(x) * float64(x)
 		}
@@ -134,4 +172,74 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, j int, own []float
 			m[q] = float32(mu - z*sd)
 		}
 	}
+}
+
+// checkOmniscient refuses W_t = mx when the run's attack is omniscient and
+// a Byzantine node this optimizer runs lies to a node whose vectors, or
+// whose honest neighbours', it does not hold: the lies are made where the
+// Byzantine node runs, from the vectors of its own process.
+func (o *Optimizer) checkOmniscient(mx *Mixing) error {
+	if o.byz == nil || !o.attack.Omniscient() || len(o.local) == o.m {
+		return nil
+	}
+	if o.isLocal == nil {
+		o.isLocal = make([]bool, o.m)
+		for _, i := range o.local {
+			o.isLocal[i] = true
+		}
+	}
+	for _, b := range o.local {
+		if o.byz[b] {
+			if err := omniscientReach(mx, o.byz, o.attack, b, func(i int) bool { return o.isLocal[i] }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CheckPlacement refuses a run spread over processes, node i on rank
+// owner[i], whose attack a is omniscient and whose Byzantine node b (of
+// byz) lies in W = mx to a node j that b's rank does not run, or one of
+// whose honest neighbours it does not run: b's lies to j read the vectors
+// of the round j and those neighbours share, and are made on b's rank.
+// The other attacks go anywhere.
+func CheckPlacement(mx *Mixing, byz []int, a Attack, owner []int) error {
+	if !a.Omniscient() || len(byz) == 0 {
+		return nil
+	}
+	if len(owner) != mx.Nodes() {
+		return fmt.Errorf("%d node owners for %d nodes", len(owner), mx.Nodes())
+	}
+	isByz := make([]bool, mx.Nodes())
+	for _, b := range byz {
+		isByz[b] = true
+	}
+	for _, b := range byz {
+		if err := omniscientReach(mx, isByz, a, b, func(i int) bool { return owner[i] == owner[b] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// omniscientReach returns an error naming the first node that Byzantine
+// node b, lying in W = mx under the omniscient attack a, needs the vectors
+// of and that here says runs elsewhere, or nil.
+func omniscientReach(mx *Mixing, byz []bool, a Attack, b int, here func(int) bool) error {
+	for _, j := range mx.to[b] {
+		far := -1
+		if !here(j) {
+			far = j
+		}
+		for _, h := range mx.from[j] {
+			if far < 0 && !byz[h] && !here(h) {
+				far = h
+			}
+		}
+		if far >= 0 {
+			return fmt.Errorf("attack %s: Byzantine node %d lies to node %d from the vectors node %d receives, but node %d runs on another rank: an omniscient attack is made on its Byzantine node's rank, which must run the nodes it lies to and their honest neighbours (place them with node lines in ranks.txt), or take signflip, gauss or labelflip", a, b, j, j, far)
+		}
+	}
+	return nil
 }

@@ -59,11 +59,13 @@ type Optimizer struct {
 	// Aggregate): byz[i] marks a node that lies (nil for none), honest
 	// lists the others, agg is the rule (nil: plain gossip) and rob holds
 	// each worker's buffers when mixing goes through robustMix.
-	byz    []bool
-	honest []int
-	attack Attack
-	agg    Aggregator
-	rob    []robustScratch
+	byz     []bool
+	honest  []int
+	attack  Attack
+	agg     Aggregator
+	rob     []robustScratch
+	liars   []liar // per node, a Byzantine node's messages (lies.go)
+	isLocal []bool // the nodes of local, for checkOmniscient
 
 	// The simulated clock (Config.Network): T_i, when node i finished the
 	// last round, in seconds.
@@ -297,7 +299,7 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		if encoded {
 			n, err = ee.SendEncoded(i, to[i], o.enc[i], o.dec[i])
 		} else {
-			n, err = o.ex.Send(i, to[i], o.send[i])
+			n, err = o.sendNode(0, i, t, o.mix, to[i], o.send[i])
 		}
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.desc.Name, t+1, i, err)
@@ -349,6 +351,9 @@ func (o *Optimizer) checkMixing(mx *Mixing) error {
 		if err := o.agg.Check(mx); err != nil {
 			return err
 		}
+	}
+	if err := o.checkOmniscient(mx); err != nil {
+		return err
 	}
 	if c, ok := o.meth.(MixingChecker); ok {
 		return c.CheckMixing(mx)

@@ -8,7 +8,8 @@ package decentral
 // default, turns the pipelining off. A method whose messages are not rows
 // of its state slabs (a Preparer's, a compressor's) is never pipelined.
 // Each node's vectors of the next round are then its Next rows of the
-// slabs its Description shares.
+// slabs its Description shares. A run under an omniscient attack, whose
+// lies read the other nodes' vectors of the round, is not pipelined.
 func (o *Optimizer) SetFinalRound(T int) {
 	o.final, o.shareSlab = T, nil
 	if _, ok := o.ex.(PipelinedExchange); !ok || T <= 0 || o.comp != nil {
@@ -17,8 +18,8 @@ func (o *Optimizer) SetFinalRound(T int) {
 	if _, ok := o.meth.(Preparer); ok {
 		return
 	}
-	if len(o.desc.Shared) == 0 {
-		return
+	if len(o.desc.Shared) == 0 || o.attack.Omniscient() {
+		return // an omniscient lie reads the other nodes' vectors of the round
 	}
 	o.shareSlab = o.desc.Shared
 	if o.sendNext == nil {
@@ -67,11 +68,11 @@ func (o *Optimizer) share(i int, send [][]float32) [][]float32 {
 
 // sendNextRound sends node i's vectors of the next round, its Next rows,
 // once its Step of this round is done; the error waits for the next round.
-func (o *Optimizer) sendNextRound(i int) {
+func (o *Optimizer) sendNextRound(w, i int) {
 	vecs := o.sendNext[i][:0]
 	for _, k := range o.shareSlab {
 		vecs = append(vecs, o.row(o.nxt[k], i))
 	}
 	o.sendNext[i] = vecs
-	o.bytesNext[i], o.errNext[i] = o.ex.Send(i, o.mixNext.to[i], vecs)
+	o.bytesNext[i], o.errNext[i] = o.sendNode(w, i, o.round+1, o.mixNext, o.mixNext.to[i], vecs)
 }

@@ -68,63 +68,6 @@ func TestResumeNewPaths(t *testing.T) {
 	}
 }
 
-// TestBudget: a budget of samples buys each algorithm the most rounds that
-// stay within it, and a run of those rounds draws that many samples.
-func TestBudget(t *testing.T) {
-	needA8A(t)
-	for _, bad := range []string{"", "samples", "rounds=10", "samples=0", "samples=-3", "samples=x", "samples=1.5k"} {
-		if _, err := ParseBudget(bad); err == nil {
-			t.Errorf("ParseBudget(%q) accepted", bad)
-		}
-	}
-	b, err := ParseBudget("samples=3k")
-	if err != nil || b.Samples != 3000 {
-		t.Fatalf("ParseBudget(samples=3k) = %+v, %v", b, err)
-	}
-	rounds := map[string]int{}
-	for _, algo := range decentral.Algorithms() {
-		cfg := lrConfig(algo)
-		cfg.Batch, cfg.Period, cfg.EvalEvery, cfg.CheckpointEvery = 4, 50, 50, 0
-		r, err := b.Rounds(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", algo, err)
-		}
-		rounds[algo] = r
-		cost := decentral.Cost{Batch: cfg.Batch, Full: cfg.dataSizes().train / cfg.Nodes}
-		meth, err := cfg.method()
-		if err != nil {
-			t.Fatal(err)
-		}
-		within := decentral.SamplesAfter(meth, r, cost)
-		over := decentral.SamplesAfter(meth, r+1, cost)
-		if within > b.Samples || over <= b.Samples {
-			t.Errorf("%s: %d rounds draw %d samples and %d rounds %d; budget %d", algo, r, within, r+1, over, b.Samples)
-		}
-		cfg.Iters = r
-		sum, err := Train(context.Background(), cfg, Options{Out: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Shares differ by at most one sample, so each large batch may
-		// differ from the mean share by one per node.
-		perNode := float64(sum.Samples) / float64(cfg.Nodes)
-		if d := perNode - float64(within); d < -float64(r/cfg.Period+1) || d > float64(r/cfg.Period+1) {
-			t.Errorf("%s: %.1f samples per node, the budget's rounds predict %d", algo, perNode, within)
-		}
-	}
-	// GT-STORM draws one batch at Init and two a round; DSGD one a round.
-	if d := rounds[decentral.DSGD] - 2*rounds[decentral.GTSTORM]; d < 0 || d > 2 {
-		t.Errorf("dsgd gets %d rounds and gt-storm %d: want about twice as many", rounds[decentral.DSGD], rounds[decentral.GTSTORM])
-	}
-	if rounds[decentral.DGET] >= rounds[decentral.GTSTORM] {
-		t.Errorf("d-get gets %d rounds, gt-storm %d: its large batches should cost it rounds", rounds[decentral.DGET], rounds[decentral.GTSTORM])
-	}
-	cfg := lrConfig(decentral.DGET)
-	if _, err := (Budget{Samples: 10}).Rounds(cfg); err == nil {
-		t.Error("a budget below one round of d-get accepted")
-	}
-}
-
 // TestMeasuredComputeSurvivesResume: without --compute the gradient time
 // is measured once, when the run starts; a resumed run keeps using it.
 func TestMeasuredComputeSurvivesResume(t *testing.T) {

@@ -105,6 +105,36 @@ func (c Config) checkAggregate(topo decentral.Topology) error {
 	return nil
 }
 
+// CheckPlacement refuses a run over ranks, node i on rank owner[i], whose
+// omniscient attack has a Byzantine node lie, in some round's graph, to a
+// node that its rank does not run with all its honest neighbours (see
+// decentral.CheckPlacement): every rank refuses it, before the first round.
+func (c Config) CheckPlacement(owner []int) error {
+	byz, attack, _, err := c.robust()
+	if err != nil || !attack.Omniscient() || len(byz) == 0 {
+		return err
+	}
+	topo, _, err := newTopology(c)
+	if err != nil {
+		return err
+	}
+	var last *decentral.Mixing
+	for t := range max(c.Iters, 1) {
+		mx := topo.Mixing(t)
+		if mx == last {
+			continue
+		}
+		if err := decentral.CheckPlacement(mx, byz, attack, owner); err != nil {
+			if _, static := topo.(decentral.Static); !static {
+				err = fmt.Errorf("round %d: %w", t+1, err)
+			}
+			return err
+		}
+		last = mx
+	}
+	return nil
+}
+
 // flipLabels returns d with every label y replaced by C − 1 − y: the
 // poisoned data of a labelflip node (9 − y for 10 classes, 1 − y for a
 // binary task). The samples are shared with d.

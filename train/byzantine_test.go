@@ -125,11 +125,11 @@ func TestByzantineSettingsRefused(t *testing.T) {
 	c := lrConfig("dsgd")
 	c.Nodes, c.Topology, c.Aggregate = 6, "ring", "trim:2"
 	var ce *ConfigError
-	if err := c.checkGraphs(); !errors.As(err, &ce) || ce.Flag != "aggregate" || !strings.Contains(err.Error(), "node 0") {
+	if err := c.CheckGraphs(); !errors.As(err, &ce) || ce.Flag != "aggregate" || !strings.Contains(err.Error(), "node 0") {
 		t.Errorf("trim:2 on a ring: %v, want an --aggregate error naming node 0", err)
 	}
 	c.Aggregate = "trim:1"
-	if err := c.checkGraphs(); err != nil {
+	if err := c.CheckGraphs(); err != nil {
 		t.Errorf("trim:1 on a ring: %v", err)
 	}
 }
@@ -148,8 +148,10 @@ func TestByzantineSweepable(t *testing.T) {
 	if c.Byzantine != "2" || c.Attack != "ipm:0.1" || c.Aggregate != "trim:1" {
 		t.Errorf("set %+v", c)
 	}
-	cells, err := SweepCells(c, "aggregate", []string{"mean", "clip", "median"}, 1)
-	if err != nil || len(cells) != 3 {
-		t.Errorf("sweep over aggregate: %d cells, %v", len(cells), err)
+	for _, v := range []string{"mean", "clip", "median"} { // a sweep's cells (experiment.SweepCells)
+		cell := c
+		if err := cell.Set("aggregate", v); err != nil {
+			t.Errorf("sweep over aggregate: %s: %v", v, err)
+		}
 	}
 }

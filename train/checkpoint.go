@@ -1,9 +1,12 @@
 package train
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"os"
@@ -13,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/weights"
 )
@@ -75,7 +79,7 @@ func (r *runner) writeModel() error {
 	// their worker count (summary.json records it, and the kernel set).
 	cfg := r.s.cfg
 	cfg.Workers = 0
-	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg}, Input: inputSpec(r.s.cfg, r.s.train, r.s.model)})
+	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg}, Input: InputSpecOf(r.s.cfg, r.s.train, r.s.model)})
 	if err != nil {
 		return err
 	}
@@ -90,6 +94,39 @@ func modelCheckpoint(m models.Model, params []float32) *weights.Checkpoint {
 		ck.Tensors = append(ck.Tensors, weights.Tensor{Name: p.Name, Shape: p.Shape})
 	}
 	return ck
+}
+
+// modelMeta is the run metadata of model.gtck: a checkpoint's, plus the
+// input description of image models. Files written before it was added
+// lack "input".
+type modelMeta struct {
+	meta
+	Input *InputSpec `json:"input,omitempty"`
+}
+
+// ModelMeta is what a model file says of its model: the configuration of
+// the run that trained it and, for image models, the input description
+// (nil in files written before model files stored it).
+type ModelMeta struct {
+	Config Config
+	Input  *InputSpec
+}
+
+// ReadModelFile reads a model file (model.gtck, or a checkpoint) and its
+// run metadata, and requires its parameters to be finite.
+func ReadModelFile(path string) (*weights.Checkpoint, ModelMeta, error) {
+	var m modelMeta
+	ck, err := weights.Read(path)
+	if err != nil {
+		return nil, ModelMeta{}, err
+	}
+	if err := json.Unmarshal(ck.Meta, &m); err != nil {
+		return nil, ModelMeta{}, fmt.Errorf("%s: run metadata: %w", path, err)
+	}
+	if err := ck.CheckFinite(); err != nil {
+		return nil, ModelMeta{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return ck, ModelMeta{Config: m.Config, Input: m.Input}, nil
 }
 
 // resumeState is a parsed resume checkpoint.
@@ -230,3 +267,99 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// ConfigDifference names the first setting in which a and b differ, with
+// its two values ("nodes 10 there, 20 here"), or returns "none".
+func ConfigDifference(a, b Config) string {
+	ma, mb := settingsMap(a), settingsMap(b)
+	if k, ok := firstDifference(ma, mb); ok {
+		return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
+	}
+	return "none"
+}
+
+// metricsLog is metrics.csv open for appending: each evaluation appends one
+// row, so that writing the metrics costs the same at every round however
+// long the history. A checkpoint records the log's length and CRC-32C
+// (metricsMark) instead of the rows; resuming cuts the file back to that
+// mark, which drops the rows of rounds after the checkpoint and a torn last
+// line alike.
+type metricsLog struct {
+	path string
+	f    *os.File
+	mark metricsMark
+}
+
+// metricsMark is a prefix of metrics.csv: its rows, byte length and CRC-32C.
+type metricsMark struct {
+	Rows  int    `json:"rows"`
+	Bytes int64  `json:"bytes"`
+	CRC   uint32 `json:"crc32c"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// createMetrics writes path with the header and rows (atomically) and opens
+// it for appending.
+func createMetrics(path string, rows []Row) (*metricsLog, error) {
+	b := csvBytes(rows)
+	if err := atomicfile.WriteBytes(path, b); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &metricsLog{path: path, f: f, mark: metricsMark{Rows: len(rows), Bytes: int64(len(b)), CRC: crc32.Checksum(b, castagnoli)}}, nil
+}
+
+// readMetricsPrefix reads the rows of path up to mark, checking that the
+// file still holds exactly what the mark recorded.
+func readMetricsPrefix(path string, mark metricsMark) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("metrics of the checkpoint: %w", err)
+	}
+	defer f.Close()
+	b := make([]byte, mark.Bytes)
+	if n, err := f.ReadAt(b, 0); int64(n) != mark.Bytes {
+		return nil, fmt.Errorf("%s: %d bytes, the checkpoint recorded %d (%v); the metrics of the run are lost", path, n, mark.Bytes, err)
+	}
+	if c := crc32.Checksum(b, castagnoli); c != mark.CRC {
+		return nil, fmt.Errorf("%s: its first %d bytes changed since the checkpoint (CRC-32C %08x, recorded %08x)", path, mark.Bytes, c, mark.CRC)
+	}
+	rows, err := ReadCSV(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) != mark.Rows {
+		return nil, fmt.Errorf("%s: %d rows, the checkpoint recorded %d", path, len(rows), mark.Rows)
+	}
+	return rows, nil
+}
+
+// append writes one row at the end of the log.
+func (l *metricsLog) append(r Row) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(r.record())
+	w.Flush()
+	if _, err := l.f.Write(b.Bytes()); err != nil {
+		l.f.Truncate(l.mark.Bytes) // leave no torn row behind (a full disk)
+		return fmt.Errorf("write %s: %w", l.path, err)
+	}
+	l.mark.Rows++
+	l.mark.Bytes += int64(b.Len())
+	l.mark.CRC = crc32.Update(l.mark.CRC, castagnoli, b.Bytes())
+	return nil
+}
+
+// sync makes the rows written so far durable and returns their mark.
+func (l *metricsLog) sync() (metricsMark, error) {
+	if err := l.f.Sync(); err != nil {
+		return metricsMark{}, fmt.Errorf("sync %s: %w", l.path, err)
+	}
+	return l.mark, nil
+}
+
+func (l *metricsLog) close() error { return l.f.Close() }

@@ -3,8 +3,11 @@ package train
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
+	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/models"
 )
@@ -119,4 +122,114 @@ func (e *ConfigError) Error() string {
 // runs/<timestamp>-<algo>-<dataset>.
 func (c Config) DefaultOut(now time.Time) string {
 	return fmt.Sprintf("runs/%s-%s-%s", now.Format("20060102-150405"), c.Algo, c.Dataset)
+}
+
+// datasetKind is one entry of the table of datasets a run can train on:
+// its name (data.LoadWith loads it), the model it trains and its headline
+// measure.
+type datasetKind struct {
+	name string
+	// logReg marks the LibSVM datasets: the non-convex logistic regression,
+	// whose headline is the stationarity S(x) rather than test accuracy.
+	logReg bool
+	// model returns the model trained on train (nil when only the model's
+	// shape is wanted and the dataset fixes it).
+	model func(c Config, train *data.Dataset) (models.Model, error)
+}
+
+// datasetKinds returns the dataset table.
+func datasetKinds() []datasetKind {
+	logReg := func(c Config, train *data.Dataset) (models.Model, error) {
+		if train.Classes != 2 {
+			return nil, fmt.Errorf("%s: logistic regression needs 2 classes, the data has %d", train.Name, train.Classes)
+		}
+		return models.NewLogReg(train.Dim(), c.Alpha), nil
+	}
+	return []datasetKind{
+		{"mnist", false, func(Config, *data.Dataset) (models.Model, error) { return models.NewMNISTCNN(), nil }},
+		{"cifar10", false, func(Config, *data.Dataset) (models.Model, error) { return models.NewCIFARCNN(), nil }},
+		{"libsvm", true, logReg},
+		{"a9a", true, logReg},
+		{"ijcnn1", true, logReg},
+		{"rcv1", true, logReg},
+	}
+}
+
+// datasetKindOf returns the table entry of the dataset named name.
+func datasetKindOf(name string) (datasetKind, bool) {
+	for _, k := range datasetKinds() {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return datasetKind{}, false
+}
+
+// Datasets returns the dataset names a Config accepts.
+func Datasets() []string {
+	var names []string
+	for _, k := range datasetKinds() {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+// IsLogReg reports whether the run trains the logistic regression (a LibSVM
+// dataset), whose headline measure is the stationarity S(x) rather than
+// test accuracy.
+func (c Config) IsLogReg() bool {
+	k, _ := datasetKindOf(c.Dataset)
+	return k.logReg
+}
+
+// NewModel returns the model a dataset is trained with: the paper's CNNs for
+// the images, the non-convex logistic regression for LibSVM data.
+func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
+	k, ok := datasetKindOf(cfg.Dataset)
+	if !ok {
+		return nil, &ConfigError{"dataset", cfg.Dataset, fmt.Sprint(Datasets())}
+	}
+	return k.model(cfg, train)
+}
+
+// InputSpec describes what an image model was trained on, so that images
+// can be turned into the samples it saw: model.gtck stores it in its run
+// metadata under "input".
+type InputSpec struct {
+	Shape []int `json:"shape"` // one sample: [1 28 28] for MNIST, [3 32 32] for CIFAR-10
+	// Mean and Std are the per-channel standardisation of the training
+	// data (CIFAR-10 with Config.Normalize); absent for plain [0,1] scaling.
+	Mean    []float32 `json:"mean,omitempty"`
+	Std     []float32 `json:"std,omitempty"`
+	Classes []string  `json:"classes"` // class names by label
+}
+
+// cifarClasses are the CIFAR-10 class names by label.
+var cifarClasses = []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
+
+// classNames returns the class names of an image dataset's labels.
+func classNames(dataset string, classes int) []string {
+	if dataset == "cifar10" && classes == len(cifarClasses) {
+		return slices.Clone(cifarClasses)
+	}
+	names := make([]string, classes)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names
+}
+
+// InputSpecOf returns the input description of a run's model m, trained
+// on train (nil for plain [0,1] scaling): nil for models that are not
+// image classifiers.
+func InputSpecOf(cfg Config, train *data.Dataset, m models.Model) *InputSpec {
+	shape, classes, ok := models.Classifier(m)
+	if !ok {
+		return nil
+	}
+	spec := &InputSpec{Shape: shape, Classes: classNames(cfg.Dataset, classes)}
+	if train != nil && train.Mean != nil {
+		spec.Mean, spec.Std = slices.Clone(train.Mean), slices.Clone(train.Std)
+	}
+	return spec
 }

@@ -52,18 +52,3 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
-
-func TestSweepCells(t *testing.T) {
-	cells, err := SweepCells(Default(), "rho", []string{"0.1", "10"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cells) != 2 || cells[1].Configs[0].Rho != 10 || cells[1].Configs[1].Seed != Default().Seed+1 {
-		t.Errorf("cells = %+v", cells)
-	}
-	for _, bad := range [][2]string{{"rho", "x"}, {"nodes", "1.5"}, {"momentum", "1"}} {
-		if _, err := SweepCells(Default(), bad[0], []string{bad[1]}, 1); err == nil {
-			t.Errorf("SweepCells(%s=%s) accepted", bad[0], bad[1])
-		}
-	}
-}

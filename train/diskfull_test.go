@@ -75,7 +75,7 @@ func checkNoTornFiles(t *testing.T, dir string) {
 		case CheckpointFile:
 			_, err = readCheckpoint(path)
 		case ModelFile:
-			_, err = Eval(path, "", "")
+			_, _, err = ReadModelFile(path)
 		case CurveFile:
 			_, err = png.Decode(bytes.NewReader(b))
 		default:

@@ -1,9 +1,15 @@
-// Package train runs gtstorm's experiments: one decentralized training run
+// Package train is gtstorm's run engine: one decentralized training run
 // from a Config (data → model → topology → optimizer → round loop), with its
-// metrics, plots and resumable checkpoints written into an output folder;
-// grids of runs over algorithms, partitions, seeds or one varied setting;
-// timed benchmark rounds; and the use of a trained model ([Predict],
-// [ExportONNX]).
+// metrics, curve and resumable checkpoints written into an output folder
+// it locks; its resume, and its reuse by a grid ([RunOrReuse]); the ranks
+// of a run over several processes ([RunRank], [ResumeRank]); timed
+// benchmark rounds ([Bench]); and the memory estimate that refuses a run
+// too large before it starts.
+//
+// Grids of runs and their tables and plots are the experiment package's
+// (train/experiment); the use of a trained model file (predict, eval, ONNX
+// export) is modelfile's (train/modelfile); the figures are drawn by
+// train/curves.
 //
 // It is where the lower packages meet: [data] draws the batches, [models]
 // evaluates gradients, [decentral] mixes and steps, [weights] stores the

@@ -110,11 +110,10 @@ func TestNoStaleSummaryReused(t *testing.T) {
 	cfg := lrConfig(decentral.DSGD)
 	cfg.Iters, cfg.CheckpointEvery = 20, 0
 	out := t.TempDir()
-	cells := []Cell{{Label: "dsgd", Configs: []Config{cfg}}}
-	if _, err := RunGrid(context.Background(), cells, out, Options{}); err != nil {
+	run := filepath.Join(out, "dsgd", "seed1") // as a grid runs it (experiment.RunGrid)
+	if _, _, err := RunOrReuse(context.Background(), cfg, Options{Out: run}); err != nil {
 		t.Fatal(err)
 	}
-	run := filepath.Join(out, "dsgd", "seed1")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Resume(ctx, run, 40, Options{}); !errors.Is(err, ErrInterrupted) {
@@ -123,12 +122,13 @@ func TestNoStaleSummaryReused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, SummaryFile)); err == nil {
 		t.Error("the 20-round summary outlived a resume to 40 rounds")
 	}
-	cells[0].Configs[0].Iters = 40
-	res, err := RunGrid(context.Background(), cells, out, Options{Overwrite: true})
+	cfg40 := cfg
+	cfg40.Iters = 40
+	s, _, err := RunOrReuse(context.Background(), cfg40, Options{Out: run})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := res[0].Summaries[0]; s.CommRounds != 40 {
+	if s.CommRounds != 40 {
 		t.Errorf("grid of 40 rounds reports a run of %d", s.CommRounds)
 	}
 	// A summary that claims fewer rounds than the configuration is never
@@ -214,7 +214,8 @@ func TestTrainTakesOverUncheckpointedFolder(t *testing.T) {
 }
 
 // TestInterruptBeforeFirstRound: a signal during loading or Init is an
-// interruption with a hint, not a bare "context canceled"; in a grid too.
+// interruption with a hint, not a bare "context canceled" (in a grid too:
+// experiment's TestGridInterruptedBeforeFirstRound).
 func TestInterruptBeforeFirstRound(t *testing.T) {
 	needA8A(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -227,10 +228,6 @@ func TestInterruptBeforeFirstRound(t *testing.T) {
 	}
 	if _, err := Train(context.Background(), cfg, Options{Out: out}); err != nil {
 		t.Errorf("train again after the early interruption: %v", err)
-	}
-	cells := []Cell{{Label: "a", Configs: Seeds(cfg, 2)}}
-	if _, err := RunGrid(ctx, cells, t.TempDir(), Options{}); !errors.Is(err, ErrInterrupted) {
-		t.Errorf("grid: err = %v, want an interruption", err)
 	}
 }
 

@@ -1,8 +1,11 @@
 package train
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,3 +161,92 @@ func inputsChanged(recorded, now []InputFile) string {
 	}
 	return ""
 }
+
+// RunOrReuse returns the finished run of cfg in o.Out (its summary and
+// metrics rows), resuming or starting it as needed: a grid's way to
+// continue where it stopped. A run is reused only when its summary and its
+// last metrics row are for cfg's round count (or it diverged) and its
+// inputs are those of today; a run of other settings or inputs is
+// replaced. A run that diverges is no error: its summary says so.
+func RunOrReuse(ctx context.Context, cfg Config, o Options) (*Summary, []Row, error) {
+	if prev, err := readConfig(filepath.Join(o.Out, ConfigFile)); err == nil && sameResults(prev, cfg) {
+		inputs, err := inputFiles(cfg, o.fingerprints)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sum, rows, err := readRun(o.Out); err == nil && finished(sum, rows, cfg) && inputsChanged(sum.Inputs, inputs) == "" {
+			return sum, rows, nil
+		}
+		if _, err := os.Stat(filepath.Join(o.Out, CheckpointFile)); err == nil {
+			_, err := Resume(ctx, o.Out, cfg.Iters, o)
+			if err == nil || errors.Is(err, decentral.ErrDiverged) {
+				return readRun(o.Out)
+			}
+			if !errors.Is(err, ErrInputsChanged) {
+				return nil, nil, err
+			}
+		}
+	}
+	o.Overwrite = true // a run of other settings or inputs, or a broken one: the grid's own folder
+	if _, err := Train(ctx, cfg, o); err != nil && !errors.Is(err, decentral.ErrDiverged) {
+		return nil, nil, err
+	}
+	return readRun(o.Out)
+}
+
+// finished reports whether a run's summary and rows are those of a run of
+// cfg that ended: all its rounds done, or diverged, with inputs recorded.
+func finished(sum *Summary, rows []Row, cfg Config) bool {
+	if sum.Inputs == nil || len(rows) == 0 {
+		return false
+	}
+	if sum.Diverged != "" {
+		return true
+	}
+	return sum.CommRounds == cfg.Iters && sum.Iters == cfg.Iters && rows[len(rows)-1].Round == cfg.Iters
+}
+
+func readConfig(path string) (Config, error) {
+	var c Config
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	err = json.Unmarshal(b, &c)
+	return c, err
+}
+
+// readRun reads the summary and metrics of a finished run.
+func readRun(dir string) (*Summary, []Row, error) {
+	f, err := os.Open(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sum, err := ReadSummary(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	m, err := os.Open(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Close()
+	rows, err := ReadCSV(m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", m.Name(), err)
+	}
+	return sum, rows, nil
+}
+
+// ResultKey identifies the results of a run of c: its settings, less those
+// that cannot change them (workers, memory, targets). Runs of the same key
+// give the same results.
+func ResultKey(c Config) string {
+	c.Workers, c.MaxMemory, c.TargetAcc, c.TargetStat = 0, 0, 0, 0
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// sameResults reports whether runs of a and b give the same results.
+func sameResults(a, b Config) bool { return ResultKey(a) == ResultKey(b) }

@@ -2,12 +2,7 @@ package train
 
 import (
 	"bufio"
-	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -139,7 +134,7 @@ func (c Config) EstimateMemory() MemoryEstimate {
 	add(phaseLoad, true, "loading buffers", ds.load, "")
 
 	// Model: the dataset's, its size from the data's description alone.
-	model, err := newModel(c, &data.Dataset{Shape: []int{max(ds.features, 1)}, Classes: 2})
+	model, err := NewModel(c, &data.Dataset{Shape: []int{max(ds.features, 1)}, Classes: 2})
 	if err != nil {
 		return peakOf(parts) // an unknown dataset, which Validate reports
 	}
@@ -242,7 +237,7 @@ func (c Config) graphSizes(ds dataSizes) (train, eval, kept []int) {
 		if n <= 0 {
 			n = ds.eval
 		}
-		eval = append(eval, min(n, evalChunk), n%evalChunk)
+		eval = append(eval, min(n, EvalChunk), n%EvalChunk)
 	}
 	return train, eval, kept
 }
@@ -280,6 +275,11 @@ type dataSizes struct {
 	detail      string
 }
 
+// TrainSamples returns the number of training samples of c's data: known
+// for the images, counted in a LibSVM file (its first 256 MiB, the rest
+// extrapolated; 0 for a missing file).
+func (c Config) TrainSamples() int { return c.dataSizes().train }
+
 // dataSizes returns the sizes of the data, from the known sizes of MNIST
 // and CIFAR-10 and by scanning LibSVM files.
 func (c Config) dataSizes() dataSizes {
@@ -301,136 +301,28 @@ func (c Config) dataSizes() dataSizes {
 		}
 		path = filepath.Join(dir, c.Dataset)
 	}
-	tr, _ := scanLibSVM(path)
-	te, _ := scanLibSVM(path + ".t")
-	ds := dataSizes{train: int(tr.rows), eval: int(te.rows), classes: 2, features: c.Features}
+	tr, _ := data.ScanLibSVM(path, libsvmScanBudget)
+	te, _ := data.ScanLibSVM(path+".t", libsvmScanBudget)
+	ds := dataSizes{train: int(tr.Samples), eval: int(te.Samples), classes: 2, features: c.Features}
 	if ds.eval == 0 {
 		ds.eval = ds.train
 	}
 	if ds.features == 0 {
-		ds.features = int(max(tr.maxIndex, te.maxIndex))
+		ds.features = int(max(tr.MaxIndex, te.MaxIndex))
 	}
 	// CSR rows: a column index and a value per non-zero, a row pointer and a
 	// label per sample, in slices grown by append (a tenth of slack on
 	// average); while loading, the last growth holds old and new arrays.
-	for _, s := range []libsvmStats{tr, te} {
-		ds.bytes += int64(float64(s.nnz*8+s.rows*9) * 1.1)
+	for _, s := range []data.LibSVMCounts{tr, te} {
+		ds.bytes += int64(float64(s.NonZeros*8+s.Samples*9) * 1.1)
 	}
 	ds.load = ds.bytes
 	approx := ""
-	if tr.approx || te.approx {
+	if tr.Approx || te.Approx {
 		approx = "about "
 	}
-	ds.detail = fmt.Sprintf("%s%d + %d samples, %d non-zeros, %d features", approx, tr.rows, te.rows, tr.nnz+te.nnz, ds.features)
+	ds.detail = fmt.Sprintf("%s%d + %d samples, %d non-zeros, %d features", approx, tr.Samples, te.Samples, tr.NonZeros+te.NonZeros, ds.features)
 	return ds
-}
-
-// libsvmStats are the counts of a LibSVM file.
-type libsvmStats struct {
-	rows, nnz int64
-	maxIndex  int64
-	approx    bool // extrapolated from the file's first libsvmScanBudget bytes
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n += int64(k)
-	return k, err
-}
-
-// scanLibSVM counts the samples (lines with a label), the non-zeros (the
-// colons) and the largest feature index of a LibSVM file, plain, gzip or
-// bzip2, reading at most libsvmScanBudget bytes of text and extrapolating
-// the counts of a longer file by its size.
-func scanLibSVM(path string) (libsvmStats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return libsvmStats{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return libsvmStats{}, err
-	}
-	raw := &countReader{r: f}
-	br := bufio.NewReaderSize(raw, 1<<16)
-	var r io.Reader = br
-	if magic, _ := br.Peek(3); bytes.HasPrefix(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return libsvmStats{}, err
-		}
-		r = zr
-	} else if bytes.Equal(magic, []byte("BZh")) {
-		r = bzip2.NewReader(br)
-	}
-	var (
-		s    libsvmStats
-		cur  int64 // the digits of the current token, while it is a number
-		buf  = make([]byte, 1<<20)
-		read int64
-		// Where the scan is: at a token's start; in a number; the line has
-		// a token (a sample); in a comment; past a feature's colon.
-		start, inNum, hasToken, inComment, inValue = true, false, false, false, false
-	)
-	for read < libsvmScanBudget {
-		k, err := r.Read(buf)
-		read += int64(k)
-		for _, b := range buf[:k] {
-			switch {
-			case b == '\n':
-				if hasToken {
-					s.rows++
-				}
-				start, inNum, hasToken, inComment, inValue = true, false, false, false, false
-			case inComment:
-			case b == '#':
-				inComment = true
-			case b == ' ' || b == '\t' || b == '\r' || b == '\v' || b == '\f':
-				start, inNum, inValue = true, false, false
-			case inValue:
-			case b == ':':
-				s.nnz++
-				if inNum {
-					s.maxIndex = max(s.maxIndex, cur)
-				}
-				inNum, inValue = false, true
-			case b >= '0' && b <= '9':
-				if start {
-					cur, inNum = 0, true
-				}
-				if inNum {
-					cur = min(cur*10+int64(b-'0'), math.MaxInt32)
-				}
-				start, hasToken = false, true
-			default:
-				start, inNum, hasToken = false, false, true
-			}
-		}
-		if err == io.EOF {
-			if hasToken {
-				s.rows++
-			}
-			return s, nil
-		}
-		if err != nil {
-			return s, err
-		}
-	}
-	// The budget ran out: scale by the share of the file read.
-	if raw.n > 0 && st.Size() > raw.n {
-		scale := float64(st.Size()) / float64(raw.n)
-		s.rows = int64(float64(s.rows) * scale)
-		s.nnz = int64(float64(s.nnz) * scale)
-	}
-	s.approx = true
-	return s, nil
 }
 
 // countEdges counts the edge lines of an edge-list file (0 if unreadable).

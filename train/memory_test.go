@@ -1,8 +1,6 @@
 package train
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -196,33 +194,6 @@ func TestCheckMemoryDetected(t *testing.T) {
 		if got := headroom(c.limit); got != c.want {
 			t.Errorf("headroom(%d) = %d, want %d", c.limit, got, c.want)
 		}
-	}
-}
-
-// TestScanLibSVM counts samples, non-zeros and features, plain and gzip,
-// and through comments and blank lines.
-func TestScanLibSVM(t *testing.T) {
-	dir := t.TempDir()
-	text := "# a comment 99:1\n+1 1:0.5 7:1 12:2e-3\n\n-1 3:1 # 400:1\n0 2:1 10:1\n+1\n"
-	plain := filepath.Join(dir, "plain")
-	os.WriteFile(plain, []byte(text), 0o644)
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	zw.Write([]byte(text))
-	zw.Close()
-	gz := filepath.Join(dir, "gz")
-	os.WriteFile(gz, zb.Bytes(), 0o644)
-	for _, path := range []string{plain, gz} {
-		s, err := scanLibSVM(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.rows != 4 || s.nnz != 6 || s.maxIndex != 12 || s.approx {
-			t.Errorf("%s: %+v, want 4 rows, 6 non-zeros, 12 features", filepath.Base(path), s)
-		}
-	}
-	if _, err := scanLibSVM(filepath.Join(dir, "missing")); err == nil {
-		t.Error("a missing file scanned without error")
 	}
 }
 

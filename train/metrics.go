@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/gtstorm/gtstorm/train/curves"
 )
 
 // Row is one line of metrics.csv: the state of the run after Round rounds.
@@ -116,6 +118,33 @@ func csvBytes(rows []Row) []byte {
 	return b.Bytes()
 }
 
+// CurveOf averages the rows of runs that share their rounds (seeds of one
+// setting) into a curve: test accuracy and S(x) against rounds, with their standard
+// deviations.
+func CurveOf(label string, runs [][]Row) curves.Curve {
+	c := curves.Curve{Label: label}
+	if len(runs) == 0 {
+		return c
+	}
+	n := len(runs[0])
+	for _, r := range runs[1:] {
+		n = min(n, len(r))
+	}
+	for k := range n {
+		acc := make([]float64, len(runs))
+		s := make([]float64, len(runs))
+		for i, r := range runs {
+			acc[i], s[i] = r[k].TestAcc, r[k].Stationarity()
+		}
+		ma, sa := curves.MeanStd(acc)
+		ms, ss := curves.MeanStd(s)
+		c.Rounds = append(c.Rounds, float64(runs[0][k].Round))
+		c.Acc, c.AccStd = append(c.Acc, ma), append(c.AccStd, sa)
+		c.S, c.SStd = append(c.S, ms), append(c.SStd, ss)
+	}
+	return c
+}
+
 // Num is a float64 whose JSON form is null when it is not finite (JSON has
 // no NaN or Inf), and NaN when read back from null.
 type Num float64
@@ -210,13 +239,13 @@ type Summary struct {
 	Measured  string `json:"measured,omitempty"`
 	// Refused, when not empty, says why a grid did not start the run: its
 	// algorithm cannot use one of the graphs its rounds mix with (see
-	// checkGraphs). Such a summary holds the settings only.
+	// Config.CheckGraphs). Such a summary holds the settings only.
 	Refused string `json:"refused,omitempty"`
 }
 
-// failure returns "diverged" or "refused" for a run that did not finish,
+// Failure returns "diverged" or "refused" for a run that did not finish,
 // else "".
-func (s *Summary) failure() string {
+func (s *Summary) Failure() string {
 	switch {
 	case s.Refused != "":
 		return "refused"
@@ -233,4 +262,65 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// TargetReached is where a run first reached its target (--target-acc or
+// --target-stat), measured at its evaluation rounds: the rounds, the
+// samples drawn by all nodes, the bytes the busiest node sent, the
+// simulated seconds (null without a simulated network) and the wall time.
+type TargetReached struct {
+	Target       string `json:"target"` // e.g. "test_acc ≥ 0.85"
+	Reached      bool   `json:"reached"`
+	Round        int    `json:"round,omitempty"`
+	Samples      int64  `json:"samples,omitempty"`
+	BytesPerNode int64  `json:"bytes_sent_per_node,omitempty"`
+	SimSeconds   Num    `json:"sim_seconds,omitempty"`
+	Seconds      Num    `json:"seconds,omitempty"`
+}
+
+// MarshalJSON writes a reached target with all its figures, zeros included
+// (a target met at round 0 says round 0), and one never reached with only
+// its name and reached: false.
+func (t TargetReached) MarshalJSON() ([]byte, error) {
+	if !t.Reached {
+		return json.Marshal(struct {
+			Target  string `json:"target"`
+			Reached bool   `json:"reached"`
+		}{t.Target, false})
+	}
+	type reached struct {
+		Target       string `json:"target"`
+		Reached      bool   `json:"reached"`
+		Round        int    `json:"round"`
+		Samples      int64  `json:"samples"`
+		BytesPerNode int64  `json:"bytes_sent_per_node"`
+		SimSeconds   Num    `json:"sim_seconds,omitempty"`
+		Seconds      Num    `json:"seconds"`
+	}
+	return json.Marshal(reached(t))
+}
+
+// Target returns the first of rows that meets c's target (--target-acc or
+// --target-stat), or nil when c sets none. A run that never met it has
+// Reached false.
+func Target(c Config, rows []Row) *TargetReached {
+	var met func(Row) bool
+	var name string
+	switch {
+	case c.TargetAcc > 0:
+		name = fmt.Sprintf("test_acc ≥ %g", c.TargetAcc)
+		met = func(r Row) bool { return r.TestAcc >= c.TargetAcc }
+	case c.TargetStat > 0:
+		name = fmt.Sprintf("stationarity ≤ %g", c.TargetStat)
+		met = func(r Row) bool { return r.Stationarity() <= c.TargetStat }
+	default:
+		return nil
+	}
+	for _, r := range rows {
+		if met(r) {
+			return &TargetReached{Target: name, Reached: true, Round: r.Round, Samples: r.Samples,
+				BytesPerNode: r.BytesPerNode, SimSeconds: Num(r.SimSeconds), Seconds: Num(r.Seconds)}
+		}
+	}
+	return &TargetReached{Target: name}
 }

@@ -206,3 +206,19 @@ func (v *secondsValue) Set(s string) error {
 func (v *secondsValue) String() string {
 	return strconv.FormatFloat(float64(*v), 'g', -1, 64)
 }
+
+// NetworkLabel names c's simulated network for tables and plots
+// ("1ms/1Gbit", ", stragglers K:F" added where it has them), or returns ""
+// when c simulates none.
+func (c Config) NetworkLabel() string {
+	if !c.SimulatesNetwork() {
+		return ""
+	}
+	lat := secondsValue(c.LinkLatency)
+	bw := bandwidthValue(c.LinkBandwidth)
+	label := time.Duration(float64(lat)*float64(time.Second)).String() + "/" + bw.String()
+	if c.Stragglers != "" {
+		label += ", stragglers " + c.Stragglers
+	}
+	return label
+}

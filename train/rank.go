@@ -122,6 +122,9 @@ func (k *rankRole) logNodes(w io.Writer, t int) {
 // newRankRunner builds the runner of rank opt.Rank, which runs the nodes
 // local of cfg and reads inputs.
 func newRankRunner(cfg Config, local []int, inputs []InputFile, opt RankOptions) (*runner, error) {
+	if err := cfg.CheckPlacement(opt.Owner); err != nil {
+		return nil, err
+	}
 	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers, measures: opt.Rank == 0})
 	if err != nil {
 		return nil, err

@@ -21,8 +21,9 @@ type memBus struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	ranks    int
-	sent     [2][][][]float32 // [round parity][node]
-	ready    map[int]int      // round → ranks that have sent it
+	sent     [2][][][]float32         // [round parity][node]
+	each     [2][]map[int][][]float32 // [round parity][node][recipient], after SendEach
+	ready    map[int]int              // round → ranks that have sent it
 	gathered map[int][]decentral.NodeState
 }
 
@@ -31,6 +32,7 @@ func newMemBus(ranks, m int) *memBus {
 	b.cond = sync.NewCond(&b.mu)
 	for p := range b.sent {
 		b.sent[p] = make([][][]float32, m)
+		b.each[p] = make([]map[int][][]float32, m)
 	}
 	return b
 }
@@ -53,8 +55,28 @@ func (p *memPeers) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	}
 	p.bus.mu.Lock()
 	p.bus.sent[p.t%2][node] = cp
+	p.bus.each[p.t%2][node] = nil
 	p.bus.mu.Unlock()
 	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+// SendEach sends each node of to its own vectors, as a Byzantine node does:
+// the bus keeps a copy per recipient.
+func (p *memPeers) SendEach(node int, to []int, vecs [][][]float32) (int64, error) {
+	each := make(map[int][][]float32, len(to))
+	floats := 0
+	for n, j := range to {
+		cp := make([][]float32, len(vecs[n]))
+		for k, v := range vecs[n] {
+			cp[k] = slices.Clone(v)
+			floats += len(v)
+		}
+		each[j] = cp
+	}
+	p.bus.mu.Lock()
+	p.bus.each[p.t%2][node] = each
+	p.bus.mu.Unlock()
+	return int64(floats) * 4, nil
 }
 
 func (p *memPeers) Wait(ctx context.Context) error {
@@ -72,6 +94,9 @@ func (p *memPeers) Wait(ctx context.Context) error {
 func (p *memPeers) Recv(node, from int) [][]float32 {
 	p.bus.mu.Lock()
 	defer p.bus.mu.Unlock()
+	if each := p.bus.each[p.t%2][from]; each != nil {
+		return each[node]
+	}
 	return p.bus.sent[p.t%2][from]
 }
 

@@ -2,18 +2,18 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
@@ -42,6 +42,13 @@ type Options struct {
 	// compute is the measured gradient time of a resumed run's simulated
 	// network (0 measures it afresh).
 	compute float64
+}
+
+// WithInputCache returns o with a cache of input fingerprints, for the
+// runs of a grid: given to all of them, it hashes each input file once.
+func (o Options) WithInputCache() Options {
+	o.fingerprints = map[string]InputFile{}
+	return o
 }
 
 // ErrInputsChanged is wrapped by the error Resume returns when a file the
@@ -116,7 +123,7 @@ func startRun(cfg Config, opt Options, check func(Config) error) (Config, []Inpu
 	if err := cfg.CheckMemory(); err != nil {
 		return cfg, nil, nil, err
 	}
-	if err := cfg.checkGraphs(); err != nil {
+	if err := cfg.CheckGraphs(); err != nil {
 		return cfg, nil, nil, err
 	}
 	unlock, err := lockOut(opt.Out)
@@ -220,7 +227,7 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
 		}
 		cfg.Iters = iters
-		if err := cfg.checkGraphs(); err != nil {
+		if err := cfg.CheckGraphs(); err != nil {
 			return nil, err
 		}
 	}
@@ -279,291 +286,80 @@ func reopenRun(cfg Config, ck *resumeState, ckPath string, opt Options) ([]Input
 	return inputs, nil
 }
 
-// runner drives one run: the round loop, evaluations, outputs, checkpoints.
-type runner struct {
-	s        *setup
-	out      string
-	rows     []Row
-	metrics  *metricsLog // metrics.csv, open for appending
-	inputs   []InputFile
-	prior    float64 // seconds spent before this process (a resumed run)
-	start    time.Time
-	lastCkp  int         // round of the last checkpoint written
-	ckMark   metricsMark // the metrics rows the last checkpoint covers
-	xbar     []float32
-	report   *reporter
-	progress io.Writer // notes for the user; nil for none
-	rank     *rankRole // one rank of a run over several processes; nil for all nodes here
-	measured int       // the round last measured (recorded or, on a rank, gathered); -1 for none
+// BenchResult is the timing of a run's rounds, as `gtstorm bench` prints it.
+type BenchResult struct {
+	SecPerIter      float64 `json:"sec_per_iter"`       // seconds per communication round, all nodes
+	GradEvalsPerSec float64 `json:"grad_evals_per_sec"` // gradient evaluations per second, all nodes
+	PeakRSSMB       float64 `json:"peak_rss_mb"`        // the process's peak resident memory
+	AllocsPerIter   float64 `json:"allocs_per_iter"`    // heap allocations per timed round
+	Algo            string  `json:"algo"`
+	Dataset         string  `json:"dataset"`
+	Model           string  `json:"model"`
+	Nodes           int     `json:"nodes"`
+	Batch           int     `json:"batch"`
+	Iters           int     `json:"iters"`
+	Warmup          int     `json:"warmup"`
+	Workers         int     `json:"workers"`
+	Kernels         string  `json:"kernels"` // the compute kernel set: avx512, avx2, neon or go
 }
 
-// newRunner builds the run of cfg, whose memory its caller has checked.
-func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
-	s, err := buildSetup(cfg, part, opt.compute)
+// Bench builds the run of cfg, runs warmup rounds, then times cfg.Iters
+// rounds without evaluations or outputs.
+func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if warmup < 0 {
+		return nil, &ConfigError{"warmup", warmup, "0 or more rounds"}
+	}
+	s, err := newSetup(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &runner{
-		s:        s,
-		out:      opt.Out,
-		start:    time.Now(),
-		lastCkp:  -1,
-		measured: -1,
-		xbar:     make([]float32, s.model.NumParams()),
-		report:   newReporter(opt.Progress, opt.Bar, cfg),
-		progress: opt.Progress,
-	}, nil
-}
-
-// close releases the optimizer's workers and metrics.csv.
-func (r *runner) close() {
-	r.s.opt.Close()
-	if r.metrics != nil {
-		r.metrics.close()
+	defer s.opt.Close()
+	if err := s.opt.Init(ctx); err != nil {
+		return nil, err
 	}
-}
-
-// interruptedBeforeStart is the error of a run interrupted while it loaded
-// its data or initialised, before any checkpoint.
-func (r *runner) interruptedBeforeStart() error {
-	return &InterruptedError{Dir: r.out}
-}
-
-// seconds returns the wall time of the run so far, across resumptions.
-func (r *runner) seconds() float64 { return r.prior + time.Since(r.start).Seconds() }
-
-// loop runs rounds up to the configured count, then writes the final
-// outputs. ctx is looked at between rounds only: a round once begun is
-// finished, so that the checkpoint of an interrupted run is a state of the
-// uninterrupted one (optimizer and samplers alike).
-func (r *runner) loop(ctx context.Context) (*Summary, error) {
-	cfg, opt := r.s.cfg, r.s.opt
-	work := context.WithoutCancel(ctx)
-	r.report.begin(opt.Round(), r.lastRow())
-	defer r.report.end()
-	for opt.Round() < cfg.Iters {
-		if ctx.Err() != nil {
-			return nil, r.interrupt()
-		}
-		if err := opt.Step(work); err != nil {
-			return nil, r.fail(err)
-		}
-		t := opt.Round()
-		if t%cfg.EvalEvery == 0 || t == cfg.Iters {
-			if err := r.record(work); err != nil {
-				return nil, r.fail(err)
-			}
-		}
-		if cfg.CheckpointEvery > 0 && t%cfg.CheckpointEvery == 0 && t < cfg.Iters {
-			if err := r.checkpoint(); err != nil {
-				return nil, err
-			}
-		}
-		r.report.step(t, r.lastRow())
-	}
-	return r.finish()
-}
-
-// interrupt writes a checkpoint of the last completed round and returns
-// ErrInterrupted.
-func (r *runner) interrupt() error {
-	if err := r.checkpoint(); err != nil {
-		return err
-	}
-	return &InterruptedError{Dir: r.out, Round: r.s.opt.Round(), Checkpoint: filepath.Join(r.out, CheckpointFile)}
-}
-
-// fail reports a failed run (a diverged node, a failed evaluation) and
-// names the checkpoint that survives it, which is never overwritten by a bad
-// state. A diverged run's summary.json records the divergence and the last
-// good evaluation, so that a grid can report it and move on.
-func (r *runner) fail(err error) error {
-	if r.metrics != nil {
-		r.metrics.sync() // the rows so far are all good; ignore a second failure
-	}
-	if r.rank != nil && !errors.Is(err, decentral.ErrDiverged) && r.lastCkp != r.s.opt.Round() {
-		// A rank lost a peer (or failed to measure): the state is still
-		// that of the last completed round, which a resume starts from.
-		if cerr := r.checkpoint(); cerr == nil {
-			return fmt.Errorf("%w (this rank's checkpoint of round %d is %s)", err, r.lastCkp, filepath.Join(r.out, RankCheckpointFile(r.lastCkp)))
+	for t := range warmup {
+		if err := s.opt.Step(ctx); err != nil {
+			return nil, fmt.Errorf("warm-up round %d: %w", t+1, err)
 		}
 	}
-	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
-		sum := r.summary()
-		sum.Diverged = fmt.Sprintf("after round %d: %v", r.s.opt.Round(), err)
-		writeJSON(filepath.Join(r.out, SummaryFile), sum)
-	}
-	if r.lastCkp >= 0 {
-		return fmt.Errorf("%w (the last good checkpoint, of round %d, is %s)", err, r.lastCkp, filepath.Join(r.out, CheckpointFile))
-	}
-	return fmt.Errorf("%w (no checkpoint was written before it)", err)
-}
-
-// lastRow returns the latest metrics row, or nil.
-func (r *runner) lastRow() *Row {
-	if len(r.rows) == 0 {
-		return nil
-	}
-	return &r.rows[len(r.rows)-1]
-}
-
-// record evaluates the current state and appends a metrics row. On a rank
-// of a run over several processes it first gathers every node's state on
-// rank 0, which alone evaluates and writes the row.
-func (r *runner) record(ctx context.Context) error {
-	r.measured = r.s.opt.Round()
-	if r.rank != nil {
-		if err := r.rank.gather(ctx, r.s.opt); err != nil {
-			return err
-		}
-		if !r.rank.measures() {
-			r.rank.logNodes(r.progress, r.s.opt.Round())
-			return nil
-		}
-	}
-	row, err := r.evaluate(ctx)
-	if err != nil {
-		return err
-	}
-	if !(row.Consensus <= blownApart) {
-		return fmt.Errorf("%w: the nodes' models have blown apart (consensus error %.3g at round %d)", decentral.ErrDiverged, row.Consensus, row.Round)
-	}
-	r.rows = append(r.rows, row)
-	return r.metrics.append(row)
-}
-
-// blownApart is the consensus error (1/m)Σ‖x_i − x̄‖² beyond which a run
-// has diverged though its values are still finite: D² on a graph that
-// loses most of its links, for one, grows it geometrically, and float32
-// reaches Inf only after the run may have ended.
-const blownApart = 1e30
-
-// evaluate measures the current state: x̄ on the test set, the local models
-// on its head, the global gradient at x̄ on the fixed training subsets. With
-// Byzantine nodes every measure counts the honest nodes only: x̄ is their
-// mean, the consensus error, losses and local accuracy are theirs.
-func (r *runner) evaluate(ctx context.Context) (Row, error) {
-	s, opt := r.s, r.s.opt
-	opt.Mean(r.xbar)
-	acc, loss, err := s.pool.Evaluate(r.xbar, s.evalSet, evalChunk)
-	if err != nil {
-		return Row{}, err
-	}
-	var local float64
-	honest := opt.Honest() // every node, unless some are Byzantine
-	for _, i := range honest {
-		a, _, err := s.pool.Evaluate(opt.Node(i), s.localSet, evalChunk)
-		if err != nil {
-			return Row{}, fmt.Errorf("node %d: %w", i, err)
-		}
-		local += a
-	}
-	gn, _, err := opt.GradNormSq(ctx, s.gradBatches)
-	if err != nil {
-		return Row{}, err
-	}
-	c := opt.Counters()
-	return Row{
-		Round:        opt.Round(),
-		TestAcc:      acc,
-		TestLoss:     loss,
-		LocalTestAcc: local / float64(len(honest)),
-		TrainLoss:    opt.Loss(),
-		Consensus:    opt.ConsensusError(),
-		GradNormSq:   gn,
-		Eta:          opt.Eta(),
-		Beta:         opt.Beta(),
-		Samples:      c.Samples,
-		BytesPerNode: c.MaxBytesSent(),
-		Seconds:      r.seconds(),
-		SimSeconds:   opt.SimSeconds(),
-	}, nil
-}
-
-// finish evaluates the final round if no row has (a resume to the rounds
-// already done), then writes the final checkpoint, model, summary and curve.
-func (r *runner) finish() (*Summary, error) {
-	if r.measured != r.s.opt.Round() {
-		if err := r.record(context.Background()); err != nil {
-			return nil, r.fail(err)
-		}
-	}
-	if r.lastCkp != r.s.opt.Round() || r.ckMark.Rows != len(r.rows) {
-		if err := r.checkpoint(); err != nil {
+	evals0 := s.opt.Counters().GradEvals
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for range cfg.Iters {
+		if err := s.opt.Step(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if r.rank != nil && !r.rank.measures() {
-		return nil, nil // rank 0 writes the model, summary and curve
-	}
-	if err := r.writeModel(); err != nil {
-		return nil, err
-	}
-	sum := r.summary()
-	if err := writeJSON(filepath.Join(r.out, SummaryFile), sum); err != nil {
-		return nil, err
-	}
-	cfg := r.s.cfg
-	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.DataName(), cfg.Partition, cfg.Nodes)
-	path := filepath.Join(r.out, CurveFile)
-	skipped, err := PlotCurvesReport(path, title, []Curve{CurveOf(cfg.Algo, [][]Row{r.rows})})
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range skipped {
-		if r.progress != nil {
-			fmt.Fprintf(r.progress, "note: %s: %s\n", path, s)
-		}
-	}
-	return sum, nil
+	el := time.Since(start).Seconds()
+	runtime.ReadMemStats(&after)
+	evals := s.opt.Counters().GradEvals - evals0
+	return &BenchResult{
+		SecPerIter:      el / float64(cfg.Iters),
+		GradEvalsPerSec: float64(evals) / el,
+		PeakRSSMB:       peakRSSMB(),
+		AllocsPerIter:   float64(after.Mallocs-before.Mallocs) / float64(cfg.Iters),
+		Algo:            cfg.Algo,
+		Dataset:         cfg.Dataset,
+		Model:           s.model.Name(),
+		Nodes:           cfg.Nodes,
+		Batch:           cfg.Batch,
+		Iters:           cfg.Iters,
+		Warmup:          warmup,
+		Workers:         s.opt.Workers(),
+		Kernels:         kernels.Name(),
+	}, nil
 }
 
-// summary returns summary.json's content for the current state.
-func (r *runner) summary() *Summary {
-	cfg, s, last := r.s.cfg, r.s, r.rows[len(r.rows)-1]
-	c := s.opt.Counters()
-	evalSet := "test"
-	if s.test == nil {
-		evalSet = "train"
+// peakRSSMB returns the process's peak resident set size in MiB (Linux
+// reports ru_maxrss in KiB).
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
 	}
-	lambda, meaning := s.lambda()
-	var wait Num
-	if r.rank != nil && c.Rounds > 0 {
-		if w, ok := r.rank.peers.(waitClock); ok {
-			wait = Num(w.WaitTime().Seconds() / float64(c.Rounds))
-		}
-	}
-	sum := &Summary{
-		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
-		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
-		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
-		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,
-		Lambda: Num(lambda), LambdaMeaning: meaning, EvalSet: evalSet,
-		FinalTestAcc: Num(last.TestAcc), FinalTestLoss: Num(last.TestLoss),
-		LocalTestAcc: Num(last.LocalTestAcc), TrainLoss: Num(last.TrainLoss),
-		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),
-		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
-		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
-		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
-		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
-		ComputeSeconds: Num(s.compute), Target: target(cfg, r.rows),
-		Kernels: kernels.Name(), Workers: s.opt.Workers(),
-	}
-	if s.compute > 0 {
-		sum.SimSeconds = Num(last.SimSeconds)
-	}
-	if cfg.hasByzantine() {
-		sum.Byzantine, sum.Attack, sum.Aggregate = s.opt.Byzantine(), cfg.Attack, cfg.Aggregate
-		sum.Measured = measuredNodes(sum.Byzantine, cfg.Nodes)
-	}
-	return sum
-}
-
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return atomicfile.WriteBytes(path, append(b, '\n'))
+	return float64(ru.Maxrss) / 1024
 }

@@ -30,8 +30,8 @@ type setup struct {
 	compute     float64           // seconds per gradient of the simulated network; 0 for none
 }
 
-// evalChunk is the number of samples evaluated per forward pass of a test set.
-const evalChunk = 250
+// EvalChunk is the number of samples evaluated per forward pass of a test set.
+const EvalChunk = 250
 
 // newSetup loads the data and builds the model, topology and optimizer of
 // cfg, which must be valid. The optimizer is neither initialised nor restored.
@@ -70,16 +70,13 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		return nil, err
 	}
 
-	meth, err := cfg.method()
+	meth, err := cfg.Method()
 	if err != nil {
 		return nil, err
 	}
 	byz, attack, agg, err := cfg.robust()
 	if err != nil {
 		return nil, err
-	}
-	if part != nil && cfg.hasByzantine() {
-		return nil, &ConfigError{"byzantine", cfg.Byzantine, "no Byzantine nodes, attack or robust aggregate in a run over several processes (they are simulated in one process so far)"}
 	}
 	dc := decentral.Config{
 		Method:       meth,
@@ -127,11 +124,11 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	return s, nil
 }
 
-// method returns the method c runs, which the registry makes from c's
+// Method returns the method c runs, which the registry makes from c's
 // settings: a method reads its knobs (D-GET's period, CHOCO's gamma) by
 // their flag names, so that a knob is its file's field plus its entry in
 // the settings table.
-func (c Config) method() (decentral.Method, error) {
+func (c Config) Method() (decentral.Method, error) {
 	return decentral.NewMethod(c.Algo, c.knobs())
 }
 
@@ -162,11 +159,11 @@ func checkBigBatch(cfg Config, p *data.Partition) error {
 	return nil
 }
 
-// checkGraphs refuses a run whose algorithm cannot use one of the W_t its
+// CheckGraphs refuses a run whose algorithm cannot use one of the W_t its
 // rounds mix with (D² needs λ_min(W_t) > −1/3, which Metropolis weights on
 // a graph whose links fail can break at any round): W_t depends only on the
 // seed and t, so this is known before round 0.
-func (c Config) checkGraphs() error {
+func (c Config) CheckGraphs() error {
 	topo, _, err := newTopology(c)
 	if err != nil {
 		return err
@@ -228,9 +225,9 @@ func (s *setup) lambda() (float64, string) {
 	return lam, tv.LambdaMeaning(s.cfg.Iters)
 }
 
-// loadData loads the training and test sets of cfg.Dataset; data's errors
+// LoadData loads the training and test sets of cfg.Dataset; data's errors
 // name the file and the fault.
-func loadData(cfg Config) (train, test *data.Dataset, err error) {
+func LoadData(cfg Config) (train, test *data.Dataset, err error) {
 	return data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
 }
 
@@ -340,4 +337,50 @@ func (o oracle) GradPair(worker int, xNew, xOld []float32, b decentral.Batch, gN
 	}
 	loss, _, err := o.pool.GradPair(worker, xNew, xOld, *batch, gNew, gOld)
 	return loss, err
+}
+
+// setData loads the data of cfg, builds the model it trains, partitions the
+// training set over the nodes and makes their sampler. Rank 0 of a run over
+// several processes, and a run in one process, keep everything: the test
+// set, the evaluation subsets and the fixed batches of ∇f(x̄). Another rank
+// measures nothing and keeps only its own nodes' shares of the training set,
+// in a compact copy (see data.Restrict), so the rest can be freed; its nodes
+// draw the same minibatches as they would over the whole set.
+func (s *setup) setData(cfg Config, part *rankPart) error {
+	train, test, err := LoadData(cfg)
+	if err != nil {
+		return err
+	}
+	if s.model, err = NewModel(cfg, train); err != nil {
+		return err
+	}
+	spec, err := data.ParsePartition(cfg.Partition)
+	if err != nil {
+		return &ConfigError{"partition", cfg.Partition, data.PartitionKinds}
+	}
+	p, err := spec.Apply(train, cfg.Nodes, cfg.Seed)
+	if err != nil {
+		return err // names the partition, the data and the node count
+	}
+	if part != nil && !part.measures {
+		// The partition needs every label; the nodes of this rank need their
+		// samples only.
+		if train, p, err = data.Restrict(train, p, part.local); err != nil {
+			return fmt.Errorf("keep this rank's data: %w", err)
+		}
+	}
+	s.train, s.part = train, p
+	if s.sampler, err = data.NewSampler(train, p, cfg.Batch, cfg.Seed); err != nil {
+		return err
+	}
+	if part != nil && !part.measures {
+		return nil
+	}
+	s.test, s.evalSet = test, test
+	if s.evalSet == nil {
+		s.evalSet = train
+	}
+	s.localSet = s.evalSet.Head(cfg.LocalEvalSamples)
+	s.gradBatches = fixedSubsets(train, p, cfg.GradSamples, cfg.Seed)
+	return nil
 }

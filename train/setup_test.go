@@ -34,7 +34,7 @@ func TestLoadDataDefaultFolder(t *testing.T) {
 	}
 	cfg := Default()
 	cfg.Dataset, cfg.DataDir = "cifar10", ""
-	train, test, err := loadData(cfg)
+	train, test, err := LoadData(cfg)
 	if err != nil {
 		t.Fatalf("cifar10 from the default folder: %v", err)
 	}

@@ -19,7 +19,7 @@ func TestTargetJSON(t *testing.T) {
 		{0.9, []string{`"target":"test_acc ≥ 0.9"`, `"reached":false`}, []string{`"round"`, `"samples"`}},
 	}
 	for _, tt := range tests {
-		b, err := json.Marshal(target(Config{TargetAcc: tt.acc}, rows))
+		b, err := json.Marshal(Target(Config{TargetAcc: tt.acc}, rows))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/kernels"
+	"github.com/gtstorm/gtstorm/models"
 )
 
 // a8a is the real LibSVM file shipped beside the repository.
@@ -153,12 +154,29 @@ func TestOutputs(t *testing.T) {
 	if first, last := rows[0].Stationarity(), rows[len(rows)-1].Stationarity(); !(last < first) {
 		t.Errorf("S(x) went from %g to %g: no progress", first, last)
 	}
-	res, err := Eval(filepath.Join(out, ModelFile), "", "")
+	// model.gtck holds x̄ as evaluated (what modelfile.Eval computes).
+	ck, m, err := ReadModelFile(filepath.Join(out, ModelFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Acc != float64(sum.FinalTestAcc) || res.Loss != float64(sum.FinalTestLoss) {
-		t.Errorf("eval of model.gtck: acc %v loss %v, summary says %v and %v", res.Acc, res.Loss, sum.FinalTestAcc, sum.FinalTestLoss)
+	trainSet, test, err := LoadData(m.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := NewModel(m.Config, trainSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := models.NewPool(model, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, loss, err := pool.Evaluate(ck.Params, test, EvalChunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc != float64(sum.FinalTestAcc) || loss != float64(sum.FinalTestLoss) {
+		t.Errorf("eval of model.gtck: acc %v loss %v, summary says %v and %v", acc, loss, sum.FinalTestAcc, sum.FinalTestLoss)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/experiment"
 )
 
 // advise adds to err what the user can do about it, in the command line's
@@ -16,7 +17,7 @@ func advise(err error) error {
 		exists   *train.RunExistsError
 		foreign  *train.NotRunFolderError
 		inUse    *train.FolderInUseError
-		grid     *train.GridFolderError
+		grid     *experiment.GridFolderError
 		noCkpt   *train.NoCheckpointError
 		stopped  *train.InterruptedError
 		memory   *train.MemoryError

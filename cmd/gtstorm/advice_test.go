@@ -8,6 +8,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/experiment"
 )
 
 // TestAdvice: each typed error of the libraries gets the command line's
@@ -19,7 +20,7 @@ func TestAdvice(t *testing.T) {
 	}{
 		{&train.RunExistsError{Dir: "runs/a", File: "model.gtck"}, "gtstorm resume --out runs/a"},
 		{&train.FolderInUseError{Dir: "runs/a", PID: 7}, "wait for it"},
-		{&train.GridFolderError{Dir: "runs/g", Reason: "is not empty"}, "--force"},
+		{&experiment.GridFolderError{Dir: "runs/g", Reason: "is not empty"}, "--force"},
 		{&train.NoCheckpointError{Dir: "runs/a", Started: true}, "start it again with gtstorm train"},
 		{&train.InterruptedError{Dir: "runs/a", Round: 3, Checkpoint: "runs/a/checkpoint.gtck"}, "gtstorm resume --out runs/a"},
 		{&train.InterruptedError{Dir: "runs/a"}, "the same command again with --out runs/a"},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/modelfile"
 )
 
 // runExport writes a saved CNN as an ONNX model.
@@ -21,7 +21,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("--onnx: want the ONNX file to write")
 	}
-	res, err := train.ExportONNX(*model, *out)
+	res, err := modelfile.Export(*model, *out)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/experiment"
 )
 
 // gridFlags are the flags compare and sweep share beside the run settings.
@@ -82,14 +83,14 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if defaulted {
 		g.out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
 	}
-	cells := train.CompareCells(cfg, al, pl, g.seeds)
+	cells := experiment.CompareCells(cfg, al, pl, g.seeds)
 	title := fmt.Sprintf("%s: algorithms × partitions", cfg.DataName())
 	if *budget != "" {
-		b, err := train.ParseBudget(*budget)
+		b, err := experiment.ParseBudget(*budget)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		if cells, err = train.BudgetCells(cells, b); err != nil {
+		if cells, err = experiment.BudgetCells(cells, b); err != nil {
 			return runError(err)
 		}
 		title += fmt.Sprintf(" at an equal budget of %d samples per node", b.Samples)
@@ -102,7 +103,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if cells, err = train.NetworkCells(cells, nl); err != nil {
+		if cells, err = experiment.NetworkCells(cells, nl); err != nil {
 			return usagef("%v", err)
 		}
 		title += " on simulated networks"
@@ -141,7 +142,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cells, err := train.SweepCells(cfg, name, vl, g.seeds)
+	cells, err := experiment.SweepCells(cfg, name, vl, g.seeds)
 	if err != nil {
 		return runError(err)
 	}
@@ -155,7 +156,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 
 // runGrid runs the cells, writes the report and prints the Markdown. again
 // is the command that continues the grid after an interruption.
-func runGrid(cells []train.Cell, g gridFlags, again, title string, pivot bool, stdout, stderr io.Writer) error {
+func runGrid(cells []experiment.Cell, g gridFlags, again, title string, pivot bool, stdout, stderr io.Writer) error {
 	if len(cells) == 0 {
 		return usagef("nothing to run: the lists of settings are empty")
 	}
@@ -163,14 +164,14 @@ func runGrid(cells []train.Cell, g gridFlags, again, title string, pivot bool, s
 	defer stop()
 	opt := progressOptions(g.out, stderr)
 	opt.Overwrite = g.force
-	res, err := train.RunGrid(ctx, cells, g.out, opt)
+	res, err := experiment.RunGrid(ctx, cells, g.out, opt)
 	if errors.Is(err, train.ErrInterrupted) {
 		return fmt.Errorf("interrupted; finished runs in %s are kept and the interrupted one resumes when you run: %s", g.out, again)
 	}
 	if err != nil {
 		return runError(err)
 	}
-	md, skipped, err := train.WriteReport(g.out, title, res, pivot)
+	md, skipped, err := experiment.WriteReport(g.out, title, res, pivot)
 	if err != nil {
 		return err
 	}

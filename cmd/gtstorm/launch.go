@@ -57,6 +57,14 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	case cfg.SimulatesNetwork():
 		return errSimulatedOverRanks("launch")
 	}
+	// The ranks get contiguous blocks of nodes, as rank's ranks file says.
+	blocks, err := (&cluster.Ranks{Name: "launch", Addrs: make([]string, *k)}).Assign(cfg.Nodes)
+	if err != nil {
+		return runError(err)
+	}
+	if err := cfg.CheckPlacement(blocks); err != nil {
+		return runError(err)
+	}
 	if *out == "" {
 		*out = cfg.DefaultOut(time.Now())
 	}

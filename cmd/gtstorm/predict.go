@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/modelfile"
 )
 
 // runPredict classifies image files with a saved image model.
@@ -37,7 +37,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	case len(images) == 0:
 		return usagef("no IMAGE given: want one or more PNG or JPEG files")
 	}
-	preds, err := train.Predict(*model, images, *top)
+	preds, err := modelfile.Predict(*model, images, *top)
 	if preds == nil {
 		return runError(err)
 	}
@@ -61,7 +61,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 
 // printPrediction prints one image's prediction: a JSON line on stdout
 // with asJSON; otherwise its classes on stdout, or its error on stderr.
-func printPrediction(stdout, stderr io.Writer, p train.Prediction, asJSON bool) error {
+func printPrediction(stdout, stderr io.Writer, p modelfile.Prediction, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)

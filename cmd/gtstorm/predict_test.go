@@ -21,6 +21,7 @@ import (
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/modelfile"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
@@ -77,7 +78,7 @@ func TestPredictCommand(t *testing.T) {
 	model := filepath.Join(out, train.ModelFile)
 	const n = 40
 	images, labels := writeTestPNGs(t, t.TempDir(), n)
-	want, err := train.Predict(model, images, 3)
+	want, err := modelfile.Predict(model, images, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestPredictCommand(t *testing.T) {
 			}
 			w := want[i].Top[r]
 			if *c.Class != w.Class || *c.Name != strconv.Itoa(w.Class) || *c.Prob != w.Prob {
-				t.Fatalf("line %d: entry %d is %d %q %v, train.Predict gives %+v", i, r, *c.Class, *c.Name, *c.Prob, w)
+				t.Fatalf("line %d: entry %d is %d %q %v, modelfile.Predict gives %+v", i, r, *c.Class, *c.Name, *c.Prob, w)
 			}
 		}
 		if *got.Top[0].Class == labels[i] {
@@ -279,9 +280,9 @@ func TestPredictBadInput(t *testing.T) {
 		t.Errorf("predict -- -x.png: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
 	// The untrained model's file, without input description, predicts.
-	preds, err := train.Predict(model, good, 10)
+	preds, err := modelfile.Predict(model, good, 10)
 	if err != nil || len(preds) != 1 || len(preds[0].Top) != 10 {
-		t.Fatalf("train.Predict: %v, %+v", err, preds)
+		t.Fatalf("modelfile.Predict: %v, %+v", err, preds)
 	}
 }
 

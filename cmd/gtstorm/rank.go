@@ -241,6 +241,9 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err != nil {
 		return nil, "", err
 	}
+	if err := cfg.CheckPlacement(owner); err != nil {
+		return nil, "", err // on every rank, before it connects
+	}
 	hash, err := cluster.ConfigHash(cfg, hashOmits...)
 	if err != nil {
 		return nil, "", err

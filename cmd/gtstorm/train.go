@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/experiment"
+	"github.com/gtstorm/gtstorm/train/modelfile"
 )
 
 // runTrain runs one training run.
@@ -75,7 +77,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *ckpt == "" {
 		return usagef("--checkpoint: want a checkpoint file")
 	}
-	res, err := train.Eval(*ckpt, *dataset, *dir)
+	res, err := modelfile.Eval(*ckpt, *dataset, *dir)
 	if err != nil {
 		return runError(err)
 	}
@@ -125,7 +127,7 @@ func progressOptions(out string, stderr io.Writer) train.Options {
 func runError(err error) error {
 	var (
 		ce  *train.ConfigError
-		dup *train.DuplicateCellsError
+		dup *experiment.DuplicateCellsError
 	)
 	if errors.As(err, &ce) || errors.As(err, &dup) {
 		return usageError{err}
@@ -155,13 +157,13 @@ func printSummary(w io.Writer, out string, s *train.Summary) {
 		fmt.Fprintf(w, "  messages %.1f times smaller than float32 vectors\n", float64(s.CompressionRatio))
 	}
 	if s.SimSeconds > 0 {
-		fmt.Fprintf(w, "  %s simulated seconds (%.3g s per gradient)\n", train.FormatShort(float64(s.SimSeconds)), float64(s.ComputeSeconds))
+		fmt.Fprintf(w, "  %s simulated seconds (%.3g s per gradient)\n", experiment.FormatShort(float64(s.SimSeconds)), float64(s.ComputeSeconds))
 	}
 	if t := s.Target; t != nil {
 		if t.Reached {
 			fmt.Fprintf(w, "  %s at round %d (%d samples, %d bytes per node", t.Target, t.Round, t.Samples, t.BytesPerNode)
 			if t.SimSeconds > 0 {
-				fmt.Fprintf(w, ", %s simulated seconds", train.FormatShort(float64(t.SimSeconds)))
+				fmt.Fprintf(w, ", %s simulated seconds", experiment.FormatShort(float64(t.SimSeconds)))
 			}
 			fmt.Fprintln(w, ")")
 		} else {

@@ -94,6 +94,7 @@ type Exchange struct {
 	peers      []peerState                           // by rank
 	anyStopped bool                                  // some peer said BYE
 	sent       [2][][][]float32                      // by the parity of the round sent: each local node's vectors
+	each       [2][]scattered                        // by parity: a local node's SendEach, each neighbour its own
 	decode     func(dst []float32, msg []byte) error // SetDecoder's; nil when vectors travel
 	progress   chan struct{}                         // capacity 1: wakes Wait
 
@@ -171,6 +172,7 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 		conns:    make([]*grpc.ClientConn, len(cfg.Addrs)),
 		peers:    make([]peerState, len(cfg.Addrs)),
 		sent:     [2][][][]float32{make([][][]float32, cfg.Nodes), make([][][]float32, cfg.Nodes)},
+		each:     [2][]scattered{make([]scattered, cfg.Nodes), make([]scattered, cfg.Nodes)},
 		progress: make(chan struct{}, 1),
 		links:    make([]*link, len(cfg.Addrs)),
 		edges:    make(map[uint64]*edge),

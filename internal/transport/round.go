@@ -125,18 +125,13 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	if x.decode != nil {
 		return 0, fmt.Errorf("transport: rank %d: Send from node %d, but this run's messages travel encoded (SendEncoded)", x.cfg.Rank, node)
 	}
-	floats := 0
-	for k, v := range vecs {
-		if x.veclen == 0 {
-			x.veclen = len(v)
-		}
-		if len(v) != x.veclen {
-			return 0, fmt.Errorf("transport: rank %d: node %d's vector %d has %d floats, want %d", x.cfg.Rank, node, k, len(v), x.veclen)
-		}
-		floats += len(v)
+	floats, err := x.floatsLocked(node, vecs)
+	if err != nil {
+		return 0, err
 	}
 	sent := x.sent[x.round&1]
 	sent[node] = append(sent[node][:0], vecs...)
+	x.each[x.round&1][node] = scattered{}
 	for _, j := range to {
 		if x.owner[j] == x.cfg.Rank {
 			continue
@@ -299,6 +294,9 @@ func (x *Exchange) Recv(node, from int) [][]float32 {
 	}
 	r := x.cur.Load()
 	if x.owner[from] == x.cfg.Rank {
+		if each := &x.each[r&1][from]; each.vecs != nil {
+			return each.to(node)
+		}
 		return x.sent[r&1][from]
 	}
 	x.emu.RLock()

@@ -1,14 +1,14 @@
-package train
+package experiment
 
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/train"
+	"github.com/gtstorm/gtstorm/train/curves"
 )
 
 // Files a grid of runs writes into its output folder.
@@ -21,12 +21,12 @@ const (
 // stat is a mean and standard deviation over seeds.
 type stat struct{ mean, std float64 }
 
-func statOf(sums []*Summary, f func(*Summary) float64) stat {
+func statOf(sums []*train.Summary, f func(*train.Summary) float64) stat {
 	xs := make([]float64, len(sums))
 	for i, s := range sums {
 		xs[i] = f(s)
 	}
-	m, sd := meanStd(xs)
+	m, sd := curves.MeanStd(xs)
 	return stat{m, sd}
 }
 
@@ -58,10 +58,10 @@ func FormatShort(x float64) string {
 
 // completed returns the summaries of the runs that finished: neither
 // diverged nor refused.
-func completed(sums []*Summary) []*Summary {
-	var out []*Summary
+func completed(sums []*train.Summary) []*train.Summary {
+	var out []*train.Summary
 	for _, s := range sums {
-		if s.failure() == "" {
+		if s.Failure() == "" {
 			out = append(out, s)
 		}
 	}
@@ -86,7 +86,7 @@ func cellLabel(r CellResult) string {
 func cellFailure(r CellResult) string {
 	var kinds []string
 	for _, s := range r.Summaries {
-		if f := s.failure(); f != "" {
+		if f := s.Failure(); f != "" {
 			kinds = appendNew(kinds, f)
 		}
 	}
@@ -141,18 +141,18 @@ func Report(title string, res []CellResult, pivot bool) string {
 		if simHead != "" {
 			simCol = " – |"
 			if r.Configs[0].SimulatesNetwork() {
-				simCol = " " + statOf(s, func(s *Summary) float64 { return float64(s.SimSeconds) }).fmt("%.4g") + " |"
+				simCol = " " + statOf(s, func(s *train.Summary) float64 { return float64(s.SimSeconds) }).fmt("%.4g") + " |"
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", label,
-			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.Stationarity) }).fmt("%.3g"),
-			statOf(s, func(s *Summary) float64 { return float64(s.ConsensusError) }).fmt("%.3g"),
-			statOf(s, func(s *Summary) float64 { return float64(s.Samples) }).fmt("%.0f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.BytesSentPerNode) }).fmt("%.0f"),
-			statOf(s, func(s *Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"), simCol)
+			statOf(s, func(s *train.Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.FinalTestLoss) }).fmt("%.4f"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.LocalTestAcc) }).fmt("%.4f"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.Stationarity) }).fmt("%.3g"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.ConsensusError) }).fmt("%.3g"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.Samples) }).fmt("%.0f"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.BytesSentPerNode) }).fmt("%.0f"),
+			statOf(s, func(s *train.Summary) float64 { return float64(s.Seconds) }).fmt("%.1f"), simCol)
 	}
 	writeTargets(&b, res)
 	return b.String()
@@ -163,16 +163,16 @@ func Report(title string, res []CellResult, pivot bool) string {
 // sent per node and simulated seconds, as means over the seeds that reached
 // it, or "not reached".
 func writeTargets(b *strings.Builder, res []CellResult) {
-	if len(res) == 0 || target(res[0].Configs[0], nil) == nil {
+	if len(res) == 0 || train.Target(res[0].Configs[0], nil) == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nTo reach %s (first evaluation round that meets it):\n\n", target(res[0].Configs[0], nil).Target)
+	fmt.Fprintf(b, "\nTo reach %s (first evaluation round that meets it):\n\n", train.Target(res[0].Configs[0], nil).Target)
 	b.WriteString("| setting | reached | rounds | samples | bytes sent per node | simulated seconds |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range res {
-		var hit []*TargetReached
+		var hit []*train.TargetReached
 		for k := range r.Summaries {
-			if t := target(r.Configs[k], r.Rows[k]); t != nil && t.Reached {
+			if t := train.Target(r.Configs[k], r.Rows[k]); t != nil && t.Reached {
 				hit = append(hit, t)
 			}
 		}
@@ -181,30 +181,30 @@ func writeTargets(b *strings.Builder, res []CellResult) {
 			fmt.Fprintf(b, "| %s | not reached | – | – | – | – |\n", label)
 			continue
 		}
-		of := func(f func(*TargetReached) float64) stat {
+		of := func(f func(*train.TargetReached) float64) stat {
 			xs := make([]float64, len(hit))
 			for i, t := range hit {
 				xs[i] = f(t)
 			}
-			m, sd := meanStd(xs)
+			m, sd := curves.MeanStd(xs)
 			return stat{m, sd}
 		}
-		sim := of(func(t *TargetReached) float64 { return float64(t.SimSeconds) })
+		sim := of(func(t *train.TargetReached) float64 { return float64(t.SimSeconds) })
 		simText := sim.short()
 		if math.IsNaN(sim.mean) {
 			simText = "–"
 		}
 		fmt.Fprintf(b, "| %s | %d of %d | %s | %s | %s | %s |\n", label, len(hit), len(r.Summaries),
-			of(func(t *TargetReached) float64 { return float64(t.Round) }).fmt("%.0f"),
-			of(func(t *TargetReached) float64 { return float64(t.Samples) }).fmt("%.0f"),
-			of(func(t *TargetReached) float64 { return float64(t.BytesPerNode) }).fmt("%.3g"),
+			of(func(t *train.TargetReached) float64 { return float64(t.Round) }).fmt("%.0f"),
+			of(func(t *train.TargetReached) float64 { return float64(t.Samples) }).fmt("%.0f"),
+			of(func(t *train.TargetReached) float64 { return float64(t.BytesPerNode) }).fmt("%.3g"),
 			simText)
 	}
 }
 
 // started returns the summary of the first seed of the first cell whose
 // run was started (not refused), or nil.
-func started(res []CellResult) *Summary {
+func started(res []CellResult) *train.Summary {
 	for _, r := range res {
 		if len(r.Summaries) > 0 && r.Summaries[0].Refused == "" {
 			return r.Summaries[0]
@@ -217,7 +217,7 @@ func started(res []CellResult) *Summary {
 // (the varied one is in each row's label).
 func sharedSettings(res []CellResult) string {
 	c0, s0 := res[0].Configs[0], started(res)
-	same := func(f func(Config) any) bool {
+	same := func(f func(train.Config) any) bool {
 		for _, r := range res {
 			if f(r.Configs[0]) != f(c0) {
 				return false
@@ -226,13 +226,13 @@ func sharedSettings(res []CellResult) string {
 		return true
 	}
 	parts := []string{c0.DataName()}
-	add := func(f func(Config) any, text string) {
+	add := func(f func(train.Config) any, text string) {
 		if same(f) {
 			parts = append(parts, text)
 		}
 	}
-	add(func(c Config) any { return c.Nodes }, fmt.Sprintf("%d nodes", c0.Nodes))
-	if same(func(c Config) any { return c.Topology }) && same(func(c Config) any { return c.PC }) && same(func(c Config) any { return c.Nodes }) {
+	add(func(c train.Config) any { return c.Nodes }, fmt.Sprintf("%d nodes", c0.Nodes))
+	if same(func(c train.Config) any { return c.Topology }) && same(func(c train.Config) any { return c.PC }) && same(func(c train.Config) any { return c.Nodes }) {
 		topo := c0.Topology
 		switch topo {
 		case "er":
@@ -241,7 +241,7 @@ func sharedSettings(res []CellResult) string {
 			topo = "one-peer exponential"
 		}
 		topo += " topology"
-		if same(func(c Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
+		if same(func(c train.Config) any { return c.LinkDrop }) && c0.LinkDrop > 0 {
 			topo += fmt.Sprintf(" with links failing w.p. %g per round", c0.LinkDrop)
 		}
 		if s0 != nil {
@@ -253,7 +253,7 @@ func sharedSettings(res []CellResult) string {
 		}
 		parts = append(parts, topo)
 	}
-	if n := networkLabel(c0); n != "" && same(func(c Config) any { return networkLabel(c) }) {
+	if n := c0.NetworkLabel(); n != "" && same(func(c train.Config) any { return c.NetworkLabel() }) {
 		net := "simulated network " + n
 		if s0 != nil {
 			net += fmt.Sprintf(", %.3g s per gradient", float64(s0.ComputeSeconds))
@@ -261,14 +261,14 @@ func sharedSettings(res []CellResult) string {
 		parts = append(parts, net)
 	}
 	if c0.Attack != "" {
-		add(func(c Config) any { return c.Byzantine + " " + c.Attack }, fmt.Sprintf("Byzantine nodes %s (%s)", c0.Byzantine, c0.Attack))
+		add(func(c train.Config) any { return c.Byzantine + " " + c.Attack }, fmt.Sprintf("Byzantine nodes %s (%s)", c0.Byzantine, c0.Attack))
 	}
 	if c0.Aggregate != "" {
-		add(func(c Config) any { return c.Aggregate }, "aggregate "+c0.Aggregate)
+		add(func(c train.Config) any { return c.Aggregate }, "aggregate "+c0.Aggregate)
 	}
-	add(func(c Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
-	add(func(c Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
-	add(func(c Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
+	add(func(c train.Config) any { return c.Batch }, fmt.Sprintf("batch %d", c0.Batch))
+	add(func(c train.Config) any { return c.Eta0 }, fmt.Sprintf("η_0 %g", c0.Eta0))
+	add(func(c train.Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
 	parts = append(parts, fmt.Sprintf("%d seed(s)", len(res[0].Configs)))
 	return strings.Join(parts, ", ")
 }
@@ -296,7 +296,7 @@ func writePivot(b *strings.Builder, res []CellResult) {
 		parts = appendNew(parts, columnLabel(res, c))
 		cell := cellFailure(r)
 		if s := completed(r.Summaries); len(s) > 0 {
-			cell = statOf(s, func(s *Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
+			cell = statOf(s, func(s *train.Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
 			if len(s) < len(r.Summaries) {
 				cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
 			}
@@ -318,57 +318,8 @@ func writePivot(b *strings.Builder, res []CellResult) {
 	b.WriteString("\n")
 }
 
-// WriteReport writes a grid's table.md, results.csv (one line per run) and
-// curves.png (one curve per cell, ±1 std band over seeds) into out, and
-// returns the Markdown and what the plot had to leave out.
-func WriteReport(out, title string, res []CellResult, pivot bool) (md string, skipped []string, err error) {
-	md = Report(title, res, pivot)
-	if err := atomicfile.WriteBytes(filepath.Join(out, TableFile), []byte(md)); err != nil {
-		return "", nil, err
-	}
-	var csv strings.Builder
-	csv.WriteString("setting,algo,partition,seed,nodes,iters,final_test_acc,final_test_loss,local_test_acc,stationarity,consensus_error,grad_norm_sq,samples,bytes_sent_per_node,seconds,sim_seconds,status\n")
-	for _, r := range res {
-		for k, s := range r.Summaries {
-			status := "finished"
-			switch {
-			case s.Refused != "":
-				status = "refused: " + s.Refused
-			case s.Diverged != "":
-				status = "diverged " + s.Diverged
-			}
-			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%q\n", r.Label, s.Algo, s.Partition,
-				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
-				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
-				s.Samples, s.BytesSentPerNode, float64(s.Seconds), simSecondsOf(r.Configs[k], s), status)
-		}
-	}
-	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
-		return "", nil, err
-	}
-	curves := gridCurves(res, pivot)
-	path := filepath.Join(out, CurvesFile)
-	skipped, err = PlotCurvesReport(path, title, curves)
-	if err != nil {
-		return "", nil, err
-	}
-	for i, s := range skipped {
-		skipped[i] = path + ": " + s
-	}
-	return md, skipped, nil
-}
-
-// meanOver returns the mean over runs of f of their k-th rows.
-func meanOver(runs [][]Row, k int, f func(Row) float64) float64 {
-	s := 0.0
-	for _, r := range runs {
-		s += f(r[k])
-	}
-	return s / float64(len(runs))
-}
-
 // algoLabel names c's algorithm with its compressor, if any: "choco:topk:0.01".
-func algoLabel(c Config) string {
+func algoLabel(c train.Config) string {
 	if c.Compress != "" && c.Compress != "none" {
 		return c.Algo + ":" + c.Compress
 	}
@@ -377,33 +328,13 @@ func algoLabel(c Config) string {
 
 // columnLabel is c's column in a compare grid's table: its partition, and
 // its simulated network when the grid's cells run on several.
-func columnLabel(res []CellResult, c Config) string {
+func columnLabel(res []CellResult, c train.Config) string {
 	for _, r := range res {
-		if networkLabel(r.Configs[0]) != networkLabel(c) {
-			return c.Partition + " / " + networkLabel(c)
+		if r.Configs[0].NetworkLabel() != c.NetworkLabel() {
+			return c.Partition + " / " + c.NetworkLabel()
 		}
 	}
 	return c.Partition
-}
-
-// simulated reports whether every cell of a grid simulates a network, so
-// that its curves are drawn against simulated seconds.
-func simulated(res []CellResult) bool {
-	for _, r := range res {
-		if !r.Configs[0].SimulatesNetwork() {
-			return false
-		}
-	}
-	return len(res) > 0
-}
-
-// simSecondsOf is a run's simulated seconds for results.csv: NaN without a
-// simulated network, as in metrics.csv.
-func simSecondsOf(c Config, s *Summary) float64 {
-	if !c.SimulatesNetwork() {
-		return math.NaN()
-	}
-	return float64(s.SimSeconds)
 }
 
 // anySimulated reports whether a cell of res runs on a simulated network.
@@ -417,57 +348,4 @@ func appendNew(list []string, v string) []string {
 		return list
 	}
 	return append(list, v)
-}
-
-// gridCurves returns the curves of a grid's figure: one per cell, averaging
-// the runs that finished (or showing the diverged ones up to where they
-// stopped when none did). A compare grid (pivot) gives each algorithm a
-// colour and each partition a line style; a sweep gives each value a
-// colour.
-func gridCurves(res []CellResult, pivot bool) []Curve {
-	curves := make([]Curve, len(res))
-	var algos, parts []string
-	for _, r := range res {
-		algos = appendNew(algos, algoLabel(r.Configs[0]))
-		parts = appendNew(parts, columnLabel(res, r.Configs[0]))
-	}
-	for i, r := range res {
-		// The curve averages the runs that finished, or shows the diverged
-		// ones up to where they stopped when none did.
-		var runs, stopped [][]Row
-		for k, s := range r.Summaries {
-			switch s.failure() {
-			case "":
-				runs = append(runs, r.Rows[k])
-			case "diverged":
-				stopped = append(stopped, r.Rows[k])
-			}
-		}
-		if len(runs) == 0 {
-			runs = stopped // refused runs have no rows to draw
-		}
-		curves[i] = CurveOf(cellLabel(r), runs)
-		curves[i].Colour, curves[i].Style = i, 0
-		if roundsNote(res, r) != "" {
-			// Cells of an equal budget of samples ran different rounds:
-			// drawn against the samples a node drew, they share an axis.
-			curves[i].XLabel = "samples per node"
-			nodes := float64(max(r.Configs[0].Nodes, 1))
-			for k := range curves[i].Rounds {
-				curves[i].Rounds[k] = float64(runs[0][k].Samples) / nodes
-			}
-		}
-		if simulated(res) {
-			// On simulated networks, time is the axis that compares them.
-			curves[i].XLabel, curves[i].LogX = "simulated seconds", true
-			for k := range curves[i].Rounds {
-				curves[i].Rounds[k] = meanOver(runs, k, func(r Row) float64 { return r.SimSeconds })
-			}
-		}
-		if pivot { // a colour per algorithm, a line style per partition (and network)
-			c := r.Configs[0]
-			curves[i].Colour, curves[i].Style = slices.Index(algos, algoLabel(c)), slices.Index(parts, columnLabel(res, c))
-		}
-	}
-	return curves
 }

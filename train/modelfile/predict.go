@@ -1,64 +1,15 @@
-package train
+package modelfile
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 )
-
-// InputSpec describes what an image model was trained on, so that images
-// can be turned into the samples it saw: model.gtck stores it in its run
-// metadata under "input".
-type InputSpec struct {
-	Shape []int `json:"shape"` // one sample: [1 28 28] for MNIST, [3 32 32] for CIFAR-10
-	// Mean and Std are the per-channel standardisation of the training
-	// data (CIFAR-10 with Config.Normalize); absent for plain [0,1] scaling.
-	Mean    []float32 `json:"mean,omitempty"`
-	Std     []float32 `json:"std,omitempty"`
-	Classes []string  `json:"classes"` // class names by label
-}
-
-// modelMeta is the run metadata of model.gtck: a checkpoint's, plus the
-// input description of image models. Files written before it was added
-// lack "input".
-type modelMeta struct {
-	meta
-	Input *InputSpec `json:"input,omitempty"`
-}
-
-// cifarClasses are the CIFAR-10 class names by label.
-var cifarClasses = []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
-
-// classNames returns the class names of an image dataset's labels.
-func classNames(dataset string, classes int) []string {
-	if dataset == "cifar10" && classes == len(cifarClasses) {
-		return slices.Clone(cifarClasses)
-	}
-	names := make([]string, classes)
-	for i := range names {
-		names[i] = strconv.Itoa(i)
-	}
-	return names
-}
-
-// inputSpec returns the input description of a run's model, trained on
-// train: nil for models that are not image classifiers.
-func inputSpec(cfg Config, train *data.Dataset, m models.Model) *InputSpec {
-	shape, classes, ok := models.Classifier(m)
-	if !ok {
-		return nil
-	}
-	spec := &InputSpec{Shape: shape, Classes: classNames(cfg.Dataset, classes)}
-	if train != nil && train.Mean != nil {
-		spec.Mean, spec.Std = slices.Clone(train.Mean), slices.Clone(train.Std)
-	}
-	return spec
-}
 
 // ClassProb is one class of a prediction and its probability.
 type ClassProb struct {
@@ -154,7 +105,7 @@ type predictor struct {
 	path   string
 	model  models.Model
 	params []float32
-	spec   InputSpec
+	spec   train.InputSpec
 	pool   *models.Pool
 }
 
@@ -167,15 +118,15 @@ func (p *predictor) input() data.ImageInput {
 // description: the stored one, or for files written before it was stored,
 // the one the run's configuration implies.
 func openPredictor(path string) (*predictor, error) {
-	ck, m, err := readModelFile(path)
+	ck, m, err := train.ReadModelFile(path)
 	if err != nil {
 		return nil, err
 	}
 	cfg := m.Config
-	if k, ok := datasetKindOf(cfg.Dataset); !ok || k.logReg {
+	if !slices.Contains(train.Datasets(), cfg.Dataset) || cfg.IsLogReg() {
 		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for the image models of mnist and cifar10 runs", path, ck.Model, cfg.DataName())
 	}
-	model, err := newModel(cfg, nil)
+	model, err := train.NewModel(cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -183,7 +134,7 @@ func openPredictor(path string) (*predictor, error) {
 		return nil, err
 	}
 	shape, classes, _ := models.Classifier(model)
-	var spec InputSpec
+	var spec train.InputSpec
 	if m.Input != nil {
 		spec = *m.Input
 		if err := checkSpec(spec, shape, classes); err != nil {
@@ -200,7 +151,7 @@ func openPredictor(path string) (*predictor, error) {
 }
 
 // checkSpec requires a stored input description to fit the model.
-func checkSpec(spec InputSpec, shape []int, classes int) error {
+func checkSpec(spec train.InputSpec, shape []int, classes int) error {
 	if !slices.Equal(spec.Shape, shape) {
 		return fmt.Errorf("samples of shape %v, the model takes %v", spec.Shape, shape)
 	}
@@ -214,16 +165,16 @@ func checkSpec(spec InputSpec, shape []int, classes int) error {
 // model files stored it: MNIST is plain [0,1] scaling; a CIFAR-10 run that
 // standardised its data needs its training set's statistics, read from the
 // run's data when it is still there.
-func legacySpec(path string, cfg Config, model models.Model) (InputSpec, error) {
-	spec := inputSpec(cfg, nil, model)
+func legacySpec(path string, cfg train.Config, model models.Model) (train.InputSpec, error) {
+	spec := train.InputSpecOf(cfg, nil, model)
 	if cfg.Dataset != "cifar10" || !cfg.Normalize {
 		return *spec, nil
 	}
-	train, _, err := loadData(cfg)
+	trainSet, _, err := train.LoadData(cfg)
 	if err != nil {
-		return InputSpec{}, fmt.Errorf("%s was written before model files stored the input normalisation, and its run standardised CIFAR-10 with the training set's channel means and deviations; reading them from the run's data failed: %w", path, err)
+		return train.InputSpec{}, fmt.Errorf("%s was written before model files stored the input normalisation, and its run standardised CIFAR-10 with the training set's channel means and deviations; reading them from the run's data failed: %w", path, err)
 	}
-	spec.Mean, spec.Std = train.Mean, train.Std
+	spec.Mean, spec.Std = trainSet.Mean, trainSet.Std
 	return *spec, nil
 }
 

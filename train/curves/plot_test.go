@@ -1,4 +1,4 @@
-package train
+package curves
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func TestPlotCurvesReport(t *testing.T) {
 			[]string{"S(x) panel", `curve "a": test accuracy: none of its 5 values is finite`, `curve "a": S(x): none of its 5 values is finite`}, false, false},
 		{"curve without points", []Curve{{Label: "empty"}},
 			[]string{"S(x) panel", `curve "empty": no rounds`}, false, false},
-		{"header-only metrics", []Curve{CurveOf("cell", [][]Row{{}, {}}), CurveOf("none", nil)},
+		{"header-only metrics", []Curve{{Label: "cell"}, {Label: "none"}},
 			[]string{"S(x) panel", `curve "cell": no rounds`, `curve "none": no rounds`}, false, false},
 		{"zero curves", nil, []string{"no curves to plot"}, false, false},
 		{"one point below 1", []Curve{{Label: "a", Rounds: []float64{5}, Acc: []float64{0.3}, S: []float64{0.5}}}, nil, true, true},
@@ -107,7 +107,7 @@ func TestPlotCurvesReport(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "curves.png")
-			skipped, err := PlotCurvesReport(path, "test", c.curves)
+			skipped, err := PlotReport(path, "test", c.curves)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,20 +131,20 @@ func TestPlotCurvesReport(t *testing.T) {
 	}
 }
 
-// TestPlotCurvesKeepsItsSignature: PlotCurves draws the same plot and only
+// TestPlotCurvesKeepsItsSignature: Plot draws the same plot and only
 // drops the report.
 func TestPlotCurvesKeepsItsSignature(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "curves.png")
-	if err := PlotCurves(path, "test", []Curve{{Label: "a", Rounds: []float64{1, 2}, Acc: []float64{0.5, 0.6}, S: []float64{0, 0}}}); err != nil {
+	if err := Plot(path, "test", []Curve{{Label: "a", Rounds: []float64{1, 2}, Acc: []float64{0.5, 0.6}, S: []float64{0, 0}}}); err != nil {
 		t.Fatal(err)
 	}
 	decodePNG(t, path)
-	if err := PlotCurves(filepath.Join(t.TempDir(), "missing", "curves.png"), "test", nil); err == nil {
+	if err := Plot(filepath.Join(t.TempDir(), "missing", "curves.png"), "test", nil); err == nil {
 		t.Fatal("writing into a missing folder succeeded")
 	}
 }
 
-// render builds and draws the figure of curves, as PlotCurvesReport does,
+// render builds and draws the figure of curves, as PlotReport does,
 // so that its axes hold the ranges they are drawn with.
 func render(t *testing.T, curves []Curve) (*figure, *vgimg.Canvas) {
 	t.Helper()
@@ -266,7 +266,7 @@ func TestPlotLegendOutsideData(t *testing.T) {
 				t.Errorf("legend %v outside the image %v", legend, whole.Rectangle)
 			}
 			path := filepath.Join(t.TempDir(), "curves.png")
-			if _, err := PlotCurvesReport(path, "test", c.curves); err != nil {
+			if _, err := PlotReport(path, "test", c.curves); err != nil {
 				t.Fatal(err)
 			}
 			if inked(decodePNG(t, path), 2, palette[0]) == 0 {
@@ -341,5 +341,20 @@ func TestPlotLogXAtZero(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPaletteDistinct: the palette's colours are far apart.
+func TestPaletteDistinct(t *testing.T) {
+	sq := func(x float64) float64 { return x * x }
+	for i, a := range palette {
+		for _, b := range palette[i+1:] {
+			ar, ag, ab, _ := a.RGBA()
+			br, bg, bb, _ := b.RGBA()
+			d := math.Sqrt(sq(float64(ar)-float64(br)) + sq(float64(ag)-float64(bg)) + sq(float64(ab)-float64(bb)))
+			if d < 0.25*65535 {
+				t.Errorf("palette colours %v and %v are too close (%.2f)", a, b, d/65535)
+			}
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package train
+package experiment
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/train"
 )
 
 // Budget is a comparison's equal budget of work per node: every algorithm
@@ -23,7 +24,7 @@ const maxBudget = 1 << 62
 func ParseBudget(s string) (Budget, error) {
 	kind, value, ok := strings.Cut(s, "=")
 	if !ok || kind != "samples" {
-		return Budget{}, &ConfigError{"budget", s, "samples=N, the samples per node each algorithm may draw"}
+		return Budget{}, &train.ConfigError{Flag: "budget", Value: s, Want: "samples=N, the samples per node each algorithm may draw"}
 	}
 	mult := int64(1)
 	switch {
@@ -36,7 +37,7 @@ func ParseBudget(s string) (Budget, error) {
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil || n < 1 || n > maxBudget/mult {
-		return Budget{}, &ConfigError{"budget", s, fmt.Sprintf("samples=N with N a sample count from 1 to %d (2⁶²)", int64(maxBudget))}
+		return Budget{}, &train.ConfigError{Flag: "budget", Value: s, Want: fmt.Sprintf("samples=N with N a sample count from 1 to %d (2⁶²)", int64(maxBudget))}
 	}
 	return Budget{Samples: n * mult}, nil
 }
@@ -45,13 +46,13 @@ func ParseBudget(s string) (Budget, error) {
 // batch of the whole share counts the mean share (training samples / nodes),
 // which is every node's share under the iid and label partitions up to
 // rounding.
-func (b Budget) Rounds(c Config) (int, error) {
-	return b.rounds(c, c.dataSizes().train)
+func (b Budget) Rounds(c train.Config) (int, error) {
+	return b.rounds(c, c.TrainSamples())
 }
 
 // rounds is Rounds for data of trainSamples training samples.
-func (b Budget) rounds(c Config, trainSamples int) (int, error) {
-	meth, err := c.method()
+func (b Budget) rounds(c train.Config, trainSamples int) (int, error) {
+	meth, err := c.Method()
 	if err != nil {
 		return 0, err
 	}
@@ -62,8 +63,8 @@ func (b Budget) rounds(c Config, trainSamples int) (int, error) {
 	}
 	if rounds < 1 {
 		first := decentral.SamplesAfter(meth, 1, cost)
-		return 0, &ConfigError{"budget", fmt.Sprintf("samples=%d", b.Samples),
-			fmt.Sprintf("at least %d samples per node, what one round of %s draws", first, c.Algo)}
+		return 0, &train.ConfigError{Flag: "budget", Value: fmt.Sprintf("samples=%d", b.Samples),
+			Want: fmt.Sprintf("at least %d samples per node, what one round of %s draws", first, c.Algo)}
 	}
 	return rounds, nil
 }
@@ -74,12 +75,12 @@ func BudgetCells(cells []Cell, b Budget) ([]Cell, error) {
 	out := make([]Cell, len(cells))
 	sizes := map[[2]string]int{} // dataset and folder → training samples
 	for i, cell := range cells {
-		cell.Configs = append([]Config(nil), cell.Configs...)
+		cell.Configs = append([]train.Config(nil), cell.Configs...)
 		for k, c := range cell.Configs {
 			key := [2]string{c.Dataset, c.DataDir}
 			n, ok := sizes[key]
 			if !ok {
-				n = c.dataSizes().train
+				n = c.TrainSamples()
 				sizes[key] = n
 			}
 			r, err := b.rounds(c, n)

@@ -1,4 +1,4 @@
-package train
+package experiment
 
 import (
 	"context"
@@ -12,25 +12,26 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/train"
 )
 
 // Cell is one setting of a grid of runs: the same configuration under
 // several seeds.
 type Cell struct {
-	Label   string   // e.g. "gt-storm / label" or "rho=10"
-	Configs []Config // one per seed
+	Label   string         // e.g. "gt-storm / label" or "rho=10"
+	Configs []train.Config // one per seed
 }
 
 // CellResult is the outcome of a cell's runs.
 type CellResult struct {
 	Cell
-	Summaries []*Summary
-	Rows      [][]Row
+	Summaries []*train.Summary
+	Rows      [][]train.Row
 }
 
 // Seeds returns n copies of cfg with seeds cfg.Seed, cfg.Seed+1, ….
-func Seeds(cfg Config, n int) []Config {
-	out := make([]Config, n)
+func Seeds(cfg train.Config, n int) []train.Config {
+	out := make([]train.Config, n)
 	for k := range out {
 		out[k] = cfg
 		out[k].Seed = cfg.Seed + uint64(k)
@@ -42,7 +43,7 @@ func Seeds(cfg Config, n int) []Config {
 // every partition, each under seeds seeds. An algorithm may name its
 // compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%. base's
 // γ applies to the CHOCO cells only.
-func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
+func CompareCells(base train.Config, algos, partitions []string, seeds int) []Cell {
 	var cells []Cell
 	for _, a := range algos {
 		for _, p := range partitions {
@@ -62,7 +63,7 @@ func CompareCells(base Config, algos, partitions []string, seeds int) []Cell {
 
 // SweepCells returns the cells of `gtstorm sweep`: base with the setting
 // named by param (any of Sweepable) set to each of values in turn.
-func SweepCells(base Config, param string, values []string, seeds int) ([]Cell, error) {
+func SweepCells(base train.Config, param string, values []string, seeds int) ([]Cell, error) {
 	var cells []Cell
 	for _, v := range values {
 		c := base
@@ -90,7 +91,7 @@ const GridFile = "grid.json"
 // Like Train, RunGrid refuses an out that holds anything but this grid's
 // own earlier runs (another grid, other files) unless opt.Overwrite is set;
 // then it runs there, still reusing the runs whose settings match.
-func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]CellResult, error) {
+func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) ([]CellResult, error) {
 	cells = slices.Clone(cells)
 	seen := map[string]string{}    // a run's settings → its cell
 	refused := map[string]string{} // a run's settings → why it cannot run
@@ -101,25 +102,25 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
 			if cfg.SimulatesNetwork() && cfg.Compute == 0 {
-				return nil, &ConfigError{"compute", "0", "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
+				return nil, &train.ConfigError{Flag: "compute", Value: "0", Want: "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
 			}
 			r, err := cfg.Resolved()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
-			key := runKey(r)
+			key := train.ResultKey(r)
 			if prev, dup := seen[key]; dup {
 				return nil, &DuplicateCellsError{prev, c.Label}
 			}
 			seen[key] = c.Label
 			c.Configs[k] = r
-			if err := r.checkGraphs(); err != nil {
+			if err := r.CheckGraphs(); err != nil {
 				refused[key] = err.Error()
 			}
 		}
 		cells[i] = c
 	}
-	unlock, err := lockOut(out)
+	unlock, err := train.LockOut(out)
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +133,20 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 	for _, c := range cells {
 		total += len(c.Configs)
 	}
-	opt.fingerprints = map[string]InputFile{} // each input is hashed once per grid
+	opt = opt.WithInputCache() // each input is hashed once per grid
 	n := 0
 	for i, c := range cells {
 		results[i].Cell = c
 		for _, cfg := range c.Configs {
 			n++
 			if ctx.Err() != nil {
-				return nil, &InterruptedError{Dir: out}
+				return nil, &train.InterruptedError{Dir: out}
 			}
 			dir := filepath.Join(out, dirName(c.Label), fmt.Sprintf("seed%d", cfg.Seed))
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d → %s\n", n, total, c.Label, cfg.Seed, dir)
 			}
-			if why, ok := refused[runKey(cfg)]; ok {
+			if why, ok := refused[train.ResultKey(cfg)]; ok {
 				if opt.Progress != nil {
 					fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d refused (%s); recorded, going on\n", n, total, c.Label, cfg.Seed, why)
 				}
@@ -155,7 +156,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 			}
 			o := opt
 			o.Out = dir
-			sum, rows, err := runOrReuse(ctx, cfg, o)
+			sum, rows, err := train.RunOrReuse(ctx, cfg, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s, seed %d: %w", c.Label, cfg.Seed, err)
 			}
@@ -171,21 +172,10 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt Options) ([]Cell
 
 // refusedSummary is the summary of a run of cfg that a grid did not start,
 // and why.
-func refusedSummary(cfg Config, why string) *Summary {
-	return &Summary{Algo: cfg.Algo, Data: cfg.DataName(), Partition: cfg.Partition, Nodes: cfg.Nodes,
+func refusedSummary(cfg train.Config, why string) *train.Summary {
+	return &train.Summary{Algo: cfg.Algo, Data: cfg.DataName(), Partition: cfg.Partition, Nodes: cfg.Nodes,
 		Iters: cfg.Iters, Refused: why}
 }
-
-// runKey identifies the results of a run: its settings, less those that
-// cannot change them.
-func runKey(c Config) string {
-	c.Workers, c.MaxMemory, c.TargetAcc, c.TargetStat = 0, 0, 0, 0
-	b, _ := json.Marshal(c)
-	return string(b)
-}
-
-// sameResults reports whether runs of a and b give the same results.
-func sameResults(a, b Config) bool { return runKey(a) == runKey(b) }
 
 // gridManifest is grid.json.
 type gridManifest struct {
@@ -193,8 +183,8 @@ type gridManifest struct {
 }
 
 type gridCell struct {
-	Label   string   `json:"label"`
-	Configs []Config `json:"configs"`
+	Label   string         `json:"label"`
+	Configs []train.Config `json:"configs"`
 }
 
 // claimGridFolder makes out this grid's folder: a folder that holds the
@@ -224,7 +214,7 @@ func claimGridFolder(out string, cells []Cell, overwrite bool) error {
 		}
 		var names []string
 		for _, e := range entries {
-			if e.Name() != LockFile {
+			if e.Name() != train.LockFile {
 				names = append(names, e.Name())
 			}
 		}
@@ -258,96 +248,12 @@ func gridDifference(have, want gridManifest) string {
 			return fmt.Sprintf("%s has %d seeds, this grid %d", h.Label, len(h.Configs), len(w.Configs))
 		}
 		for k := range h.Configs {
-			if !sameResults(h.Configs[k], w.Configs[k]) {
-				return fmt.Sprintf("%s, seed %d has other settings (%s)", h.Label, w.Configs[k].Seed, configDifference(h.Configs[k], w.Configs[k]))
+			if train.ResultKey(h.Configs[k]) != train.ResultKey(w.Configs[k]) {
+				return fmt.Sprintf("%s, seed %d has other settings (%s)", h.Label, w.Configs[k].Seed, train.ConfigDifference(h.Configs[k], w.Configs[k]))
 			}
 		}
 	}
 	return ""
-}
-
-// configDifference names the first setting in which a and b differ.
-func configDifference(a, b Config) string {
-	ma, mb := settingsMap(a), settingsMap(b)
-	if k, ok := firstDifference(ma, mb); ok {
-		return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
-	}
-	return "none"
-}
-
-// runOrReuse returns the finished run of cfg in o.Out, resuming or starting
-// it as needed. A run is reused only when its summary and its last metrics
-// row are for cfg's round count (or it diverged) and its inputs are those
-// of today.
-func runOrReuse(ctx context.Context, cfg Config, o Options) (*Summary, []Row, error) {
-	if prev, err := readConfig(filepath.Join(o.Out, ConfigFile)); err == nil && sameResults(prev, cfg) {
-		inputs, err := inputFiles(cfg, o.fingerprints)
-		if err != nil {
-			return nil, nil, err
-		}
-		if sum, rows, err := readRun(o.Out); err == nil && finished(sum, rows, cfg) && inputsChanged(sum.Inputs, inputs) == "" {
-			return sum, rows, nil
-		}
-		if _, err := os.Stat(filepath.Join(o.Out, CheckpointFile)); err == nil {
-			_, err := Resume(ctx, o.Out, cfg.Iters, o)
-			if err == nil || errors.Is(err, decentral.ErrDiverged) {
-				return readRun(o.Out)
-			}
-			if !errors.Is(err, ErrInputsChanged) {
-				return nil, nil, err
-			}
-		}
-	}
-	o.Overwrite = true // a run of other settings or inputs, or a broken one: the grid's own folder
-	if _, err := Train(ctx, cfg, o); err != nil && !errors.Is(err, decentral.ErrDiverged) {
-		return nil, nil, err
-	}
-	return readRun(o.Out)
-}
-
-// finished reports whether a run's summary and rows are those of a run of
-// cfg that ended: all its rounds done, or diverged, with inputs recorded.
-func finished(sum *Summary, rows []Row, cfg Config) bool {
-	if sum.Inputs == nil || len(rows) == 0 {
-		return false
-	}
-	if sum.Diverged != "" {
-		return true
-	}
-	return sum.CommRounds == cfg.Iters && sum.Iters == cfg.Iters && rows[len(rows)-1].Round == cfg.Iters
-}
-
-func readConfig(path string) (Config, error) {
-	var c Config
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return c, err
-	}
-	err = json.Unmarshal(b, &c)
-	return c, err
-}
-
-// readRun reads the summary and metrics of a finished run.
-func readRun(dir string) (*Summary, []Row, error) {
-	f, err := os.Open(filepath.Join(dir, SummaryFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	sum, err := ReadSummary(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	m, err := os.Open(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer m.Close()
-	rows, err := ReadCSV(m)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", m.Name(), err)
-	}
-	return sum, rows, nil
 }
 
 // dirName turns a cell label into a folder name.
@@ -355,3 +261,54 @@ func dirName(label string) string {
 	r := strings.NewReplacer(" / ", "-", "/", "-", " ", "", ":", "-", "=", "-")
 	return r.Replace(label)
 }
+
+// NetworkCells returns every cell once per simulated network, each network
+// given as LATENCY/BANDWIDTH (e.g. 1ms/1Gbit), its label ending in the
+// network: how `compare --networks` runs the same algorithms on a fast and
+// a slow network.
+func NetworkCells(cells []Cell, networks []string) ([]Cell, error) {
+	var out []Cell
+	for _, n := range networks {
+		lat, bw, ok := strings.Cut(n, "/")
+		if !ok {
+			return nil, fmt.Errorf("--networks %s: want LATENCY/BANDWIDTH such as 1ms/1Gbit or 50ms/10Mbit", n)
+		}
+		for _, cell := range cells {
+			c := Cell{Label: cell.Label + " / " + n, Configs: slices.Clone(cell.Configs)}
+			for k := range c.Configs {
+				if err := c.Configs[k].Set("link-latency", lat); err != nil {
+					return nil, fmt.Errorf("--networks %s: want a latency such as 1ms before the /", n)
+				}
+				if err := c.Configs[k].Set("link-bandwidth", bw); err != nil {
+					return nil, fmt.Errorf("--networks %s: want a bandwidth such as 1Gbit after the /", n)
+				}
+				if !c.Configs[k].SimulatesNetwork() {
+					return nil, fmt.Errorf("--networks %s: simulates no network (no latency, unlimited bandwidth); want a latency or a bandwidth such as 1ms/1Gbit", n)
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// DuplicateCellsError is a grid two of whose cells have the same settings
+// once defaults are filled in and names normalised (choco and choco:none,
+// gamma=0 and CHOCO's default γ): the grid would run them twice.
+type DuplicateCellsError struct {
+	First, Second string // the cells' labels
+}
+
+func (e *DuplicateCellsError) Error() string {
+	return fmt.Sprintf("cells %s and %s have the same settings: the grid would run them twice", e.First, e.Second)
+}
+
+// GridFolderError is an output folder that holds something other than the
+// grid about to run there: other files, another grid, or a damaged
+// grid.json. RunGrid runs there only when told to.
+type GridFolderError struct {
+	Dir    string
+	Reason string
+}
+
+func (e *GridFolderError) Error() string { return e.Dir + " " + e.Reason }

@@ -1,4 +1,4 @@
-package train
+package experiment
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/train"
 )
 
 type tableColumn struct {
@@ -73,15 +74,15 @@ func checkTableAgainstResults(t *testing.T, dir string) {
 			columns = append(columns[:len(columns):len(columns)], tableColumn{9, "sim_seconds", "%.4g"})
 		}
 		for _, c := range columns {
-			sums := make([]*Summary, len(rs))
+			sums := make([]*train.Summary, len(rs))
 			for i, r := range rs {
 				x, err := strconv.ParseFloat(r[col[c.field]], 64)
 				if err != nil {
 					t.Fatalf("%s: %s %q: %v", dir, c.field, r[col[c.field]], err)
 				}
-				sums[i] = &Summary{Seconds: Num(x)}
+				sums[i] = &train.Summary{Seconds: train.Num(x)}
 			}
-			want := statOf(sums, func(s *Summary) float64 { return float64(s.Seconds) }).fmt(c.format)
+			want := statOf(sums, func(s *train.Summary) float64 { return float64(s.Seconds) }).fmt(c.format)
 			if cells[c.col] != want {
 				t.Errorf("%s, %s: %s is %q in the table, %q from results.csv", dir, label, c.field, cells[c.col], want)
 			}
@@ -105,7 +106,7 @@ func TestReportMatchesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := RunGrid(context.Background(), cells, out, Options{})
+	res, err := RunGrid(context.Background(), cells, out, train.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestStragglersShowInTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := RunGrid(context.Background(), cells, out, Options{})
+	res, err := RunGrid(context.Background(), cells, out, train.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestStragglersShowInTable(t *testing.T) {
 	plain := lrConfig(decentral.DSGD)
 	plain.Iters, plain.CheckpointEvery = 10, 0
 	out = t.TempDir()
-	if res, err = RunGrid(context.Background(), CompareCells(plain, []string{"dsgd"}, []string{"iid"}, 1), out, Options{}); err != nil {
+	if res, err = RunGrid(context.Background(), CompareCells(plain, []string{"dsgd"}, []string{"iid"}, 1), out, train.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if md, _, err = WriteReport(out, "plain", res, false); err != nil {
@@ -176,11 +177,11 @@ func TestStragglersShowInTable(t *testing.T) {
 // TestShippedTablesMatchResults checks the tables in internal/results (the
 // README's) against their results.csv, and that the README quotes them.
 func TestShippedTablesMatchResults(t *testing.T) {
-	dirs, _ := filepath.Glob("../internal/results/*")
+	dirs, _ := filepath.Glob("../../internal/results/*")
 	if len(dirs) == 0 {
 		t.Skip("no shipped results")
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,40 +200,28 @@ func TestShippedTablesMatchResults(t *testing.T) {
 
 // TestGridCurvesDistinct: in a compare figure each algorithm has its own
 // colour and each partition its own line style, so no two curves look
-// alike; the palette's colours are far apart.
+// alike (the palette's colours are far apart: curves' TestPaletteDistinct).
 func TestGridCurvesDistinct(t *testing.T) {
 	var res []CellResult
-	for _, c := range CompareCells(Default(), []string{"dsgd", "gnsd", "gt-storm"}, []string{"iid", "label"}, 1) {
-		res = append(res, CellResult{Cell: c, Summaries: []*Summary{{}}, Rows: [][]Row{{{Round: 0}}}})
+	for _, c := range CompareCells(train.Default(), []string{"dsgd", "gnsd", "gt-storm"}, []string{"iid", "label"}, 1) {
+		res = append(res, CellResult{Cell: c, Summaries: []*train.Summary{{}}, Rows: [][]train.Row{{{Round: 0}}}})
 	}
-	curves := gridCurves(res, true)
+	cs := gridCurves(res, true)
 	seen := map[[2]int]string{}
-	for i, c := range curves {
-		key := [2]int{c.Colour % len(palette), c.Style % len(lineStyles)}
+	for i, c := range cs {
+		key := [2]int{c.Colour, c.Style} // 3 colours and 2 styles: fewer than the palette's and the styles'
 		if prev, dup := seen[key]; dup {
 			t.Errorf("%s and %s are drawn alike", prev, c.Label)
 		}
 		seen[key] = c.Label
 		algo := res[i].Configs[0].Algo
-		for k, d := range curves {
+		for k, d := range cs {
 			if sameAlgo := res[k].Configs[0].Algo == algo; sameAlgo != (d.Colour == c.Colour) {
 				t.Errorf("%s and %s: same algorithm %v, same colour %v", c.Label, d.Label, sameAlgo, d.Colour == c.Colour)
 			}
 		}
 	}
-	for i, a := range palette {
-		for _, b := range palette[i+1:] {
-			ar, ag, ab, _ := a.RGBA()
-			br, bg, bb, _ := b.RGBA()
-			d := math.Sqrt(sq(float64(ar)-float64(br)) + sq(float64(ag)-float64(bg)) + sq(float64(ab)-float64(bb)))
-			if d < 0.25*65535 {
-				t.Errorf("palette colours %v and %v are too close (%.2f)", a, b, d/65535)
-			}
-		}
-	}
 }
-
-func sq(x float64) float64 { return x * x }
 
 // TestFormatShort: whatever the magnitude, a value is formatted short, and
 // parses back to itself to within rounding to three significant digits.
@@ -263,7 +252,7 @@ func TestFormatShort(t *testing.T) {
 // TestReportTargetTimesShort: the time to the target stays short in the
 // table, however many simulated seconds it took.
 func TestReportTargetTimesShort(t *testing.T) {
-	base := Default()
+	base := train.Default()
 	base.TargetAcc = 0.5
 	cells, err := NetworkCells(CompareCells(base, []string{"dsgd"}, []string{"label"}, 1), []string{"1ms/1Gbit"})
 	if err != nil {
@@ -275,8 +264,8 @@ func TestReportTargetTimesShort(t *testing.T) {
 	}{
 		{1.8e303, "| 1.8e+303 |"}, {2e-9, "| 2e-09 |"}, {2, "| 2.00 |"},
 	} {
-		rows := []Row{{Round: 0}, {Round: 10, TestAcc: 0.6, SimSeconds: c.sim}}
-		md := Report("t", []CellResult{{Cell: cells[0], Summaries: []*Summary{{}}, Rows: [][]Row{rows}}}, true)
+		rows := []train.Row{{Round: 0}, {Round: 10, TestAcc: 0.6, SimSeconds: c.sim}}
+		md := Report("t", []CellResult{{Cell: cells[0], Summaries: []*train.Summary{{}}, Rows: [][]train.Row{rows}}}, true)
 		if !strings.Contains(md, c.want) {
 			t.Errorf("%g simulated seconds: report lacks %q:\n%s", c.sim, c.want, md)
 		}

@@ -1,4 +1,4 @@
-package train
+package modelfile
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
@@ -36,12 +37,12 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
-// TestExportONNX exports an MNIST and a CIFAR-10 model: the file holds the
+// TestExport exports an MNIST and a CIFAR-10 model: the file holds the
 // graph models.ONNX builds from the checkpoint's weights, and its doc
 // string says how the input is scaled.
-func TestExportONNX(t *testing.T) {
+func TestExport(t *testing.T) {
 	dir := t.TempDir()
-	cifarCfg := Default()
+	cifarCfg := train.Default()
 	cifarCfg.Dataset = "cifar10"
 	for _, c := range []struct {
 		m         models.Model
@@ -50,7 +51,7 @@ func TestExportONNX(t *testing.T) {
 		prop      string
 		transform string // the start of gtstorm.input.transform
 	}{
-		{models.NewMNISTCNN(), mustJSON(t, meta{Config: Default()}), "divided by 255, in [0,1]", "gtstorm.dataset", "x = byte/255"},
+		{models.NewMNISTCNN(), mustJSON(t, meta{Config: train.Default()}), "divided by 255, in [0,1]", "gtstorm.dataset", "x = byte/255"},
 		{models.NewCIFARCNN(), mustJSON(t, map[string]any{"config": cifarCfg,
 			"input": map[string]any{"shape": []int{3, 32, 32}, "mean": []float32{0.5, 0.25, 0.125}, "std": []float32{0.2, 0.3, 0.4}}}),
 			"mean [0.5 0.25 0.125] and std [0.2 0.3 0.4]", "gtstorm.input.std", "x = (byte/255 - mean[c]) / std[c], mean and std in gtstorm.input.mean"},
@@ -61,7 +62,7 @@ func TestExportONNX(t *testing.T) {
 		ckpt := filepath.Join(dir, c.m.Name()+".gtck")
 		params := writeCNNCheckpoint(t, ckpt, c.m, c.meta)
 		out := filepath.Join(dir, c.m.Name()+".onnx")
-		res, err := ExportONNX(ckpt, out)
+		res, err := Export(ckpt, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,12 +220,12 @@ func TestModuleVersion(t *testing.T) {
 	}
 }
 
-// TestExportONNXErrors: bad input gets a one-line error naming the file,
+// TestExportErrors: bad input gets a one-line error naming the file,
 // and an existing output file is left as it was.
-func TestExportONNXErrors(t *testing.T) {
+func TestExportErrors(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "model.gtck")
-	writeCNNCheckpoint(t, good, models.NewMNISTCNN(), mustJSON(t, meta{Config: Default()}))
+	writeCNNCheckpoint(t, good, models.NewMNISTCNN(), mustJSON(t, meta{Config: train.Default()}))
 	text := filepath.Join(dir, "notes.txt")
 	os.WriteFile(text, []byte("not a checkpoint\n"), 0o644)
 	logreg := filepath.Join(dir, "logreg.gtck")
@@ -247,7 +248,7 @@ func TestExportONNXErrors(t *testing.T) {
 		{"output is a directory", good, dir, dir},
 		{"output is the checkpoint", good, good, "would overwrite the checkpoint"},
 	} {
-		_, err := ExportONNX(c.in, c.out)
+		_, err := Export(c.in, c.out)
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
 			continue

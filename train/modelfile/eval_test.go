@@ -1,4 +1,4 @@
-package train
+package modelfile
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
@@ -20,7 +21,7 @@ func writeLogRegCheckpoint(t *testing.T, path, trainFile string, w []float32) {
 	if model.NumParams() != len(w) {
 		t.Fatalf("logreg over %d features has %d parameters; the test assumes one per feature", len(w), model.NumParams())
 	}
-	cfg := Default()
+	cfg := train.Default()
 	cfg.Dataset, cfg.DataDir = "libsvm", trainFile
 	m, err := json.Marshal(meta{Config: cfg})
 	if err != nil {

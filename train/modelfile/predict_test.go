@@ -1,4 +1,4 @@
-package train
+package modelfile
 
 import (
 	"bytes"
@@ -18,13 +18,14 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
 // quickMNIST is a short MNIST run that reaches about 88% test accuracy in
 // a few seconds: DSGD on 2 fully connected nodes for 300 rounds.
-func quickMNIST() Config {
-	cfg := Default()
+func quickMNIST() train.Config {
+	cfg := train.Default()
 	cfg.Algo, cfg.Nodes, cfg.Topology, cfg.Partition = "dsgd", 2, "complete", "iid"
 	cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 300, 300, 0
 	cfg.Eta0, cfg.LocalEvalSamples, cfg.GradSamples = 0.05, 100, 10
@@ -76,9 +77,9 @@ func writeImage(t *testing.T, dir, name string, img image.Image) string {
 
 // writeModelFile writes a model file of params for cfg's model, with the
 // given input description (nil: a file of the releases before it).
-func writeModelFile(t *testing.T, path string, cfg Config, model models.Model, params []float32, in *InputSpec) {
+func writeModelFile(t *testing.T, path string, cfg train.Config, model models.Model, params []float32, in *train.InputSpec) {
 	t.Helper()
-	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg}, Input: in})
+	m, err := json.Marshal(meta{Config: cfg, Input: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +88,22 @@ func writeModelFile(t *testing.T, path string, cfg Config, model models.Model, p
 	if err := weights.Write(path, ck); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// meta is the run metadata of a model file, as train writes it.
+type meta struct {
+	Config train.Config     `json:"config"`
+	Input  *train.InputSpec `json:"input,omitempty"`
+}
+
+// modelCheckpoint returns a checkpoint of params with m's layout, as train
+// writes model.gtck.
+func modelCheckpoint(m models.Model, params []float32) *weights.Checkpoint {
+	ck := &weights.Checkpoint{Model: m.Name(), Params: params}
+	for _, p := range m.Params() {
+		ck.Tensors = append(ck.Tensors, weights.Tensor{Name: p.Name, Shape: p.Shape})
+	}
+	return ck
 }
 
 // TestPredictTrainedMNIST trains a small MNIST model, writes test images
@@ -99,18 +116,18 @@ func TestPredictTrainedMNIST(t *testing.T) {
 		t.Skip("trains a model for a few seconds")
 	}
 	out := t.TempDir()
-	sum, err := Train(context.Background(), quickMNIST(), Options{Out: out})
+	sum, err := train.Train(context.Background(), quickMNIST(), train.Options{Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	modelPath := filepath.Join(out, ModelFile)
+	modelPath := filepath.Join(out, train.ModelFile)
 
 	// The model file describes its input.
 	ck, err := weights.Read(modelPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mm modelMeta
+	var mm meta
 	if err := json.Unmarshal(ck.Meta, &mm); err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +199,14 @@ func TestPredictTrainedMNIST(t *testing.T) {
 	}
 	// Evaluate counts every predicted class as correct, with the loss of
 	// their probabilities, and the true labels as often as predict hits them.
-	acc, loss, err := pool.Evaluate(ck.Params, predicted, evalChunk)
+	acc, loss, err := pool.Evaluate(ck.Params, predicted, train.EvalChunk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if acc != 1 || math.Abs(loss-lossSum/n) > 1e-6 {
 		t.Errorf("Evaluate with predict's classes as labels: accuracy %v (want 1), loss %v (want %v)", acc, loss, lossSum/n)
 	}
-	acc, _, err = pool.Evaluate(ck.Params, test, evalChunk)
+	acc, _, err = pool.Evaluate(ck.Params, test, train.EvalChunk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +271,10 @@ func TestPredictModelFiles(t *testing.T) {
 
 	mnist := models.NewMNISTCNN()
 	params := mnist.Init(3)
-	cfg := Default()
+	cfg := train.Default()
 	legacy, current := filepath.Join(dir, "legacy.gtck"), filepath.Join(dir, "current.gtck")
 	writeModelFile(t, legacy, cfg, mnist, params, nil)
-	writeModelFile(t, current, cfg, mnist, params, inputSpec(cfg, nil, mnist))
+	writeModelFile(t, current, cfg, mnist, params, train.InputSpecOf(cfg, nil, mnist))
 	a, err := Predict(legacy, imgs, 20)
 	if err != nil {
 		t.Fatal(err)
@@ -279,11 +296,11 @@ func TestPredictModelFiles(t *testing.T) {
 	// image standardised with the stored statistics.
 	cifar := models.NewCIFARCNN()
 	cparams := cifar.Init(4)
-	ccfg := Default()
+	ccfg := train.Default()
 	ccfg.Dataset, ccfg.DataDir = "cifar10", filepath.Join(dir, "no-cifar-here")
-	train := &data.Dataset{Mean: []float32{0.49, 0.48, 0.45}, Std: []float32{0.25, 0.24, 0.26}}
-	spec := inputSpec(ccfg, train, cifar)
-	if !slices.Equal(spec.Shape, []int{3, 32, 32}) || !slices.Equal(spec.Mean, train.Mean) || !slices.Equal(spec.Std, train.Std) || spec.Classes[3] != "cat" {
+	trainSet := &data.Dataset{Mean: []float32{0.49, 0.48, 0.45}, Std: []float32{0.25, 0.24, 0.26}}
+	spec := train.InputSpecOf(ccfg, trainSet, cifar)
+	if !slices.Equal(spec.Shape, []int{3, 32, 32}) || !slices.Equal(spec.Mean, trainSet.Mean) || !slices.Equal(spec.Std, trainSet.Std) || spec.Classes[3] != "cat" {
 		t.Fatalf("CIFAR-10 input description %+v", spec)
 	}
 	cpath := filepath.Join(dir, "cifar.gtck")
@@ -296,7 +313,7 @@ func TestPredictModelFiles(t *testing.T) {
 	for _, stats := range []bool{true, false} {
 		d := &data.Dataset{Name: "by hand", Shape: []int{3, 32, 32}, Classes: 10, Labels: make([]uint8, len(imgs)), Bytes: make([]uint8, len(imgs)*3*32*32)}
 		if stats {
-			d.Mean, d.Std = train.Mean, train.Std
+			d.Mean, d.Std = trainSet.Mean, trainSet.Std
 		}
 		for i, p := range imgs {
 			img, err := data.ReadImage(p)
@@ -312,7 +329,7 @@ func TestPredictModelFiles(t *testing.T) {
 		for i := range imgs {
 			match := true
 			for _, c := range got[i].Top {
-				match = match && c.Prob == probs[i][c.Class] && c.Name == cifarClasses[c.Class]
+				match = match && c.Prob == probs[i][c.Class] && c.Name == spec.Classes[c.Class]
 			}
 			if match != stats {
 				t.Errorf("image %d: predict %v; probabilities with stored statistics=%v: %v", i, got[i].Top, stats, probs[i])
@@ -336,18 +353,18 @@ func TestPredictModelFiles(t *testing.T) {
 
 	// Refusals.
 	lr := models.NewLogReg(5, models.DefaultAlpha)
-	lcfg := Default()
+	lcfg := train.Default()
 	lcfg.Dataset, lcfg.DataDir = "libsvm", "/data/a9a"
 	lpath := filepath.Join(dir, "logreg.gtck")
 	writeModelFile(t, lpath, lcfg, lr, lr.Init(1), nil)
 	bad := filepath.Join(dir, "bad.gtck")
-	badSpec := inputSpec(cfg, nil, mnist)
+	badSpec := train.InputSpecOf(cfg, nil, mnist)
 	badSpec.Shape = []int{1, 32, 32}
 	writeModelFile(t, bad, cfg, mnist, params, badSpec)
 	badStats := filepath.Join(dir, "badstats.gtck")
-	writeModelFile(t, badStats, cfg, mnist, params, &InputSpec{Shape: []int{1, 28, 28}, Mean: []float32{0.1}, Std: []float32{0}, Classes: classNames("mnist", 10)})
+	writeModelFile(t, badStats, cfg, mnist, params, &train.InputSpec{Shape: []int{1, 28, 28}, Mean: []float32{0.1}, Std: []float32{0}, Classes: train.InputSpecOf(cfg, nil, mnist).Classes})
 	svhn := filepath.Join(dir, "svhn.gtck")
-	scfg := Default()
+	scfg := train.Default()
 	scfg.Dataset = "svhn"
 	writeModelFile(t, svhn, scfg, mnist, params, nil)
 	mismatch := filepath.Join(dir, "mismatch.gtck")

@@ -1,4 +1,4 @@
-package train
+package modelfile
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 )
 
 // stroke is the region of strokeImage's digit: away from the border.
@@ -169,9 +170,9 @@ func TestReadImage(t *testing.T) {
 func TestPredictBatch(t *testing.T) {
 	dir := t.TempDir()
 	mnist := models.NewMNISTCNN()
-	cfg := Default()
+	cfg := train.Default()
 	model := filepath.Join(dir, "model.gtck")
-	writeModelFile(t, model, cfg, mnist, mnist.Init(3), inputSpec(cfg, nil, mnist))
+	writeModelFile(t, model, cfg, mnist, mnist.Init(3), train.InputSpecOf(cfg, nil, mnist))
 	var g bytes.Buffer
 	if err := gif.Encode(&g, strokeImage(color.Black, color.White), nil); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package train
+package modelfile
 
 import (
 	"encoding/json"
@@ -12,10 +12,11 @@ import (
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/internal/onnx"
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
-// ExportResult describes an ONNX file written by ExportONNX.
+// ExportResult describes an ONNX file written by Export.
 type ExportResult struct {
 	Model  string // e.g. "mnist-cnn"
 	Params int
@@ -31,11 +32,11 @@ type ExportResult struct {
 // run's configuration and, where the file records it, the input
 // description of image models (the "input" entry of model.gtck).
 type exportMeta struct {
-	Config *Config    `json:"config"`
-	Input  *InputSpec `json:"input"`
+	Config *train.Config    `json:"config"`
+	Input  *train.InputSpec `json:"input"`
 }
 
-// ExportONNX reads the averaged CNN of the checkpoint at path (model.gtck,
+// Export reads the averaged CNN of the checkpoint at path (model.gtck,
 // or checkpoint.gtck, of an MNIST or CIFAR-10 run) and atomically writes it
 // to out as an ONNX model (opset models.ONNXOpset): input float32 NCHW
 // [N,C,H,W] with a dynamic batch size N, scaled as gtstorm feeds the
@@ -47,7 +48,7 @@ type exportMeta struct {
 // holds them, the per-channel mean and standard deviation and
 // the class names. Its producer_version is gtstorm's (see
 // producerVersion).
-func ExportONNX(path, out string) (*ExportResult, error) {
+func Export(path, out string) (*ExportResult, error) {
 	if out == "" {
 		return nil, fmt.Errorf("no ONNX output file given")
 	}

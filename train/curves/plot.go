@@ -1,4 +1,4 @@
-package train
+package curves
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -42,35 +41,9 @@ type Curve struct {
 	SStd   []float64
 }
 
-// CurveOf averages the rows of runs that share their rounds (seeds of one
-// setting) into a Curve.
-func CurveOf(label string, runs [][]Row) Curve {
-	c := Curve{Label: label}
-	if len(runs) == 0 {
-		return c
-	}
-	n := len(runs[0])
-	for _, r := range runs[1:] {
-		n = min(n, len(r))
-	}
-	for k := range n {
-		acc := make([]float64, len(runs))
-		s := make([]float64, len(runs))
-		for i, r := range runs {
-			acc[i], s[i] = r[k].TestAcc, r[k].Stationarity()
-		}
-		ma, sa := meanStd(acc)
-		ms, ss := meanStd(s)
-		c.Rounds = append(c.Rounds, float64(runs[0][k].Round))
-		c.Acc, c.AccStd = append(c.Acc, ma), append(c.AccStd, sa)
-		c.S, c.SStd = append(c.S, ms), append(c.SStd, ss)
-	}
-	return c
-}
-
-// meanStd returns the mean and the sample standard deviation of xs (0 for
+// MeanStd returns the mean and the sample standard deviation of xs (0 for
 // fewer than two values).
-func meanStd(xs []float64) (mean, std float64) {
+func MeanStd(xs []float64) (mean, std float64) {
 	for _, x := range xs {
 		mean += x
 	}
@@ -85,16 +58,16 @@ func meanStd(xs []float64) (mean, std float64) {
 	return mean, math.Sqrt(ss / float64(len(xs)-1))
 }
 
-// PlotCurves draws test accuracy and S(x) (log scale) against rounds side by
+// Plot draws test accuracy and S(x) (log scale) against rounds side by
 // side, one line per curve with a shaded ±1 std band where there is one, and
-// writes the PNG atomically to path. It is PlotCurvesReport without the
-// report of what was left out.
-func PlotCurves(path, title string, curves []Curve) error {
-	_, err := PlotCurvesReport(path, title, curves)
+// writes the PNG atomically to path. It is PlotReport without the report of
+// what was left out.
+func Plot(path, title string, curves []Curve) error {
+	_, err := PlotReport(path, title, curves)
 	return err
 }
 
-// PlotCurvesReport is PlotCurves that also returns, one line each, what it
+// PlotReport is Plot that also returns, one line each, what it
 // could not draw and why: a curve without rounds, a curve's panel with no
 // value to draw, values left out (not finite, or not positive on the log
 // scale), the S(x) panel drawn on a linear scale because no curve has a
@@ -107,7 +80,7 @@ func PlotCurves(path, title string, curves []Curve) error {
 // drawn: they are left out, and the x axis label says so. That is not
 // reported in skipped, as every run on a simulated network starts at t = 0.
 // Where no curve has a point at x > 0, the x axis stays linear.
-func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err error) {
+func PlotReport(path, title string, curves []Curve) (skipped []string, err error) {
 	f, skipped, err := newFigure(title, curves)
 	if err != nil {
 		return skipped, fmt.Errorf("plot %s: %w", path, err)
@@ -120,7 +93,7 @@ func PlotCurvesReport(path, title string, curves []Curve) (skipped []string, err
 	return skipped, err
 }
 
-// figure is what PlotCurvesReport draws: the test accuracy and S(x)
+// figure is what PlotReport draws: the test accuracy and S(x)
 // panels, and the legend they share.
 type figure struct {
 	acc, st *plot.Plot
@@ -128,7 +101,7 @@ type figure struct {
 }
 
 // newFigure builds the figure of curves, and the report of what it leaves
-// out (see PlotCurvesReport).
+// out (see PlotReport).
 func newFigure(title string, curves []Curve) (f *figure, skipped []string, err error) {
 	xLabel := "round"
 	if len(curves) > 0 && curves[0].XLabel != "" {
@@ -437,134 +410,6 @@ var lineStyles = [][]vg.Length{
 	{vg.Points(6), vg.Points(3)},
 	{vg.Points(1.5), vg.Points(2)},
 	{vg.Points(7), vg.Points(3), vg.Points(1.5), vg.Points(3)},
-}
-
-// relabel is a tick marker whose labelled ticks are formatted with format.
-type relabel struct {
-	plot.Ticker
-	format string
-}
-
-func (r relabel) Ticks(min, max float64) []plot.Tick {
-	ticks := r.Ticker.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = fmt.Sprintf(r.format, t.Value)
-		}
-	}
-	return ticks
-}
-
-// logTicks is a tick marker for a log scale that labels, in format, at
-// least two ticks whatever the range: the powers of ten in it (every k-th
-// one where there are more than maxLogLabels), or where fewer than two fall
-// in it, also their multiples 2 and 5, or else every multiple 1 to 9 of
-// them; and in a range narrower than that, the ticks of a linear axis.
-type logTicks struct{ format string }
-
-// maxLogLabels is the most powers of ten logTicks labels.
-const maxLogLabels = 10
-
-func (t logTicks) Ticks(minV, maxV float64) []plot.Tick {
-	if !(minV > 0 && minV < maxV) || math.IsInf(maxV, 0) {
-		return linearTicks(minV, maxV)
-	}
-	lo, hi := int(math.Floor(math.Log10(minV))), int(math.Ceil(math.Log10(maxV)))
-	if n := hi - lo + 1; n > maxLogLabels { // only every k-th power of ten
-		k := (n + maxLogLabels - 1) / maxLogLabels
-		var ticks []plot.Tick
-		for e := lo; e <= hi; e++ {
-			if v := pow10(1, e); e%k == 0 && within(v, minV, maxV) {
-				ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf(t.format, v)})
-			}
-		}
-		return ticks
-	}
-	for _, marks := range [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
-		var ticks []plot.Tick
-		n := 0
-		for e := lo; e <= hi; e++ {
-			for m := 1; m <= 9; m++ {
-				v := pow10(m, e)
-				if !within(v, minV, maxV) {
-					continue
-				}
-				tick := plot.Tick{Value: v}
-				if slices.Contains(marks, m) {
-					tick.Label = fmt.Sprintf(t.format, v)
-					n++
-				}
-				ticks = append(ticks, tick)
-			}
-		}
-		if n >= 2 {
-			return ticks
-		}
-	}
-	return linearTicks(minV, maxV)
-}
-
-// linearTicks returns the ticks of a linear axis over [minV, maxV], with
-// at least two labelled, all labels distinct, and none for a range that is
-// not one.
-func linearTicks(minV, maxV float64) []plot.Tick {
-	if !(minV < maxV) || !finite(minV) || !finite(maxV) {
-		return nil
-	}
-	ticks := plot.DefaultTicks{}.Ticks(minV, maxV)
-	n := 0
-	for _, t := range ticks {
-		if t.Label != "" && within(t.Value, minV, maxV) {
-			n++
-		}
-	}
-	if n < 2 { // too narrow a range for DefaultTicks: label its ends
-		ticks = []plot.Tick{{Value: minV, Label: "min"}, {Value: maxV, Label: "max"}}
-	}
-	if n < 2 || !distinct(ticks) {
-		relabelDistinct(ticks)
-	}
-	return ticks
-}
-
-// relabelDistinct labels the labelled ticks with the fewest significant
-// digits, 3 at least, that tell them apart.
-func relabelDistinct(ticks []plot.Tick) {
-	for prec := 3; prec <= 17; prec++ {
-		for i, t := range ticks {
-			if t.Label != "" {
-				ticks[i].Label = strconv.FormatFloat(t.Value, 'g', prec, 64)
-			}
-		}
-		if distinct(ticks) {
-			return
-		}
-	}
-}
-
-// distinct reports whether no two ticks have the same label.
-func distinct(ticks []plot.Tick) bool {
-	seen := make(map[string]bool, len(ticks))
-	for _, t := range ticks {
-		if t.Label != "" && seen[t.Label] {
-			return false
-		}
-		seen[t.Label] = true
-	}
-	return true
-}
-
-// pow10 returns m·10^e, correctly rounded (3·10^-1 is 0.3, not
-// 0.30000000000000004), 0 or +Inf beyond the floats.
-func pow10(m, e int) float64 {
-	v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64)
-	return v
-}
-
-// within reports whether v lies in [minV, maxV], give or take rounding.
-func within(v, minV, maxV float64) bool {
-	const eps = 1e-9
-	return v >= minV-eps*math.Abs(minV) && v <= maxV+eps*math.Abs(maxV)
 }
 
 // positiveX returns curves without their points at x ≤ 0, which a log x

@@ -1,10 +1,10 @@
-package train
+package modelfile
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
@@ -22,7 +22,7 @@ type EvalResult struct {
 // (its training set when it has none). dataset and dir default to the run's
 // own, read from the checkpoint.
 func Eval(path, dataset, dir string) (*EvalResult, error) {
-	ck, m, err := readModelFile(path)
+	ck, m, err := train.ReadModelFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 		// index the evaluated files happen to hold.
 		cfg.Features, fixed = n, true
 	}
-	trainSet, test, err := loadData(cfg)
+	trainSet, test, err := train.LoadData(cfg)
 	if err != nil {
 		if fixed {
 			return nil, fmt.Errorf("%s holds %s over %d features: %w", path, ck.Model, cfg.Features, err)
@@ -49,7 +49,7 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	if test == nil {
 		test = trainSet
 	}
-	model, err := newModel(cfg, trainSet)
+	model, err := train.NewModel(cfg, trainSet)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	acc, loss, err := pool.Evaluate(ck.Params, test, evalChunk)
+	acc, loss, err := pool.Evaluate(ck.Params, test, train.EvalChunk)
 	if err != nil {
 		return nil, err
 	}
@@ -71,31 +71,14 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 // regression and true, when ck holds one and dataset is LibSVM data. models.NewLogReg has one weight per feature and no
 // bias, so the count is the number of parameters.
 func logRegFeatures(ck *weights.Checkpoint, dataset string) (int, bool) {
-	if k, ok := datasetKindOf(dataset); ck.Model != models.NewLogReg(1, models.DefaultAlpha).Name() || !ok || !k.logReg {
+	if ck.Model != models.NewLogReg(1, models.DefaultAlpha).Name() || !(train.Config{Dataset: dataset}).IsLogReg() {
 		return 0, false
 	}
 	return len(ck.Params), len(ck.Params) > 0
 }
 
-// readModelFile reads a model file (model.gtck, or a checkpoint) and its
-// run metadata.
-func readModelFile(path string) (*weights.Checkpoint, modelMeta, error) {
-	var m modelMeta
-	ck, err := weights.Read(path)
-	if err != nil {
-		return nil, m, err
-	}
-	if err := json.Unmarshal(ck.Meta, &m); err != nil {
-		return nil, m, fmt.Errorf("%s: run metadata: %w", path, err)
-	}
-	if err := ck.CheckFinite(); err != nil {
-		return nil, m, fmt.Errorf("%s: %w", path, err)
-	}
-	return ck, m, nil
-}
-
 // checkModelFile requires the model in ck to be the one cfg builds.
-func checkModelFile(path string, ck *weights.Checkpoint, cfg Config, model models.Model) error {
+func checkModelFile(path string, ck *weights.Checkpoint, cfg train.Config, model models.Model) error {
 	if model.Name() != ck.Model || model.NumParams() != len(ck.Params) {
 		return fmt.Errorf("%s holds %s with %d parameters; %s needs %s with %d",
 			path, ck.Model, len(ck.Params), cfg.Dataset, model.Name(), model.NumParams())

@@ -1,0 +1,419 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/internal/kernels"
+	"github.com/gtstorm/gtstorm/train/curves"
+)
+
+// runner drives one run: the round loop, evaluations, outputs, checkpoints.
+type runner struct {
+	s        *setup
+	out      string
+	rows     []Row
+	metrics  *metricsLog // metrics.csv, open for appending
+	inputs   []InputFile
+	prior    float64 // seconds spent before this process (a resumed run)
+	start    time.Time
+	lastCkp  int         // round of the last checkpoint written
+	ckMark   metricsMark // the metrics rows the last checkpoint covers
+	xbar     []float32
+	report   *reporter
+	progress io.Writer // notes for the user; nil for none
+	rank     *rankRole // one rank of a run over several processes; nil for all nodes here
+	measured int       // the round last measured (recorded or, on a rank, gathered); -1 for none
+}
+
+// newRunner builds the run of cfg, whose memory its caller has checked.
+func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
+	s, err := buildSetup(cfg, part, opt.compute)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{
+		s:        s,
+		out:      opt.Out,
+		start:    time.Now(),
+		lastCkp:  -1,
+		measured: -1,
+		xbar:     make([]float32, s.model.NumParams()),
+		report:   newReporter(opt.Progress, opt.Bar, cfg),
+		progress: opt.Progress,
+	}, nil
+}
+
+// close releases the optimizer's workers and metrics.csv.
+func (r *runner) close() {
+	r.s.opt.Close()
+	if r.metrics != nil {
+		r.metrics.close()
+	}
+}
+
+// interruptedBeforeStart is the error of a run interrupted while it loaded
+// its data or initialised, before any checkpoint.
+func (r *runner) interruptedBeforeStart() error {
+	return &InterruptedError{Dir: r.out}
+}
+
+// seconds returns the wall time of the run so far, across resumptions.
+func (r *runner) seconds() float64 { return r.prior + time.Since(r.start).Seconds() }
+
+// loop runs rounds up to the configured count, then writes the final
+// outputs. ctx is looked at between rounds only: a round once begun is
+// finished, so that the checkpoint of an interrupted run is a state of the
+// uninterrupted one (optimizer and samplers alike).
+func (r *runner) loop(ctx context.Context) (*Summary, error) {
+	cfg, opt := r.s.cfg, r.s.opt
+	work := context.WithoutCancel(ctx)
+	r.report.begin(opt.Round(), r.lastRow())
+	defer r.report.end()
+	for opt.Round() < cfg.Iters {
+		if ctx.Err() != nil {
+			return nil, r.interrupt()
+		}
+		if err := opt.Step(work); err != nil {
+			return nil, r.fail(err)
+		}
+		t := opt.Round()
+		if r.evaluates(t) {
+			if err := r.record(work); err != nil {
+				return nil, r.fail(err)
+			}
+		}
+		if cfg.CheckpointEvery > 0 && t%cfg.CheckpointEvery == 0 && t < cfg.Iters {
+			if err := r.checkpoint(); err != nil {
+				return nil, err
+			}
+		}
+		r.report.step(t, r.lastRow())
+	}
+	return r.finish()
+}
+
+// interrupt writes a checkpoint of the last completed round and returns
+// ErrInterrupted.
+func (r *runner) interrupt() error {
+	if err := r.checkpoint(); err != nil {
+		return err
+	}
+	return &InterruptedError{Dir: r.out, Round: r.s.opt.Round(), Checkpoint: filepath.Join(r.out, CheckpointFile)}
+}
+
+// fail reports a failed run (a diverged node, a failed evaluation) and
+// names the checkpoint that survives it, which is never overwritten by a bad
+// state. A diverged run's summary.json records the divergence and the last
+// good evaluation, so that a grid can report it and move on.
+func (r *runner) fail(err error) error {
+	if r.metrics != nil {
+		r.metrics.sync() // the rows so far are all good; ignore a second failure
+	}
+	if r.rank != nil && !errors.Is(err, decentral.ErrDiverged) {
+		// A rank lost a peer (or failed to measure): the state is still
+		// that of the last completed round, which a resume starts from,
+		// unless that round's evaluation did not complete: a resume from
+		// it would never evaluate it, so the rank keeps its earlier one.
+		if t := r.s.opt.Round(); r.lastCkp != t && (!r.evaluates(t) || r.measured == t) {
+			r.checkpoint()
+		}
+		if r.lastCkp >= 0 {
+			return fmt.Errorf("%w (this rank's checkpoint of round %d is %s)", err, r.lastCkp, filepath.Join(r.out, RankCheckpointFile(r.lastCkp)))
+		}
+	}
+	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
+		sum := r.summary()
+		sum.Diverged = fmt.Sprintf("after round %d: %v", r.s.opt.Round(), err)
+		writeJSON(filepath.Join(r.out, SummaryFile), sum)
+	}
+	if r.lastCkp >= 0 {
+		return fmt.Errorf("%w (the last good checkpoint, of round %d, is %s)", err, r.lastCkp, filepath.Join(r.out, CheckpointFile))
+	}
+	return fmt.Errorf("%w (no checkpoint was written before it)", err)
+}
+
+// evaluates reports whether round t is an evaluation round: every
+// --eval-every rounds and the last.
+func (r *runner) evaluates(t int) bool {
+	return t%r.s.cfg.EvalEvery == 0 || t == r.s.cfg.Iters
+}
+
+// lastRow returns the latest metrics row, or nil.
+func (r *runner) lastRow() *Row {
+	if len(r.rows) == 0 {
+		return nil
+	}
+	return &r.rows[len(r.rows)-1]
+}
+
+// record evaluates the current state and appends a metrics row. On a rank
+// of a run over several processes it first gathers every node's state on
+// rank 0, which alone evaluates and writes the row.
+func (r *runner) record(ctx context.Context) error {
+	t := r.s.opt.Round()
+	if r.rank != nil {
+		if err := r.rank.gather(ctx, r.s.opt); err != nil {
+			return err
+		}
+		if !r.rank.measures() {
+			r.rank.logNodes(r.progress, t)
+			r.measured = t
+			return nil
+		}
+	}
+	row, err := r.evaluate(ctx)
+	if err != nil {
+		return err
+	}
+	if !(row.Consensus <= blownApart) {
+		return fmt.Errorf("%w: the nodes' models have blown apart (consensus error %.3g at round %d)", decentral.ErrDiverged, row.Consensus, row.Round)
+	}
+	r.rows = append(r.rows, row)
+	if err := r.metrics.append(row); err != nil {
+		return err
+	}
+	r.measured = t
+	return nil
+}
+
+// blownApart is the consensus error (1/m)Σ‖x_i − x̄‖² beyond which a run
+// has diverged though its values are still finite: D² on a graph that
+// loses most of its links, for one, grows it geometrically, and float32
+// reaches Inf only after the run may have ended.
+const blownApart = 1e30
+
+// evaluate measures the current state: x̄ on the test set, the local models
+// on its head, the global gradient at x̄ on the fixed training subsets. With
+// Byzantine nodes every measure counts the honest nodes only: x̄ is their
+// mean, the consensus error, losses and local accuracy are theirs.
+func (r *runner) evaluate(ctx context.Context) (Row, error) {
+	s, opt := r.s, r.s.opt
+	opt.Mean(r.xbar)
+	acc, loss, err := s.pool.Evaluate(r.xbar, s.evalSet, EvalChunk)
+	if err != nil {
+		return Row{}, err
+	}
+	var local float64
+	honest := opt.Honest() // every node, unless some are Byzantine
+	for _, i := range honest {
+		a, _, err := s.pool.Evaluate(opt.Node(i), s.localSet, EvalChunk)
+		if err != nil {
+			return Row{}, fmt.Errorf("node %d: %w", i, err)
+		}
+		local += a
+	}
+	gn, _, err := opt.GradNormSq(ctx, s.gradBatches)
+	if err != nil {
+		return Row{}, err
+	}
+	c := opt.Counters()
+	return Row{
+		Round:        opt.Round(),
+		TestAcc:      acc,
+		TestLoss:     loss,
+		LocalTestAcc: local / float64(len(honest)),
+		TrainLoss:    opt.Loss(),
+		Consensus:    opt.ConsensusError(),
+		GradNormSq:   gn,
+		Eta:          opt.Eta(),
+		Beta:         opt.Beta(),
+		Samples:      c.Samples,
+		BytesPerNode: c.MaxBytesSent(),
+		Seconds:      r.seconds(),
+		SimSeconds:   opt.SimSeconds(),
+	}, nil
+}
+
+// finish evaluates the final round if no row has (a resume to the rounds
+// already done), then writes the final checkpoint, model, summary and curve.
+func (r *runner) finish() (*Summary, error) {
+	if r.measured != r.s.opt.Round() {
+		if err := r.record(context.Background()); err != nil {
+			return nil, r.fail(err)
+		}
+	}
+	if r.lastCkp != r.s.opt.Round() || r.ckMark.Rows != len(r.rows) {
+		if err := r.checkpoint(); err != nil {
+			return nil, err
+		}
+	}
+	if r.rank != nil && !r.rank.measures() {
+		return nil, nil // rank 0 writes the model, summary and curve
+	}
+	if err := r.writeModel(); err != nil {
+		return nil, err
+	}
+	sum := r.summary()
+	if err := writeJSON(filepath.Join(r.out, SummaryFile), sum); err != nil {
+		return nil, err
+	}
+	cfg := r.s.cfg
+	title := fmt.Sprintf("%s on %s (%s, %d nodes)", cfg.Algo, cfg.DataName(), cfg.Partition, cfg.Nodes)
+	path := filepath.Join(r.out, CurveFile)
+	skipped, err := curves.PlotReport(path, title, []curves.Curve{CurveOf(cfg.Algo, [][]Row{r.rows})})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range skipped {
+		if r.progress != nil {
+			fmt.Fprintf(r.progress, "note: %s: %s\n", path, s)
+		}
+	}
+	return sum, nil
+}
+
+// summary returns summary.json's content for the current state.
+func (r *runner) summary() *Summary {
+	cfg, s, last := r.s.cfg, r.s, r.rows[len(r.rows)-1]
+	c := s.opt.Counters()
+	evalSet := "test"
+	if s.test == nil {
+		evalSet = "train"
+	}
+	lambda, meaning := s.lambda()
+	var wait Num
+	if r.rank != nil && c.Rounds > 0 {
+		if w, ok := r.rank.peers.(waitClock); ok {
+			wait = Num(w.WaitTime().Seconds() / float64(c.Rounds))
+		}
+	}
+	sum := &Summary{
+		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
+		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
+		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
+		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,
+		Lambda: Num(lambda), LambdaMeaning: meaning, EvalSet: evalSet,
+		FinalTestAcc: Num(last.TestAcc), FinalTestLoss: Num(last.TestLoss),
+		LocalTestAcc: Num(last.LocalTestAcc), TrainLoss: Num(last.TrainLoss),
+		ConsensusError: Num(last.Consensus), GradNormSq: Num(last.GradNormSq),
+		Stationarity: Num(last.Stationarity()), Samples: c.Samples, CommRounds: c.Rounds,
+		BytesSentPerNode: c.MaxBytesSent(), StateFloatsPerNode: c.StateFloats,
+		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
+		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
+		ComputeSeconds: Num(s.compute), Target: Target(cfg, r.rows),
+		Kernels: kernels.Name(), Workers: s.opt.Workers(),
+	}
+	if s.compute > 0 {
+		sum.SimSeconds = Num(last.SimSeconds)
+	}
+	if cfg.hasByzantine() {
+		sum.Byzantine, sum.Attack, sum.Aggregate = s.opt.Byzantine(), cfg.Attack, cfg.Aggregate
+		sum.Measured = measuredNodes(sum.Byzantine, cfg.Nodes)
+	}
+	return sum
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'))
+}
+
+// reporter shows a run's progress: a bar with rounds/s, ETA and the latest
+// headline metric on a terminal, or a plain line at every evaluation.
+type reporter struct {
+	w      io.Writer
+	bar    *progressbar.ProgressBar
+	cfg    Config
+	start  time.Time
+	first  int // round at which this process began
+	logged int // round of the last plain line
+}
+
+func newReporter(w io.Writer, bar bool, cfg Config) *reporter {
+	r := &reporter{w: w, cfg: cfg, logged: -1}
+	if w != nil && bar {
+		r.bar = progressbar.NewOptions(cfg.Iters,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Algo, cfg.DataName())),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("rounds"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionSetRenderBlankState(true),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+		)
+	}
+	return r
+}
+
+// headline returns the row's figure a researcher watches: test accuracy for
+// a CNN, the stationarity S(x) for the logistic regression.
+func (r *reporter) headline(row *Row) string {
+	if row == nil {
+		return ""
+	}
+	honest := ""
+	if r.cfg.Attack != "" {
+		honest = "  (honest nodes)"
+	}
+	if r.cfg.IsLogReg() {
+		return fmt.Sprintf("S(x) %.4g  acc %.4f%s", row.Stationarity(), row.TestAcc, honest)
+	}
+	return fmt.Sprintf("test acc %.4f  loss %.4f%s", row.TestAcc, row.TestLoss, honest)
+}
+
+func (r *reporter) begin(round int, row *Row) {
+	r.start, r.first = time.Now(), round
+	switch {
+	case r.bar != nil:
+		r.bar.Set(round)
+		r.describe(row)
+	case r.w != nil:
+		r.line(round, row)
+	}
+}
+
+func (r *reporter) describe(row *Row) {
+	r.bar.Describe(fmt.Sprintf("%s %s  %s", r.cfg.Algo, r.cfg.DataName(), r.headline(row)))
+}
+
+// step reports that round t is done; row is the latest metrics row.
+func (r *reporter) step(t int, row *Row) {
+	switch {
+	case r.bar != nil:
+		if row != nil && row.Round == t {
+			r.describe(row)
+		}
+		r.bar.Set(t)
+	case r.w != nil && row != nil && row.Round == t:
+		r.line(t, row)
+	}
+}
+
+// line prints one plain progress line.
+func (r *reporter) line(t int, row *Row) {
+	if t == r.logged {
+		return
+	}
+	r.logged = t
+	msg := fmt.Sprintf("round %d/%d  %s", t, r.cfg.Iters, r.headline(row))
+	if done := t - r.first; done > 0 {
+		el := time.Since(r.start)
+		rate := float64(done) / el.Seconds()
+		eta := time.Duration(float64(r.cfg.Iters-t) / rate * float64(time.Second))
+		msg += fmt.Sprintf("  %.2f rounds/s  ETA %s", rate, eta.Round(time.Second))
+	}
+	fmt.Fprintln(r.w, msg)
+}
+
+func (r *reporter) end() {
+	if r.bar != nil {
+		r.bar.Exit()
+	}
+}
