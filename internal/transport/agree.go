@@ -76,39 +76,18 @@ func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 // waits for the answer at most twice the peer timeout: rank 0 itself waits
 // up to the peer timeout for the other ranks' rounds.
 func (x *Exchange) askRound(ctx context.Context, rounds []int) (int, error) {
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(ctx, true)
-	if err != nil {
-		return 0, err
-	}
 	text := make([]string, len(rounds))
 	for k, t := range rounds {
 		text[k] = strconv.Itoa(t)
 	}
-	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: agreeK, From: uint32(x.cfg.Rank)}, strings.Join(text, ","))
-	var m inMsg
-	err = x.bounded(ctx, 2*x.timeout, 0, "the resume round", true, c.cancel, func() error {
-		err := cs.SendMsg(&msg)
-		if err == nil {
-			err = cs.RecvMsg(&m)
-		}
-		return err
-	})
+	answer, err := x.askRank0(ctx, agreeK, "the resume round", strings.Join(text, ","))
 	if err != nil {
-		x.dropGatherLocked()
-		return 0, fmt.Errorf("transport: rank %d: resume round from rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		return 0, err
 	}
-	f, err := m.frame()
-	m.free()
-	if err != nil || f.Kind != wire.Hello || f.K != agreeK {
-		return 0, fmt.Errorf("transport: rank %d: rank 0 answered the resume round with %v %v", x.cfg.Rank, f.Kind, err)
-	}
-	if string(f.Payload) == "none" {
+	if answer == "none" {
 		return -1, fmt.Errorf("transport: no round of which all %d ranks keep a checkpoint", len(x.cfg.Addrs))
 	}
-	return strconv.Atoi(string(f.Payload))
+	return strconv.Atoi(answer)
 }
 
 // answerRound files rank's rounds (the text of an agree frame), waits for

@@ -270,6 +270,41 @@ func (x *Exchange) trySendStatesLocked(ctx context.Context, round int, states []
 // filed (or already held) a state of the frame's round.
 const gatherAckK = 3
 
+// askRank0 sends rank 0 the question text, in a HELLO frame whose K says
+// what it is (agreeK, inputsK), on the gather stream, and returns rank 0's
+// answer. It waits at most twice the peer timeout, saying meanwhile that it
+// waits for what: rank 0 itself waits up to the peer timeout for the other
+// ranks' questions before it answers.
+func (x *Exchange) askRank0(ctx context.Context, k uint8, what, text string) (string, error) {
+	c := &x.gatherTo
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs, err := x.gatherStreamLocked(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: k, From: uint32(x.cfg.Rank)}, text)
+	var m inMsg
+	err = x.bounded(ctx, 2*x.timeout, 0, what, true, c.cancel, func() error {
+		err := cs.SendMsg(&msg)
+		if err == nil {
+			err = cs.RecvMsg(&m)
+		}
+		return err
+	})
+	if err != nil {
+		x.dropGatherLocked()
+		return "", fmt.Errorf("transport: rank %d: %s: rank 0 at %s: %w", x.cfg.Rank, what, x.cfg.Addrs[0], err)
+	}
+	f, err := m.frame()
+	answer := string(f.Payload) // a copy: m's buffer is freed next
+	m.free()
+	if err != nil || f.Kind != wire.Hello || f.K != k {
+		return "", fmt.Errorf("transport: rank %d: rank 0 answered %s with %v %v", x.cfg.Rank, what, f.Kind, err)
+	}
+	return answer, nil
+}
+
 // gatherStreamLocked returns this rank's gather stream to rank 0, opening
 // it on first use (cut short by Abort if abortable); it holds
 // x.gatherTo.mu.

@@ -98,33 +98,12 @@ func (x *Exchange) stoppedErr(r int) error {
 // askInputs sends this rank's input files (their text) to rank 0 and
 // returns the difference rank 0 answers, if any.
 func (x *Exchange) askInputs(ctx context.Context, text string) error {
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(ctx, true)
+	answer, err := x.askRank0(ctx, inputsK, "the comparison of input files", text)
 	if err != nil {
 		return err
 	}
-	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: inputsK, From: uint32(x.cfg.Rank)}, text)
-	var m inMsg
-	err = x.bounded(ctx, 2*x.timeout, 0, "the comparison of input files", true, c.cancel, func() error {
-		err := cs.SendMsg(&msg)
-		if err == nil {
-			err = cs.RecvMsg(&m)
-		}
-		return err
-	})
-	if err != nil {
-		x.dropGatherLocked()
-		return fmt.Errorf("transport: rank %d: input files: rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
-	}
-	f, err := m.frame()
-	m.free()
-	if err != nil || f.Kind != wire.Hello || f.K != inputsK {
-		return fmt.Errorf("transport: rank %d: rank 0 answered the input files with %v %v", x.cfg.Rank, f.Kind, err)
-	}
-	if len(f.Payload) > 0 {
-		return fmt.Errorf("transport: rank %d: %s", x.cfg.Rank, f.Payload)
+	if answer != "" {
+		return fmt.Errorf("transport: rank %d: %s", x.cfg.Rank, answer)
 	}
 	return nil
 }
