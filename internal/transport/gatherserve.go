@@ -1,0 +1,162 @@
+package transport
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/wire"
+)
+
+// Rank 0's side of gathering: the stream each other rank opens, and the
+// filing of the node states that arrive on it.
+
+// serveGather serves the gather stream of another rank: it checks the
+// HELLO (the rank, its certificate, the config hash) and files every node
+// state that arrives by round.
+func (x *Exchange) serveGather(ss grpc.ServerStream) error {
+	auth, refuse := x.refuser(ss, "a gather stream")
+	var m inMsg
+	if err := ss.RecvMsg(&m); err != nil {
+		return err
+	}
+	f, err := m.frame()
+	m.free()
+	rank := int(f.From)
+	switch {
+	case err != nil:
+		return refuse(codes.InvalidArgument, "HELLO: %v", err)
+	case f.Kind != wire.Hello:
+		return refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
+	case x.cfg.Rank != 0:
+		return refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", x.cfg.Rank)
+	case rank <= 0 || rank >= len(x.cfg.Addrs):
+		return refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(x.cfg.Addrs))
+	case string(f.Payload) != x.cfg.ConfigHash:
+		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, x.cfg.ConfigHash)
+	}
+	if r, err := certRank(auth); err != nil {
+		return refuse(codes.PermissionDenied, "%v", err)
+	} else if r >= 0 && r != rank {
+		return refuse(codes.PermissionDenied, "certificate of rank %d gathering as rank %d", r, rank)
+	}
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, x.cfg.ConfigHash)
+	if err := ss.SendMsg(&hello); err != nil {
+		return err
+	}
+	filed := map[int]int{} // by node: the latest round this stream filed
+	for {
+		var m inMsg
+		if err := ss.RecvMsg(&m); err != nil {
+			return err
+		}
+		f, err := m.frame()
+		m.free()
+		if err == nil && f.Kind == wire.Bye && int(f.From) == rank && f.Round <= math.MaxInt64/2 {
+			x.peerLeft(rank, int64(f.Round), string(f.Payload))
+			return nil // the BYE is the stream's last frame
+		}
+		if err == nil && f.Kind == wire.Hello && (f.K == agreeK || f.K == inputsK) && int(f.From) == rank {
+			answer := x.answerRound
+			if f.K == inputsK {
+				answer = x.answerInputs
+			}
+			if err := answer(ss, rank, string(f.Payload)); err != nil {
+				return status.Error(codes.InvalidArgument, err.Error())
+			}
+			continue
+		}
+		if err == nil && (f.Kind != wire.Gather || int(f.From) != rank) {
+			err = fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
+		}
+		var s decentral.NodeState
+		if err == nil {
+			s, err = DecodeState(f.Payload, x.cfg.VectorLen)
+		}
+		if err == nil && (s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank) {
+			err = fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
+		}
+		round := int(f.Round)
+		g := &x.gather
+		g.mu.Lock()
+		if err == nil {
+			if last, ok := filed[s.Node]; ok && round <= last {
+				err = g.fileLocked(round, s) // refused: this stream sent it already
+			} else {
+				err = g.fileAgainLocked(round, s)
+			}
+		}
+		if err != nil {
+			g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
+			g.cond.Broadcast()
+			g.mu.Unlock()
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		x.bytesRecv.Add(int64(wire.HeaderSize + len(f.Payload)))
+		g.heard = time.Now()
+		g.cond.Broadcast()
+		g.mu.Unlock()
+		filed[s.Node] = round
+		ack := wire.AppendHeader(nil, wire.Header{Kind: wire.Hello, K: gatherAckK, Round: uint64(round)})
+		if err := ss.SendMsg(&ack); err != nil {
+			return err
+		}
+	}
+}
+
+// fileAgainLocked files node state s of round as fileLocked does, except
+// that the state of the node's latest round, sent again on a new stream
+// after a reset, is dropped when it is the same as the one filed (or when
+// that one was taken by Gather already) and refused when it differs. It
+// holds g.mu.
+func (g *gatherBox) fileAgainLocked(round int, s decentral.NodeState) error {
+	if last, ok := g.last[s.Node]; !ok || round != last {
+		return g.fileLocked(round, s)
+	}
+	for _, had := range g.rounds[round] {
+		if had.Node == s.Node && !sameState(had, s) {
+			return fmt.Errorf("node %d's state of round %d again, with other values", s.Node, round)
+		}
+	}
+	return nil
+}
+
+// sameState reports whether two node states hold the same bits.
+func sameState(a, b decentral.NodeState) bool {
+	if a.Node != b.Node || a.Samples != b.Samples || a.Evals != b.Evals || a.Bytes != b.Bytes ||
+		math.Float64bits(a.Loss) != math.Float64bits(b.Loss) || len(a.X) != len(b.X) {
+		return false
+	}
+	for k := range a.X {
+		if math.Float32bits(a.X[k]) != math.Float32bits(b.X[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileLocked files node state s of round, holding g.mu: each node's state
+// arrives once per round, in increasing rounds; a second one of a round, or
+// one of an earlier round, is refused naming the node and both rounds.
+func (g *gatherBox) fileLocked(round int, s decentral.NodeState) error {
+	if round < 0 || round > math.MaxInt32 {
+		return fmt.Errorf("node %d's state of round %d, want a round of [0, 2^31)", s.Node, round)
+	}
+	if last, ok := g.last[s.Node]; ok && round <= last {
+		if round == last {
+			return fmt.Errorf("node %d's state of round %d twice", s.Node, round)
+		}
+		return fmt.Errorf("node %d's state of round %d after its state of round %d", s.Node, round, last)
+	}
+	if g.last == nil {
+		g.last = make(map[int]int)
+	}
+	g.last[s.Node] = round
+	g.rounds[round] = append(g.rounds[round], s)
+	return nil
+}
