@@ -263,7 +263,13 @@ func (n *labNet) resume(t *testing.T, ctx context.Context, dir string, pt time.D
 	}
 	round, err := train.CommonRound(dirs)
 	if err != nil {
-		return fmt.Sprintf("no round every rank kept: %v", err)
+		// A run stopped before every rank kept its round-0 checkpoint (it
+		// stopped while the ranks connected or gathered round 0) has
+		// nothing to resume: as its advice says, it starts again.
+		if !someRankKeptNone(dirs) {
+			return fmt.Sprintf("no round every rank kept, though every rank kept one: %v", err)
+		}
+		return n.startAgain(t, ctx, dir, pt, one)
 	}
 	run := n.start(t, ctx, dir, pt, func(int) []string { return []string{"--resume"} })
 	switch {
@@ -278,6 +284,32 @@ func (n *labNet) resume(t *testing.T, ctx context.Context, dir string, pt time.D
 		if want := fmt.Sprintf("resuming from round %d", round); !strings.Contains(p.log.String(), want) {
 			return fmt.Sprintf("resumed rank %d does not say %q:\n%s", r, want, run.logs())
 		}
+	}
+	return equalsTrain(t, run.dirs[0], one)
+}
+
+// someRankKeptNone reports whether a rank folder of dirs holds no rank
+// checkpoint at all.
+func someRankKeptNone(dirs []string) bool {
+	for _, d := range dirs {
+		if rounds, _ := train.RankCheckpoints(d); len(rounds) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// startAgain starts every rank of a run in dir again from round 0 with
+// the run flags and --force, and reports "" if they end with train's model
+// and metrics (one); else what went wrong.
+func (n *labNet) startAgain(t *testing.T, ctx context.Context, dir string, pt time.Duration, one string) string {
+	t.Helper()
+	run := n.start(t, ctx, dir, pt, func(int) []string { return append([]string{"--force", "--workers", "1"}, netnsFlags...) })
+	switch {
+	case !run.wait(time.Now().Add(90 * time.Second)):
+		return "the ranks started again did not finish within 90 s:\n" + run.logs()
+	case len(run.failed()) > 0:
+		return fmt.Sprintf("ranks %v started again failed:\n%s", run.failed(), run.logs())
 	}
 	return equalsTrain(t, run.dirs[0], one)
 }
