@@ -3,13 +3,10 @@ package train
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/gtstorm/gtstorm/weights"
 )
 
 // runRanks runs cfg over len(owner)'s ranks, node i on rank owner[i],
@@ -44,19 +41,7 @@ func sameRun(t *testing.T, name, got string, gs *Summary, want string, ws *Summa
 		fmt.Sprint(gs.Byzantine) != fmt.Sprint(ws.Byzantine) || gs.Attack != ws.Attack || gs.Aggregate != ws.Aggregate {
 		t.Fatalf("%s: rank 0's summary %+v, one process %+v", name, gs, ws)
 	}
-	a, err := weights.Read(filepath.Join(got, ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := weights.Read(filepath.Join(want, ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for j := range b.Params {
-		if math.Float32bits(a.Params[j]) != math.Float32bits(b.Params[j]) {
-			t.Fatalf("%s: model parameter %d is %v, one process %v", name, j, a.Params[j], b.Params[j])
-		}
-	}
+	sameModelFile(t, name, got, want)
 }
 
 // TestRanksByzantineEqualTrain: every attack under every rule, its

@@ -172,19 +172,7 @@ func TestRanksEqualTrain(t *testing.T) {
 					t.Errorf("%s: rank %d returned a summary", name, r)
 				}
 			}
-			a, err := weights.Read(filepath.Join(outs[0], ModelFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := weights.Read(filepath.Join(one, ModelFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range b.Params {
-				if math.Float32bits(a.Params[j]) != math.Float32bits(b.Params[j]) {
-					t.Fatalf("%s: model parameter %d is %v, one process %v", name, j, a.Params[j], b.Params[j])
-				}
-			}
+			sameModelFile(t, name, outs[0], one)
 		}
 	}
 }
@@ -257,6 +245,25 @@ func TestRankKeepsItsShares(t *testing.T) {
 					same(fmt.Sprintf("round %d node %d's large batch of %d, piece %d", round, i, n, j), pb[j].(*data.Batch), wb[j].(*data.Batch))
 				}
 			}
+		}
+	}
+}
+
+// sameModelFile fails unless the model files in folders got and want hold
+// the same parameters, bit for bit.
+func sameModelFile(t *testing.T, name, got, want string) {
+	t.Helper()
+	a, err := weights.Read(filepath.Join(got, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := weights.Read(filepath.Join(want, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range b.Params {
+		if math.Float32bits(a.Params[j]) != math.Float32bits(b.Params[j]) {
+			t.Fatalf("%s: model parameter %d is %v, one process %v", name, j, a.Params[j], b.Params[j])
 		}
 	}
 }

@@ -272,13 +272,8 @@ func (n *labNet) resume(t *testing.T, ctx context.Context, dir string, pt time.D
 		return n.startAgain(t, ctx, dir, pt, one)
 	}
 	run := n.start(t, ctx, dir, pt, func(int) []string { return []string{"--resume"} })
-	switch {
-	case !run.wait(time.Now().Add(90 * time.Second)):
-		return "the resumed ranks did not finish within 90 s:\n" + run.logs()
-	case len(run.failed()) > 0:
-		return fmt.Sprintf("resumed ranks %v failed:\n%s", run.failed(), run.logs())
-	case run.panicked():
-		return "a resumed rank panicked:\n" + run.logs()
+	if diff := run.ended("resumed"); diff != "" {
+		return diff
 	}
 	for r, p := range run.ranks {
 		if want := fmt.Sprintf("resuming from round %d", round); !strings.Contains(p.log.String(), want) {
@@ -305,13 +300,24 @@ func someRankKeptNone(dirs []string) bool {
 func (n *labNet) startAgain(t *testing.T, ctx context.Context, dir string, pt time.Duration, one string) string {
 	t.Helper()
 	run := n.start(t, ctx, dir, pt, func(int) []string { return append([]string{"--force", "--workers", "1"}, netnsFlags...) })
-	switch {
-	case !run.wait(time.Now().Add(90 * time.Second)):
-		return "the ranks started again did not finish within 90 s:\n" + run.logs()
-	case len(run.failed()) > 0:
-		return fmt.Sprintf("ranks %v started again failed:\n%s", run.failed(), run.logs())
+	if diff := run.ended("started again"); diff != "" {
+		return diff
 	}
 	return equalsTrain(t, run.dirs[0], one)
+}
+
+// ended waits up to 90 s for ranks started after a stop (how says how)
+// and reports "" if every one finished, else what went wrong.
+func (run *labRanks) ended(how string) string {
+	switch {
+	case !run.wait(time.Now().Add(90 * time.Second)):
+		return fmt.Sprintf("the ranks %s did not finish within 90 s:\n%s", how, run.logs())
+	case len(run.failed()) > 0:
+		return fmt.Sprintf("ranks %v %s failed:\n%s", run.failed(), how, run.logs())
+	case run.panicked():
+		return fmt.Sprintf("a rank %s panicked:\n%s", how, run.logs())
+	}
+	return ""
 }
 
 // TestNetnsLinkCuts: three ranks in three network namespaces, over mutual

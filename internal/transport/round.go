@@ -132,16 +132,22 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	sent := x.sent[x.round&1]
 	sent[node] = append(sent[node][:0], vecs...)
 	x.each[x.round&1][node] = scattered{}
-	for _, j := range to {
+	x.queueLocked(node, to, func(int) [][]float32 { return sent[node] })
+	return int64(floats) * 4 * int64(len(to)), nil
+}
+
+// queueLocked queues, for each node to[n] on another rank, the vectors
+// vecs(n) that node sends it this round, and wakes the edge's writer.
+func (x *Exchange) queueLocked(node int, to []int, vecs func(n int) [][]float32) {
+	for n, j := range to {
 		if x.owner[j] == x.cfg.Rank {
 			continue
 		}
 		e := x.edgeLocked(node, j)
-		e.queue = append(e.queue, job{round: x.round, vecs: sent[node]})
+		e.queue = append(e.queue, job{round: x.round, vecs: vecs(n)})
 		x.outPending++
 		e.wakeWriter()
 	}
-	return int64(floats) * 4 * int64(len(to)), nil
 }
 
 // checkSendLocked returns the error of a Send (or SendEncoded, named by

@@ -55,15 +55,7 @@ func (x *Exchange) SendEach(node int, to []int, vecs [][][]float32) (int64, erro
 	par := x.round & 1
 	x.sent[par][node] = x.sent[par][node][:0]
 	x.each[par][node] = scattered{to, vecs}
-	for n, j := range to {
-		if x.owner[j] == x.cfg.Rank {
-			continue
-		}
-		e := x.edgeLocked(node, j)
-		e.queue = append(e.queue, job{round: x.round, vecs: vecs[n]})
-		x.outPending++
-		e.wakeWriter()
-	}
+	x.queueLocked(node, to, func(n int) [][]float32 { return vecs[n] })
 	return floats * 4, nil
 }
 
