@@ -51,20 +51,13 @@ func gradDigest(t testing.TB) string {
 
 // TestGradSameBitsOnEveryKernelSet runs the CNNs' gradients in a child
 // process per kernel set (GTSTORM_KERNELS) and checks that every set gives
-// the pure-Go kernels' bits. The AVX-512 set is left out until its pooling
-// and col2im kernels have been checked against that rule on an AVX-512 host
-// (its GEMM is, in package kernels).
+// the pure-Go kernels' bits.
 func TestGradSameBitsOnEveryKernelSet(t *testing.T) {
 	if os.Getenv(envGradChild) != "" {
 		fmt.Printf("digest %s %s\n", kernels.Name(), gradDigest(t))
 		return
 	}
-	var sets []string
-	for _, name := range kernels.Available() {
-		if name != "avx512" {
-			sets = append(sets, name)
-		}
-	}
+	sets := kernels.Available()
 	if len(sets) < 2 {
 		t.Skip("only the pure-Go kernels to compare on this CPU")
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gtstorm/gtstorm/internal/certs"
 	"github.com/gtstorm/gtstorm/internal/cluster"
-	"github.com/gtstorm/gtstorm/internal/kernels"
 	"github.com/gtstorm/gtstorm/internal/transport"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -248,9 +247,6 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err != nil {
 		return nil, "", err
 	}
-	// Ranks whose kernels give different bits must not mix: the class
-	// travels with the hash, so a mismatch names each rank's.
-	hash += " kernels:" + kernels.BitsClass()
 	tc := transport.Config{
 		Rank: rank, Addrs: rk.Addrs, Owner: func(i int) int { return owner[i] }, Nodes: cfg.Nodes,
 		Insecure: *nf.insecure, PeerTimeout: *nf.peerTimeout, ConfigHash: hash,

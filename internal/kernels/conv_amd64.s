@@ -245,8 +245,8 @@ jloop:
 // Gather-form col2im with the 1 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 1,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x1(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -320,8 +320,8 @@ iloop:
 // Gather-form col2im with the 2 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 2,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x2(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -354,7 +354,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -375,11 +374,10 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
+	VADDPS (BX)(R9*1), Z0, K2, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	VMOVUPS Z0, K7, (DI)(AX*4)
@@ -400,8 +398,8 @@ iloop:
 // Gather-form col2im with the 3 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 3,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x3(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -436,8 +434,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -458,13 +454,11 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
-	VADDPS (BX)(R9*2), Z2, K3, Z2
+	VADDPS (BX)(R9*1), Z0, K2, Z0
+	VADDPS (BX)(R9*2), Z0, K3, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
-	VADDPS Z2, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	VMOVUPS Z0, K7, (DI)(AX*4)
@@ -485,8 +479,8 @@ iloop:
 // Gather-form col2im with the 4 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 4,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x4(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -523,9 +517,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -546,15 +537,12 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
-	VADDPS (BX)(R9*2), Z2, K3, Z2
-	VADDPS (BX)(R10*1), Z3, K4, Z3
+	VADDPS (BX)(R9*1), Z0, K2, Z0
+	VADDPS (BX)(R9*2), Z0, K3, Z0
+	VADDPS (BX)(R10*1), Z0, K4, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
-	VADDPS Z3, Z2, Z2
-	VADDPS Z2, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	VMOVUPS Z0, K7, (DI)(AX*4)
@@ -575,8 +563,8 @@ iloop:
 // Gather-form col2im with the 5 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 5,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x5(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -615,10 +603,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -639,17 +623,13 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
-	VADDPS (BX)(R9*2), Z2, K3, Z2
-	VADDPS (BX)(R10*1), Z3, K4, Z3
-	VADDPS (BX)(R9*4), Z4, K5, Z4
+	VADDPS (BX)(R9*1), Z0, K2, Z0
+	VADDPS (BX)(R9*2), Z0, K3, Z0
+	VADDPS (BX)(R10*1), Z0, K4, Z0
+	VADDPS (BX)(R9*4), Z0, K5, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
-	VADDPS Z3, Z2, Z2
-	VADDPS Z2, Z0, Z0
-	VADDPS Z4, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	VMOVUPS Z0, K7, (DI)(AX*4)
@@ -670,8 +650,8 @@ iloop:
 // Gather-form col2im with the 6 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 6,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x6(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -712,11 +692,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -737,19 +712,14 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
-	VADDPS (BX)(R9*2), Z2, K3, Z2
-	VADDPS (BX)(R10*1), Z3, K4, Z3
-	VADDPS (BX)(R9*4), Z4, K5, Z4
-	VADDPS (BX)(R11*1), Z5, K6, Z5
+	VADDPS (BX)(R9*1), Z0, K2, Z0
+	VADDPS (BX)(R9*2), Z0, K3, Z0
+	VADDPS (BX)(R10*1), Z0, K4, Z0
+	VADDPS (BX)(R9*4), Z0, K5, Z0
+	VADDPS (BX)(R11*1), Z0, K6, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
-	VADDPS Z3, Z2, Z2
-	VADDPS Z5, Z4, Z4
-	VADDPS Z2, Z0, Z0
-	VADDPS Z4, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	VMOVUPS Z0, K7, (DI)(AX*4)
@@ -770,8 +740,8 @@ iloop:
 // Gather-form col2im with the 7 kernel columns unrolled: row y of
 // channel plane c is the masked sum, over i with 0 ≤ y−i < oh and j < 7,
 // of column-matrix row (c,i,j), output row y−i, shifted right by j (lane
-// mask K(j+1) = ow lanes from j), one accumulator per j. One store per
-// image row.
+// mask K(j+1) = ow lanes from j), added into one accumulator in (i, j)
+// order, the order of the pure-Go scatter. One store per image row.
 TEXT ·col2imNarrow512x7(SB), NOSPLIT, $0-64
 	MOVQ ow+56(FP), CX
 	MOVL $1, AX
@@ -813,12 +783,6 @@ chan:
 	XORQ R15, R15                // y
 yloop:
 	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
 	// i from max(0, y−oh+1) to min(kh−1, y)
 	MOVQ R15, CX
 	SUBQ oh+48(FP), CX
@@ -839,21 +803,15 @@ yloop:
 	ADDQ CX, BX                  // lane 0 of (ilo, j=0, y−ilo)
 iloop:
 	VADDPS (BX), Z0, K1, Z0
-	VADDPS (BX)(R9*1), Z1, K2, Z1
-	VADDPS (BX)(R9*2), Z2, K3, Z2
-	VADDPS (BX)(R10*1), Z3, K4, Z3
-	VADDPS (BX)(R9*4), Z4, K5, Z4
-	VADDPS (BX)(R11*1), Z5, K6, Z5
-	VADDPS (BX)(R10*2), Z6, K7, Z6
+	VADDPS (BX)(R9*1), Z0, K2, Z0
+	VADDPS (BX)(R9*2), Z0, K3, Z0
+	VADDPS (BX)(R10*1), Z0, K4, Z0
+	VADDPS (BX)(R9*4), Z0, K5, Z0
+	VADDPS (BX)(R11*1), Z0, K6, Z0
+	VADDPS (BX)(R10*2), Z0, K7, Z0
 	ADDQ R13, BX
 	DECQ DX
 	JNZ iloop
-	VADDPS Z1, Z0, Z0
-	VADDPS Z3, Z2, Z2
-	VADDPS Z5, Z4, Z4
-	VADDPS Z2, Z0, Z0
-	VADDPS Z6, Z4, Z4
-	VADDPS Z4, Z0, Z0
 	MOVQ R15, AX
 	IMULQ w+32(FP), AX
 	MOVQ w+32(FP), CX

@@ -12,6 +12,11 @@ var convShapes = []ConvShape{
 	{C: 3, H: 32, W: 32, KH: 5, KW: 5},  // CIFAR conv1
 	{C: 6, H: 14, W: 14, KH: 5, KW: 5},  // CIFAR conv2
 	{C: 2, H: 7, W: 9, KH: 3, KW: 2},
+	{C: 3, H: 6, W: 8, KH: 2, KW: 1}, // the narrow AVX-512 col2im, kernel widths 1 to 7
+	{C: 2, H: 9, W: 16, KH: 3, KW: 3},
+	{C: 2, H: 8, W: 10, KH: 2, KW: 4},
+	{C: 1, H: 8, W: 11, KH: 4, KW: 6},
+	{C: 2, H: 9, W: 16, KH: 3, KW: 7},
 	{C: 1, H: 5, W: 5, KH: 5, KW: 5}, // one output pixel
 	{C: 3, H: 4, W: 20, KH: 1, KW: 1},
 	{C: 2, H: 6, W: 20, KH: 2, KW: 5},  // ow = 16

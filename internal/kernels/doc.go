@@ -11,9 +11,7 @@
 // package initialisation; GTSTORM_KERNELS=avx512|avx2|neon|go forces one
 // (Check reports a set the CPU lacks, Name the set in use). Every set sums
 // each output in the same order with single-rounding fused multiply-adds,
-// so AVX2, NEON and pure Go give the same bits (checked by the tests);
-// AVX-512 gives them too for the GEMM, and differs only in col2im's
-// summation order (BitsClass).
+// so every set gives the same bits (checked by the tests against pure Go).
 //
 // Layouts are row-major and NCHW throughout. The GEMM reads A and B in place
 // (no packing) except when both operands are transposed or a transposed B is

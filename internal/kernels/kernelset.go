@@ -65,17 +65,6 @@ func Name() string {
 // naming the sets this CPU has.
 func Check() error { return nativeErr }
 
-// BitsClass names the class of kernel sets that give this process's bits:
-// "portable" for AVX2, NEON and pure Go, which give the same bits, and
-// "avx512" for AVX-512, whose convolution adjoint (col2im) still sums in
-// its own order. Ranks of one run must have the same class.
-func BitsClass() string {
-	if native != nil && native.isa == isaAVX512 {
-		return "avx512"
-	}
-	return "portable"
-}
-
 // Available lists the kernel sets this CPU runs, fastest first; the last is
 // always "go".
 func Available() []string {

@@ -160,15 +160,12 @@ func TestSelectSet(t *testing.T) {
 	}
 }
 
-// sameBitsSets returns the sets whose every kernel is checked bit for bit
-// against the pure-Go ones here: the GEMM of every set, and the other
-// kernels of AVX2 (the AVX-512 pooling and convolution kernels are checked
-// only within float32 rounding until they are run against this rule on an
-// AVX-512 host).
+// sameBitsSets returns the vector sets this CPU runs, whose every kernel is
+// checked bit for bit against the pure-Go ones.
 func sameBitsSets() []*kernelSet {
 	var sets []*kernelSet
 	for _, ks := range kernelSets() {
-		if ks != generic && ks.isa != isaAVX512 {
+		if ks != generic {
 			sets = append(sets, ks)
 		}
 	}
