@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/transport"
+	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
 )
 
 // Peers is the network side of one rank of a run spread over processes:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/certs"
+	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 )
 
 // runCerts makes a certificate authority and one certificate per rank for

@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/cluster"
+	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
-	"github.com/gtstorm/gtstorm/internal/certs"
-	"github.com/gtstorm/gtstorm/internal/cluster"
 	"github.com/gtstorm/gtstorm/train"
 )
 

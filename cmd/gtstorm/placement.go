@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
-	"github.com/gtstorm/gtstorm/internal/cluster"
 	"github.com/gtstorm/gtstorm/train"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/certs"
-	"github.com/gtstorm/gtstorm/internal/cluster"
-	"github.com/gtstorm/gtstorm/internal/transport"
+	"github.com/gtstorm/gtstorm/decentral/cluster"
+	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
+	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
 	"github.com/gtstorm/gtstorm/train"
 )
 

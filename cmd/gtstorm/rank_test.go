@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/transport"
+	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/transport"
+	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
 	"github.com/gtstorm/gtstorm/train"
 )
 

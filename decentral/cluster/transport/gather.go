@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // Gathering: at evaluation rounds every rank but 0 sends its nodes' states

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // Rank 0's side of gathering: the stream each other rank opens, and the

@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 	"github.com/gtstorm/gtstorm/decentral/compress"
-	"github.com/gtstorm/gtstorm/internal/wire"
 )
 
 // TestPeerTimeout: a peer that goes silent, one that closed, and one that

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/gtstorm/gtstorm/internal/certs"
+	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 
 	"google.golang.org/grpc/credentials"
 )

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // edge is the link between a node of this rank and a node of another: the

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // Leaving: a rank that stops deliberately — interrupted, failed, or at the

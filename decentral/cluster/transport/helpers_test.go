@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/certs"
+	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 
 	"github.com/gtstorm/gtstorm/decentral"
 )
@@ -56,7 +56,7 @@ func newCA(t testing.TB, name string) *testCA {
 	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
 }
 
-// issue returns the PEM certificate and key of rank r, as internal/certs
+// issue returns the PEM certificate and key of rank r, as decentral/cluster/certs
 // issues them: CommonName gtstorm-rank-R, URI SAN gtstorm://rank/R, for
 // both server and client authentication.
 func (ca *testCA) issue(t testing.TB, r int) (certPEM, keyPEM []byte) {

@@ -2,7 +2,12 @@
 // several: the ranks file that lists their addresses and, optionally, which
 // rank runs each node; the assignment of nodes to ranks; and a hash of a
 // run's settings, with which ranks started with different settings find
-// out before they train.
+// out before they train. It reads the placement Slurm or a Kubernetes
+// StatefulSet gives a rank (FromEnv).
+//
+// Its subpackages are the rest of the runtime that lets decentral's
+// exchange run across processes: transport (gRPC streams between ranks),
+// wire (the frames they carry) and certs (the run's mutual TLS).
 //
 // A ranks file is text. Blank lines and everything from a # to the end of
 // a line are ignored. Every other line is either

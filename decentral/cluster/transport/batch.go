@@ -8,11 +8,11 @@ import (
 
 	"google.golang.org/grpc/mem"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // A link's gRPC messages are of two shapes. A text frame (HELLO, BYE,
-// ERROR) travels alone, as internal/wire encodes it: its first bytes are
+// ERROR) travels alone, as decentral/cluster/wire encodes it: its first bytes are
 // wire's magic, "GT". Everything else — a round's DATA and ENCODED frames
 // and the ACKs — travels in batches, many frames to one message:
 //

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // link is this rank's connection with another rank: one gRPC stream at a

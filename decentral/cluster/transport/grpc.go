@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // The service has bidirectional streaming methods: Link, one call per pair
@@ -65,7 +65,7 @@ var serviceDesc = grpc.ServiceDesc{
 		ServerStreams: true,
 		ClientStreams: true,
 	}},
-	Metadata: "internal/transport",
+	Metadata: "decentral/cluster/transport",
 }
 
 func (x *Exchange) serverOptions() []grpc.ServerOption {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // killListener is a listener whose accepted connections kill closes,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // benchSizes are the vector lengths benchmarked: 18,378 and 62,006 floats.

@@ -6,11 +6,11 @@ import (
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // CodecName is the gRPC content subtype of the transport's codec, whose
-// messages are internal/wire frames.
+// messages are decentral/cluster/wire frames.
 const CodecName = "gtstorm-wire"
 
 func init() { encoding.RegisterCodecV2(codec{}) }

@@ -8,7 +8,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/gtstorm/gtstorm/internal/wire"
+	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
 // DefaultPeerTimeout is how long Wait waits for a silent peer when

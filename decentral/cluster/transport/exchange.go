@@ -5,7 +5,7 @@
 // Every pair of ranks whose nodes share a graph edge gets one
 // bidirectional gRPC stream, its link, opened by the lower rank when a
 // round first needs it and kept open; the frames of all the edges between
-// the two ranks go both ways on it, as internal/wire frames through a codec
+// the two ranks go both ways on it, as decentral/cluster/wire frames through a codec
 // of raw bytes (no protobuf), a round's frames for a rank batched into few
 // messages (see batch.go). A link opens with a HELLO each way that carries
 // the link protocol's version and the run's config hash: a peer of another
