@@ -99,121 +99,6 @@ type Optimizer struct {
 	team  *team
 }
 
-// New returns an optimizer for the nodes of mix, which start at x0 (copied)
-// once [Optimizer.Init] is called. The batch source and the oracle give each
-// node's minibatches and gradients.
-func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optimizer, error) {
-	meth, err := cfg.method()
-	if err != nil {
-		return nil, err
-	}
-	desc := meth.Describe()
-	if err := desc.validate(); err != nil {
-		return nil, err
-	}
-	name := desc.Name
-	sched, err := cfg.schedule(desc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	switch {
-	case mix == nil:
-		return nil, fmt.Errorf("%s: no mixing matrix", name)
-	case s == nil || o == nil:
-		return nil, fmt.Errorf("%s: batch source and oracle are required", name)
-	case len(x0) == 0:
-		return nil, fmt.Errorf("%s: initial parameters are empty", name)
-	case cfg.Workers < 0:
-		return nil, fmt.Errorf("%s: %d workers, want ≥ 0", name, cfg.Workers)
-	case !finite(x0):
-		return nil, fmt.Errorf("%s: initial parameters are not finite", name)
-	}
-	m, p := mix.Nodes(), len(x0)
-	local, err := localNodes(cfg.Local, m)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	procs := cfg.WorkerCount(len(local))
-	if v, ok := meth.(Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	topo := cfg.Topology
-	if topo == nil {
-		topo = Static{mix}
-	}
-	if desc.StaticGraph {
-		if _, static := topo.(Static); !static {
-			return nil, fmt.Errorf("%s needs a static graph (it keeps Σ_j W_ij x̂_j), not one that changes every round", name)
-		}
-	}
-	comp, err := newCompressor(cfg, desc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if cfg.Network != nil {
-		if err := cfg.Network.validate(mix.Nodes()); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(cfg.Local) != 0 {
-			return nil, fmt.Errorf("%s: the simulated network needs every node in one process", name)
-		}
-	}
-	opt := &Optimizer{
-		cfg: cfg, meth: meth, desc: desc, sched: sched, topo: topo, mix: mix, ex: cfg.Exchange,
-		sampler: s, oracle: o, m: m, p: p, local: local, procs: procs, comp: comp,
-		x0:       append([]float32(nil), x0...),
-		samples:  make([]int64, m),
-		evals:    make([]int64, m),
-		bytes:    make([]int64, m),
-		rSamples: make([]int64, m),
-		rEvals:   make([]int64, m),
-		rBytes:   make([]int64, m),
-		loss:     make([]float64, m),
-		rLoss:    make([]float64, m),
-		send:     make([][][]float32, m),
-		scratch:  make([][]float32, 2*procs),
-		acc:      make([]float64, p),
-		mean32:   make([]float32, p),
-		evalL:    make([]float64, m),
-		errs:     make([]error, m),
-	}
-	if opt.ex == nil {
-		opt.ex = NewMemExchange(mix.Graph())
-	}
-	if comp != nil {
-		opt.allocMessages()
-		if ee, ok := opt.ex.(EncodedExchange); ok {
-			ee.SetDecoder(opt.decodeMessage)
-		}
-	}
-	if cfg.Network != nil {
-		opt.simT, opt.simReady = make([]float64, m), make([]float64, m)
-	}
-	if err := opt.setByzantine(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := opt.checkMixing(mix); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	for range desc.Slabs {
-		opt.cur = append(opt.cur, make([]float32, m*p))
-		opt.nxt = append(opt.nxt, make([]float32, m*p))
-	}
-	opt.x = opt.cur[0]
-	for i := range opt.send {
-		opt.send[i] = make([][]float32, 0, desc.shares())
-	}
-	for w := range opt.scratch {
-		opt.scratch[w] = make([]float32, p)
-	}
-	for i := range opt.loss {
-		opt.loss[i] = math.NaN()
-	}
-	return opt, nil
-}
-
 // Init puts every node at x0 and runs the algorithm's initialisation (GNSD's
 // y_0 and GT-STORM's v_0 are local stochastic gradients at x0; DSGD has
 // none). It resets the round and the counters.
@@ -257,6 +142,30 @@ func (o *Optimizer) Step(ctx context.Context) error {
 	t := o.round
 	pipelined := o.begunNext == t+1 // round t began during round t−1, and its vectors went out
 	o.begunNext = 0
+	if err := o.beginRound(t, pipelined); err != nil {
+		return err
+	}
+	if err := o.sendRound(t, pipelined); err != nil {
+		return err
+	}
+	if err := o.ex.Wait(ctx); err != nil {
+		return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
+	}
+	o.beginNext(t)
+	err := o.parallel(phaseStep, len(o.local)) // with o.pipe, each node then sends its next vectors
+	o.pipe = false
+	if err != nil {
+		o.failed = fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
+		return o.failed
+	}
+	o.endRound()
+	return nil
+}
+
+// beginRound sets round t's mixing matrix and rates, opens the round on a
+// RoundExchange and runs the method's Prepare phase. A pipelined round
+// takes the matrix and vectors that went out during round t−1.
+func (o *Optimizer) beginRound(t int, pipelined bool) error {
 	if pipelined {
 		if err := o.nextErr; err != nil {
 			o.nextErr = nil
@@ -282,9 +191,12 @@ func (o *Optimizer) Step(ctx context.Context) error {
 			return o.failed
 		}
 	}
-	to := o.mix.to
-	ee, encoded := o.ex.(EncodedExchange)
-	encoded = encoded && o.comp != nil
+	return nil
+}
+
+// sendRound sends every local node's shared vectors of round t to its
+// neighbours and records the bytes; a pipelined round's went out already.
+func (o *Optimizer) sendRound(t int, pipelined bool) error {
 	for _, i := range o.local {
 		if pipelined {
 			if err := o.errNext[i]; err != nil {
@@ -293,37 +205,44 @@ func (o *Optimizer) Step(ctx context.Context) error {
 			o.rBytes[i] = o.bytesNext[i]
 			continue
 		}
-		o.send[i] = o.share(i, o.send[i][:0])
-		var n int64
-		var err error
-		if encoded {
-			n, err = ee.SendEncoded(i, to[i], o.enc[i], o.dec[i])
-		} else {
-			n, err = o.sendNode(0, i, t, o.mix, to[i], o.send[i])
-		}
+		n, err := o.sendShared(i, t)
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.desc.Name, t+1, i, err)
 		}
-		if o.comp != nil {
-			// The encoded message to every neighbour, whatever carried it.
-			want := o.msgBytes[i] * int64(len(to[i]))
-			if encoded && n != want {
-				return fmt.Errorf("%s round %d: node %d: the exchange sent %d bytes of encoded messages, want %d", o.desc.Name, t+1, i, n, want)
-			}
-			n = want
-		}
 		o.rBytes[i] = n
 	}
-	if err := o.ex.Wait(ctx); err != nil {
-		return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
+	return nil
+}
+
+// sendShared sends node i's shared vectors of round t, as encoded messages
+// when the method compresses and the exchange carries them, and returns the
+// bytes they count for.
+func (o *Optimizer) sendShared(i, t int) (int64, error) {
+	to := o.mix.to[i]
+	ee, encoded := o.ex.(EncodedExchange)
+	encoded = encoded && o.comp != nil
+	o.send[i] = o.share(i, o.send[i][:0])
+	var n int64
+	var err error
+	if encoded {
+		n, err = ee.SendEncoded(i, to, o.enc[i], o.dec[i])
+	} else {
+		n, err = o.sendNode(0, i, t, o.mix, to, o.send[i])
 	}
-	o.beginNext(t)
-	err := o.parallel(phaseStep, len(o.local)) // with o.pipe, each node then sends its next vectors
-	o.pipe = false
-	if err != nil {
-		o.failed = fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
-		return o.failed
+	if err != nil || o.comp == nil {
+		return n, err
 	}
+	// The encoded message to every neighbour, whatever carried it.
+	want := o.msgBytes[i] * int64(len(to))
+	if encoded && n != want {
+		return 0, fmt.Errorf("the exchange sent %d bytes of encoded messages, want %d", n, want)
+	}
+	return want, nil
+}
+
+// endRound makes the next slabs current and commits the round's clock,
+// counters and bytes.
+func (o *Optimizer) endRound() {
 	o.cur, o.nxt = o.nxt, o.cur
 	o.x = o.cur[0]
 	o.advanceClock()
@@ -332,7 +251,6 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		o.bytes[i] += b
 	}
 	o.round++
-	return nil
 }
 
 // setRates sets η_t, η_{t+1} and β_{t+1} for round t.
@@ -367,27 +285,6 @@ func (o *Optimizer) commitCounters() {
 		o.evals[i] += o.rEvals[i]
 		o.loss[i] = o.rLoss[i]
 	}
-}
-
-// localNodes checks Config.Local against m nodes and returns the nodes an
-// optimizer runs: those listed, or all m when the list is empty.
-func localNodes(list []int, m int) ([]int, error) {
-	if len(list) == 0 {
-		all := make([]int, m)
-		for i := range all {
-			all[i] = i
-		}
-		return all, nil
-	}
-	for k, i := range list {
-		switch {
-		case i < 0 || i >= m:
-			return nil, fmt.Errorf("local node %d: want a node of [0, %d)", i, m)
-		case k > 0 && i <= list[k-1]:
-			return nil, fmt.Errorf("local nodes %v: want distinct nodes in increasing order", list)
-		}
-	}
-	return append([]int(nil), list...), nil
 }
 
 // Local returns the nodes this optimizer runs, in increasing order: all m,

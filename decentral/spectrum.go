@@ -3,12 +3,8 @@ package decentral
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -294,34 +290,6 @@ func (mx *Mixing) apply(dst, src []float64) {
 	}
 }
 
-// lanczosWant says which end of the spectrum lanczos must converge.
-type lanczosWant int
-
-const (
-	wantHigh lanczosWant = 1 << iota // the largest eigenvalue
-	wantLow                          // the smallest eigenvalue
-	wantBoth = wantHigh | wantLow
-)
-
-// lanczos returns the extreme eigenvalues lo ≤ hi of the symmetric n × n
-// operator a restricted to the complement of the all-ones vector 1, which a
-// must map into itself (as W and L do, 1 being an eigenvector of both); n ≥ 2.
-// It runs thick-restart Lanczos with full reorthogonalisation (two passes of
-// classical Gram–Schmidt), 1 deflated, from a fixed pseudo-random start,
-// until the Ritz pairs of the wanted ends have residuals ‖A y − θ y‖ below
-// lanczosTol·max(1, |θ|), which bounds their error; an end not wanted is
-// only the extreme Ritz value, an inner bound. It fails after
-// lanczosMaxProducts products with A.
-func lanczos(n int, a func(dst, src []float64), want lanczosWant) (lo, hi float64, err error) {
-	return lanczosN(n, a, want, lanczosMaxProducts)
-}
-
-// lanczosBasis returns the number of basis vectors lanczos keeps for an
-// operator of order n.
-func lanczosBasis(n int) int {
-	return min(n-1, lanczosMaxBasis, max(lanczosMinBasis, lanczosBasisBytes/(8*n)))
-}
-
 // closedForm reports whether closedSpectrum gives λ_max(L) and λ of mixing on a
 // graph of the generator named topology, by name alone (for estimates made before the graph exists): every generator but "er" for the
 // Laplacian mixing, the regular ones (ring, complete, torus) for
@@ -335,179 +303,6 @@ func closedForm(topology, mixing string) bool {
 	}
 	return false
 }
-
-// lanczosN is lanczos failing after maxProducts products with A.
-func lanczosN(n int, a func(dst, src []float64), want lanczosWant, maxProducts int) (lo, hi float64, err error) {
-	if n < 2 {
-		return 0, 0, fmt.Errorf("lanczos: order %d, want at least 2", n)
-	}
-	dim := n - 1 // the complement of 1
-	nb := lanczosBasis(n)
-	rng := rand.New(rand.NewPCG(uint64(n), lanczosStream))
-
-	// The basis vectors are the rows of v, an nb × n matrix.
-	v := blas64.General{Rows: nb, Cols: n, Stride: n, Data: make([]float64, nb*n)}
-	row := func(i int) []float64 { return v.Data[i*n : (i+1)*n] }
-	h := make([]float64, nb*nb) // Vᵀ A V, row-major
-	w := make([]float64, n)
-	coef := make([]float64, nb)
-	corr := make([]float64, nb)
-
-	// orthogonalize makes x orthogonal to 1 and to the first j basis
-	// vectors, leaves the coefficients removed in coef[:j] and returns the
-	// norm of what is left.
-	orthogonalize := func(x []float64, j int) float64 {
-		clear(coef[:j])
-		xv := blas64.Vector{N: n, Inc: 1, Data: x}
-		for range 2 {
-			mean := floats.Sum(x) / float64(n)
-			floats.AddConst(-mean, x)
-			if j == 0 {
-				continue
-			}
-			vj := blas64.General{Rows: j, Cols: n, Stride: n, Data: v.Data[:j*n]}
-			c := blas64.Vector{N: j, Inc: 1, Data: corr[:j]}
-			blas64.Gemv(blas.NoTrans, 1, vj, xv, 0, c)
-			blas64.Gemv(blas.Trans, -1, vj, c, 1, xv)
-			floats.Add(coef[:j], corr[:j])
-		}
-		return floats.Norm(x, 2)
-	}
-	// newDirection makes basis vector j a random unit vector orthogonal to 1
-	// and the vectors before it.
-	newDirection := func(j int) error {
-		x := row(j)
-		for range 3 {
-			for p := range x {
-				x[p] = rng.NormFloat64()
-			}
-			if nrm := orthogonalize(x, j); nrm > 1e-8*math.Sqrt(float64(n)) {
-				floats.Scale(1/nrm, x)
-				return nil
-			}
-		}
-		return fmt.Errorf("lanczos: no direction orthogonal to %d vectors", j)
-	}
-	if err := newDirection(0); err != nil {
-		return 0, 0, err
-	}
-
-	var (
-		es       mat.EigenSym
-		hm       = mat.NewSymDense(nb, nil)
-		ritz     []float64
-		vecs     mat.Dense
-		products int
-		anorm    float64 // largest ‖A v_j‖ seen, a lower bound of ‖A‖
-		keep     = nb / 2
-		sel      = make([]int, 0, keep)
-		ysel     = blas64.General{Rows: keep, Cols: nb, Stride: nb, Data: make([]float64, keep*nb)}
-		tmp      = blas64.General{Rows: keep, Cols: lanczosChunk, Stride: lanczosChunk, Data: make([]float64, keep*lanczosChunk)}
-		j        = 0
-	)
-	for {
-		// Extend the basis to nb vectors: A V = V H + f e_nbᵀ, ‖f‖ = beta.
-		var beta float64
-		for ; j < nb; j++ {
-			a(w, row(j))
-			products++
-			anorm = max(anorm, floats.Norm(w, 2))
-			beta = orthogonalize(w, j+1)
-			for i := 0; i <= j; i++ {
-				h[i*nb+j], h[j*nb+i] = coef[i], coef[i]
-			}
-			if j+1 == nb {
-				break
-			}
-			if beta > 1e-12*anorm {
-				floats.ScaleTo(row(j+1), 1/beta, w)
-			} else if err := newDirection(j + 1); err != nil {
-				return 0, 0, err
-			}
-		}
-		if nb == dim {
-			beta = 0 // the basis spans the whole space: the Ritz values are exact
-		}
-
-		// Ritz values θ (increasing) and vectors y of H; the residual of the
-		// Ritz pair k is beta·|y_k[nb-1]|.
-		for r := 0; r < nb; r++ {
-			for c := r; c < nb; c++ {
-				hm.SetSym(r, c, h[r*nb+c])
-			}
-		}
-		if !es.Factorize(hm, true) {
-			return 0, 0, fmt.Errorf("lanczos: eigendecomposition of the %d×%d projection did not converge", nb, nb)
-		}
-		ritz = es.Values(ritz)
-		es.VectorsTo(&vecs)
-		lo, hi = ritz[0], ritz[nb-1]
-		tol := lanczosTol * max(1, math.Abs(lo), math.Abs(hi))
-		res := 0.0
-		if want&wantLow != 0 {
-			res = max(res, beta*math.Abs(vecs.At(nb-1, 0)))
-		}
-		if want&wantHigh != 0 {
-			res = max(res, beta*math.Abs(vecs.At(nb-1, nb-1)))
-		}
-		if res <= tol {
-			return lo, hi, nil
-		}
-		if products >= maxProducts {
-			return 0, 0, fmt.Errorf("lanczos: no convergence in %d matrix-vector products "+
-				"(residual %.2g, want %.2g): the spectral gap is too small", products, res, tol)
-		}
-
-		// Thick restart: keep the Ritz vectors at the wanted end(s), half
-		// the basis, and go on from the residual direction f.
-		sel = sel[:0]
-		switch want {
-		case wantLow:
-			for k := 0; k < keep; k++ {
-				sel = append(sel, k)
-			}
-		case wantHigh:
-			for k := nb - keep; k < nb; k++ {
-				sel = append(sel, k)
-			}
-		default:
-			for k := 0; k < keep/2; k++ {
-				sel = append(sel, k)
-			}
-			for k := nb - (keep - keep/2); k < nb; k++ {
-				sel = append(sel, k)
-			}
-		}
-		for s, k := range sel {
-			for i := 0; i < nb; i++ {
-				ysel.Data[s*nb+i] = vecs.At(i, k)
-			}
-		}
-		// V[:keep] = Ysel V, a column block at a time, in place.
-		for start := 0; start < n; start += lanczosChunk {
-			width := min(lanczosChunk, n-start)
-			block := blas64.General{Rows: nb, Cols: width, Stride: n, Data: v.Data[start:]}
-			out := blas64.General{Rows: keep, Cols: width, Stride: lanczosChunk, Data: tmp.Data}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ysel, block, 0, out)
-			for s := range sel {
-				copy(v.Data[s*n+start:s*n+start+width], tmp.Data[s*lanczosChunk:s*lanczosChunk+width])
-			}
-		}
-		clear(h)
-		for s, k := range sel {
-			h[s*nb+s] = ritz[k]
-		}
-		j = keep
-		if beta > 1e-12*anorm {
-			floats.ScaleTo(row(j), 1/beta, w)
-		} else if err := newDirection(j); err != nil {
-			return 0, 0, err
-		}
-	}
-}
-
-// lanczosChunk is the number of coordinates a thick restart rotates at once.
-const lanczosChunk = 512
 
 // eigenvalues returns the eigenvalues of a in increasing order.
 func eigenvalues(a *mat.SymDense) ([]float64, error) {
