@@ -78,18 +78,7 @@ type Optimizer struct {
 	evalB   []Batch
 	evalL   []float64
 
-	// Pipelined rounds (a PipelinedExchange and SetFinalRound): round t+1
-	// begins after round t's Wait, and each node sends its round-(t+1)
-	// vectors, its Next rows, as soon as its round-t Step is done.
-	final     int           // the run's rounds (SetFinalRound)
-	shareSlab []int         // the shared slabs when pipelined (Description.Shared); nil: no pipelining
-	begunNext int           // t+1 when round t began during round t−1, else 0
-	pipe      bool          // this round's Step phase sends the next round's vectors
-	nextErr   error         // BeginNextRound's error, for the next round
-	mixNext   *Mixing       // W_{t+1}, for the next round's sends
-	sendNext  [][][]float32 // sendNext[i]: node i's vectors of the next round
-	bytesNext []int64       // the bytes those took, per node
-	errNext   []error       // their Send's error, per node
+	pipe pipeline // the next round's state when rounds overlap (pipeline.go)
 
 	// Parallel node work.
 	phase int
@@ -107,7 +96,7 @@ func (o *Optimizer) Init(ctx context.Context) error {
 		return err
 	}
 	o.initialized, o.failed, o.round = false, nil, 0
-	o.begunNext, o.nextErr = 0, nil
+	o.pipe.restart()
 	for i := 0; i < o.m; i++ {
 		copy(o.row(o.x, i), o.x0)
 		o.samples[i], o.evals[i], o.bytes[i], o.loss[i] = 0, 0, 0, math.NaN()
@@ -140,8 +129,8 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		return err
 	}
 	t := o.round
-	pipelined := o.begunNext == t+1 // round t began during round t−1, and its vectors went out
-	o.begunNext = 0
+	pipelined := o.pipe.begun == t+1 // round t began during round t−1, and its vectors went out
+	o.pipe.begun = 0
 	if err := o.beginRound(t, pipelined); err != nil {
 		return err
 	}
@@ -152,8 +141,8 @@ func (o *Optimizer) Step(ctx context.Context) error {
 		return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
 	}
 	o.beginNext(t)
-	err := o.parallel(phaseStep, len(o.local)) // with o.pipe, each node then sends its next vectors
-	o.pipe = false
+	err := o.parallel(phaseStep, len(o.local)) // with o.pipe.sending, each node then sends its next vectors
+	o.pipe.sending = false
 	if err != nil {
 		o.failed = fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
 		return o.failed
@@ -167,12 +156,12 @@ func (o *Optimizer) Step(ctx context.Context) error {
 // takes the matrix and vectors that went out during round t−1.
 func (o *Optimizer) beginRound(t int, pipelined bool) error {
 	if pipelined {
-		if err := o.nextErr; err != nil {
-			o.nextErr = nil
+		if err := o.pipe.err; err != nil {
+			o.pipe.err = nil
 			return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
 		}
-		o.mix = o.mixNext
-		o.send, o.sendNext = o.sendNext, o.send
+		o.mix = o.pipe.mix
+		o.send, o.pipe.send = o.pipe.send, o.send
 	} else if mx := o.topo.Mixing(t); mx != o.mix {
 		if err := o.checkMixing(mx); err != nil {
 			return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
@@ -199,10 +188,10 @@ func (o *Optimizer) beginRound(t int, pipelined bool) error {
 func (o *Optimizer) sendRound(t int, pipelined bool) error {
 	for _, i := range o.local {
 		if pipelined {
-			if err := o.errNext[i]; err != nil {
+			if err := o.pipe.errs[i]; err != nil {
 				return fmt.Errorf("%s round %d: node %d: %w", o.desc.Name, t+1, i, err)
 			}
-			o.rBytes[i] = o.bytesNext[i]
+			o.rBytes[i] = o.pipe.bytes[i]
 			continue
 		}
 		n, err := o.sendShared(i, t)

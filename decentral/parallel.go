@@ -78,7 +78,7 @@ func (o *Optimizer) job(w, i int) (err error) {
 		if err := o.meth.Step(RoundContext{o, w, node}); err != nil {
 			return err
 		}
-		if o.pipe {
+		if o.pipe.sending {
 			o.sendNextRound(w, node) // a pipelined round: the node's next vectors go now
 		}
 		return nil

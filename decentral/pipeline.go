@@ -1,5 +1,24 @@
 package decentral
 
+// pipeline is the state of pipelined rounds (a PipelinedExchange and
+// SetFinalRound): round t+1 begins after round t's Wait, and each node sends
+// its round-(t+1) vectors, its Next rows, as soon as its round-t Step is
+// done.
+type pipeline struct {
+	final   int           // the run's rounds (SetFinalRound)
+	shared  []int         // the shared slabs when pipelined (Description.Shared); nil: no pipelining
+	begun   int           // t+1 when round t began during round t−1, else 0
+	sending bool          // this round's Step phase sends the next round's vectors
+	err     error         // BeginNextRound's error, for the next round
+	mix     *Mixing       // W_{t+1}, for the next round's sends
+	send    [][][]float32 // send[i]: node i's vectors of the next round
+	bytes   []int64       // the bytes those took, per node
+	errs    []error       // their Send's error, per node
+}
+
+// restart forgets a round begun early: the next round begins afresh.
+func (p *pipeline) restart() { p.begun, p.err = 0, nil }
+
 // SetFinalRound tells the optimizer that the run ends after round T (T
 // rounds done), so that over a [PipelinedExchange] each round but the last
 // begins the next one early and sends each node's vectors of the next round
@@ -11,7 +30,7 @@ package decentral
 // slabs its Description shares. A run under an omniscient attack, whose
 // lies read the other nodes' vectors of the round, is not pipelined.
 func (o *Optimizer) SetFinalRound(T int) {
-	o.final, o.shareSlab = T, nil
+	o.pipe.final, o.pipe.shared = T, nil
 	if _, ok := o.ex.(PipelinedExchange); !ok || T <= 0 || o.comp != nil {
 		return
 	}
@@ -21,37 +40,37 @@ func (o *Optimizer) SetFinalRound(T int) {
 	if len(o.desc.Shared) == 0 || o.attack.Omniscient() {
 		return // an omniscient lie reads the other nodes' vectors of the round
 	}
-	o.shareSlab = o.desc.Shared
-	if o.sendNext == nil {
-		o.sendNext = make([][][]float32, o.m)
-		for i := range o.sendNext {
-			o.sendNext[i] = make([][]float32, 0, o.desc.shares())
+	o.pipe.shared = o.desc.Shared
+	if o.pipe.send == nil {
+		o.pipe.send = make([][][]float32, o.m)
+		for i := range o.pipe.send {
+			o.pipe.send[i] = make([][]float32, 0, o.desc.shares())
 		}
-		o.bytesNext, o.errNext = make([]int64, o.m), make([]error, o.m)
+		o.pipe.bytes, o.pipe.errs = make([]int64, o.m), make([]error, o.m)
 	}
 }
 
 // beginNext begins round t+1 during round t, once round t's Wait returned,
-// when the run is pipelined and round t is not the last: it sets o.pipe,
-// and the Step phase then sends each node's Next rows.
+// when the run is pipelined and round t is not the last: it sets
+// o.pipe.sending, and the Step phase then sends each node's Next rows.
 func (o *Optimizer) beginNext(t int) {
-	if o.shareSlab == nil || t+1 >= o.final {
+	if o.pipe.shared == nil || t+1 >= o.pipe.final {
 		return
 	}
 	mx := o.topo.Mixing(t + 1)
 	if mx != o.mix && o.checkMixing(mx) != nil {
 		return // the next round reports it, as it would without pipelining
 	}
-	o.mixNext, o.nextErr = mx, nil
+	o.pipe.mix, o.pipe.err = mx, nil
 	for _, i := range o.local {
-		o.bytesNext[i], o.errNext[i] = 0, nil
+		o.pipe.bytes[i], o.pipe.errs[i] = 0, nil
 	}
-	o.begunNext = t + 2
+	o.pipe.begun = t + 2
 	if err := o.ex.(PipelinedExchange).BeginNextRound(t+1, mx, o.desc.shares()); err != nil {
-		o.nextErr = err // the next round's error, as BeginRound's would be
+		o.pipe.err = err // the next round's error, as BeginRound's would be
 		return
 	}
-	o.pipe = true
+	o.pipe.sending = true
 }
 
 // share appends node i's vectors of this round to send: its compressed
@@ -69,10 +88,10 @@ func (o *Optimizer) share(i int, send [][]float32) [][]float32 {
 // sendNextRound sends node i's vectors of the next round, its Next rows,
 // once its Step of this round is done; the error waits for the next round.
 func (o *Optimizer) sendNextRound(w, i int) {
-	vecs := o.sendNext[i][:0]
-	for _, k := range o.shareSlab {
+	vecs := o.pipe.send[i][:0]
+	for _, k := range o.pipe.shared {
 		vecs = append(vecs, o.row(o.nxt[k], i))
 	}
-	o.sendNext[i] = vecs
-	o.bytesNext[i], o.errNext[i] = o.sendNode(w, i, o.round+1, o.mixNext, o.mixNext.to[i], vecs)
+	o.pipe.send[i] = vecs
+	o.pipe.bytes[i], o.pipe.errs[i] = o.sendNode(w, i, o.round+1, o.pipe.mix, o.pipe.mix.to[i], vecs)
 }

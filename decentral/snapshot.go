@@ -178,7 +178,7 @@ func (o *Optimizer) Restore(s *Snapshot) error {
 	copy(o.simT, s.SimTime)
 	o.round = s.Round
 	o.failed = nil
-	o.begunNext, o.nextErr = 0, nil // a restored round begins afresh
+	o.pipe.restart() // a restored round begins afresh
 	o.initialized = true
 	return nil
 }
