@@ -271,11 +271,31 @@ func jsonText(v any) string {
 // ConfigDifference names the first setting in which a and b differ, with
 // its two values ("nodes 10 there, 20 here"), or returns "none".
 func ConfigDifference(a, b Config) string {
-	ma, mb := settingsMap(a), settingsMap(b)
-	if k, ok := firstDifference(ma, mb); ok {
-		return fmt.Sprintf("%s %s there, %s here", k, jsonText(ma[k]), jsonText(mb[k]))
+	if d := ConfigDifferences(a, b); len(d) > 0 {
+		return d[0]
 	}
 	return "none"
+}
+
+// ConfigDifferences lists, in sorted order of their config.json keys, the
+// settings in which there and here differ, with both values ("iters 12
+// there, 24 here"), leaving out the keys in skip.
+func ConfigDifferences(there, here Config, skip ...string) []string {
+	mt, mh := settingsMap(there), settingsMap(here)
+	keys := slices.Sorted(maps.Keys(mt))
+	for k := range mh {
+		if _, ok := mt[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var diff []string
+	for _, k := range keys {
+		if !slices.Contains(skip, k) && !reflect.DeepEqual(mt[k], mh[k]) {
+			diff = append(diff, fmt.Sprintf("%s %s there, %s here", k, jsonText(mt[k]), jsonText(mh[k])))
+		}
+	}
+	return diff
 }
 
 // metricsLog is metrics.csv open for appending: each evaluation appends one

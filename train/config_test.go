@@ -2,7 +2,9 @@ package train
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -50,5 +52,42 @@ func TestValidate(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Flag != tc.flag {
 			t.Errorf("%+v: err = %v, want a ConfigError for --%s", c, err, tc.flag)
 		}
+	}
+}
+
+// TestConfigDifferences checks the list of differing settings, including a
+// setting one side leaves out of config.json (omitempty) and skipped keys.
+func TestConfigDifferences(t *testing.T) {
+	base := Default()
+	more := base
+	more.Iters, more.Nodes = base.Iters*2, base.Nodes+2
+	choco := base
+	choco.Compress = "topk:0.1"
+	cases := []struct {
+		name        string
+		there, here Config
+		skip        []string
+		want        []string
+	}{
+		{"same", base, base, nil, nil},
+		{"two settings, sorted", base, more, nil, []string{
+			fmt.Sprintf("iters %d there, %d here", base.Iters, more.Iters),
+			fmt.Sprintf("nodes %d there, %d here", base.Nodes, more.Nodes)}},
+		{"skipped", base, more, []string{"iters"}, []string{
+			fmt.Sprintf("nodes %d there, %d here", base.Nodes, more.Nodes)}},
+		{"left out on one side", base, choco, nil, []string{`compress nothing there, "topk:0.1" here`}},
+		{"left out on the other", choco, base, nil, []string{`compress "topk:0.1" there, nothing here`}},
+	}
+	for _, c := range cases {
+		got := ConfigDifferences(c.there, c.here, c.skip...)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := ConfigDifference(base, choco); got != `compress nothing there, "topk:0.1" here` {
+		t.Errorf("ConfigDifference: %q", got)
+	}
+	if got := ConfigDifference(base, base); got != "none" {
+		t.Errorf("ConfigDifference of equal configs: %q", got)
 	}
 }

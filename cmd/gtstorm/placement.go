@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral/cluster"
@@ -127,31 +125,8 @@ func sameSettings(cfg train.Config, dir string) error {
 	if err != nil {
 		return err
 	}
-	if d := settingsDifference(given, had); len(d) > 0 {
+	if d := train.ConfigDifferences(had, given, hashOmits...); len(d) > 0 {
 		return usagef("--resume-or-start: %s holds a run of other settings (%s); give its flags, or another --out", dir, strings.Join(d, ", "))
 	}
 	return nil
-}
-
-// settingsDifference lists the settings, by their JSON names, in which a
-// and b differ, leaving out hashOmits.
-func settingsDifference(a, b train.Config) []string {
-	var ma, mb map[string]any
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	json.Unmarshal(ja, &ma)
-	json.Unmarshal(jb, &mb)
-	var diff []string
-	for k, va := range ma {
-		if !slices.Contains(hashOmits, k) && fmt.Sprint(va) != fmt.Sprint(mb[k]) {
-			diff = append(diff, fmt.Sprintf("%s %v, the run's %v", k, va, mb[k]))
-		}
-	}
-	for k, vb := range mb {
-		if _, ok := ma[k]; !ok && !slices.Contains(hashOmits, k) {
-			diff = append(diff, fmt.Sprintf("%s unset, the run's %v", k, vb))
-		}
-	}
-	slices.Sort(diff)
-	return diff
 }

@@ -98,7 +98,7 @@ func TestNodePlacedFromSlurmEnvironment(t *testing.T) {
 	longer := append(append([]string{}, base...), smallMNIST...)
 	longer = append(longer, "--resume-or-start", "--iters", "24")
 	codes, logs = runPlaced(t, longer)
-	if codes != [2]int{2, 2} || !strings.Contains(logs[0], "iters 24, the run's 12") {
+	if codes != [2]int{2, 2} || !strings.Contains(logs[0], "iters 12 there, 24 here") {
 		t.Errorf("--resume-or-start with other settings: exit %v\n%s", codes, logs[0])
 	}
 	codes, logs = runPlaced(t, append(append(append([]string{}, base...), smallMNIST...), "--resume-or-start"))
