@@ -68,6 +68,26 @@ func OptimizerBytes(algo string, m, p, workers int) (int64, error) {
 	return b, nil
 }
 
+// ByzantineBytes returns the bytes an attack on messages and a robust rule
+// add to OptimizerBytes: each of the byzantine nodes keeps two rounds of
+// its own message to every neighbour (degree of them on average, p floats
+// per shared slab), and each worker a robust rule's two p-float sums.
+func ByzantineBytes(algo string, byzantine, p, workers int, degree float64, lies, robust bool) (int64, error) {
+	d, err := describe(algo)
+	if err != nil {
+		return 0, err
+	}
+	var b int64
+	if lies {
+		perNode := 2 * degree * float64(d.shares()) * (float64(p)*4 + sliceHeader)
+		b += int64(float64(byzantine) * perNode)
+	}
+	if lies || robust {
+		b += int64(max(workers, 1)) * (int64(p)*16 + 4*sliceHeader)
+	}
+	return b, nil
+}
+
 // CheckpointBytes returns the bytes one checkpoint of m nodes with p
 // parameters allocates while it is written: the Snapshot's copies of the
 // state and the encoded file, which holds them again.

@@ -169,6 +169,14 @@ func (c Config) EstimateMemory() MemoryEstimate {
 			add(phaseTrain, false, "optimizer buffers", all-state, "")
 		}
 	}
+	if nodes, a, agg, err := c.robust(); err == nil {
+		degree := 2 * edges / float64(max(c.Nodes, 1))
+		robust := agg != nil && agg.String() != decentral.AggMean
+		if b, err := decentral.ByzantineBytes(c.Algo, len(nodes), p, workers, degree, a.Lies(), robust); err == nil && b > 0 {
+			add(phaseTrain, false, "Byzantine messages", b,
+				"%d liars × 2 rounds × %.3g neighbours × p floats", len(nodes), degree)
+		}
+	}
 	if ck, err := decentral.CheckpointBytes(c.Algo, c.Nodes, p); err == nil {
 		add(phaseTrain, true, "checkpoint", ck+m*40, "a copy of the state and its encoding")
 	}

@@ -344,3 +344,38 @@ func graphHeap(t *testing.T, topology string, m int, pc float64) int64 {
 	runtime.KeepAlive(mx)
 	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
+
+// TestEstimateMemoryByzantine: liars keep two rounds of a message to every
+// neighbour, so their buffers grow with B and the degree, and a robust rule
+// alone costs each worker only its two p-float sums.
+func TestEstimateMemoryByzantine(t *testing.T) {
+	base := Default()
+	base.Workers, base.Nodes, base.PC = 2, 200, 0.5
+	p := int64(models.NewMNISTCNN().NumParams())
+	degree := int64(100) // 0.5 × 199, rounded
+	liars := func(b, pc float64) int64 {
+		c := base
+		c.Byzantine, c.Attack, c.PC = fmt.Sprint(b), "signflip", pc
+		return partOf(c.EstimateMemory(), "Byzantine messages").Bytes
+	}
+	// 20 liars × 2 rounds × ~100 neighbours × 2 shared slabs (GT-STORM's x
+	// and v) × p floats.
+	want := 20 * 2 * degree * 2 * p * 4
+	if got := liars(20, 0.5); got < want*9/10 || got > want*11/10 {
+		t.Errorf("20 liars on ER(200, 0.5): %s, want about %s", memlimit.Format(got), memlimit.Format(want))
+	}
+	if a, b := liars(10, 0.5), liars(20, 0.5); b < 19*a/10 {
+		t.Errorf("10 → 20 liars: %d → %d bytes, want about twice", a, b)
+	}
+	if a, b := liars(20, 0.1), liars(20, 0.5); b < 4*a {
+		t.Errorf("p_c 0.1 → 0.5: %d → %d bytes, want about 5 times", a, b)
+	}
+	clip := base
+	clip.Aggregate = "clip"
+	if got := partOf(clip.EstimateMemory(), "Byzantine messages").Bytes; got < 2*p*16 || got > 2*p*16+4096 {
+		t.Errorf("clip alone: %d bytes, want 2 workers × 16p = %d", got, 2*p*16)
+	}
+	if got := partOf(base.EstimateMemory(), "Byzantine messages").Bytes; got != 0 {
+		t.Errorf("no attack, plain gossip: %d bytes of Byzantine messages", got)
+	}
+}
