@@ -44,7 +44,7 @@ func byzantineSettings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "aggregate", Usage: "how a node combines the vectors of a slab it mixes: " + decentral.AggregateKinds + " (mean: plain gossip; clip without τ: the adaptive radius, see README)", Sweepable: true,
+		{Name: "aggregate", Usage: "how a node combines the vectors of a slab it mixes: " + decentral.AggregateKinds + " (mean: plain gossip; clip without τ: the adaptive radius, see docs/byzantine.md)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Aggregate) },
 			want: func(c Config) string {
 				a, err := decentral.ParseAggregate(c.Aggregate)

@@ -78,7 +78,7 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	defer r.close()
 	r.inputs = inputs
 	if r.progress != nil && cfg.Algo == decentral.D2 && r.s.mix.Directed() {
-		fmt.Fprintf(r.progress, "note: D² on the directed %s graph is outside its theory, which wants a symmetric W: on (I + P)/2 its recursion can have modes that grow (see README)\n", cfg.Topology)
+		fmt.Fprintf(r.progress, "note: D² on the directed %s graph is outside its theory, which wants a symmetric W: on (I + P)/2 its recursion can have modes that grow (see docs/results.md)\n", cfg.Topology)
 	}
 	if ctx.Err() != nil {
 		return nil, r.interruptedBeforeStart()
