@@ -76,18 +76,8 @@ func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, re
 	if logw == nil {
 		logw = io.Discard
 	}
-	client := opt.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	if r.Format != "cifar10" && r.Format != "libsvm" {
-		return fmt.Errorf("fetch %s: unknown format %q", r.Name, r.Format)
-	}
-	if opt.BaseURL != "" {
-		u, err := url.Parse(opt.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("fetch %s: base URL %q: want an http:// or https:// address", r.Name, opt.BaseURL)
-		}
+	if err := checkRemote(r, opt.BaseURL); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("fetch %s: data folder: %w", r.Name, err)
@@ -110,27 +100,9 @@ func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, re
 		}
 	}()
 
-	staged := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		src := f.URL
-		if opt.BaseURL != "" {
-			src = strings.TrimRight(opt.BaseURL, "/") + "/" + path.Base(f.URL)
-		}
-		dl := filepath.Join(tmp, "download-"+strconv.Itoa(i))
-		label := path.Base(f.URL)
-		if err := download(ctx, client, src, dl, f, label, logw, opt.Bar); err != nil {
-			return fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
-		}
-		staged[i] = filepath.Join(tmp, "staged-"+strconv.Itoa(i))
-		if r.Format == "cifar10" {
-			err = unpackCIFAR(dl, staged[i], f)
-		} else {
-			err = unpackLibSVM(dl, staged[i], f)
-		}
-		if err != nil {
-			return fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
-		}
-		os.Remove(dl)
+	staged, err := stageFiles(ctx, r, tmp, opt, logw)
+	if err != nil {
+		return err
 	}
 	if ctx.Err() != nil { // interrupted after the last download: install nothing
 		return fmt.Errorf("fetch %s: %w", r.Name, context.Cause(ctx))
@@ -147,6 +119,57 @@ func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, re
 	syncDir(dir)
 	fmt.Fprintf(logw, "%s: ready: %s\n", r.Name, strings.Join(dests, ", "))
 	return nil
+}
+
+// checkRemote refuses a remote dataset of a format fetch cannot unpack,
+// and a base URL (FetchOptions.BaseURL) that is not an http or https
+// address.
+func checkRemote(r Remote, baseURL string) error {
+	if r.Format != "cifar10" && r.Format != "libsvm" {
+		return fmt.Errorf("fetch %s: unknown format %q", r.Name, r.Format)
+	}
+	if baseURL != "" {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("fetch %s: base URL %q: want an http:// or https:// address", r.Name, baseURL)
+		}
+	}
+	return nil
+}
+
+// stageFiles downloads each of r's files into the temporary folder tmp,
+// reporting progress to logw, and unpacks it there into the form r's
+// format installs; it returns the unpacked files' paths, in the order of
+// r.Files.
+func stageFiles(ctx context.Context, r Remote, tmp string, opt FetchOptions, logw io.Writer) ([]string, error) {
+	client := opt.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	staged := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		src := f.URL
+		if opt.BaseURL != "" {
+			src = strings.TrimRight(opt.BaseURL, "/") + "/" + path.Base(f.URL)
+		}
+		dl := filepath.Join(tmp, "download-"+strconv.Itoa(i))
+		label := path.Base(f.URL)
+		if err := download(ctx, client, src, dl, f, label, logw, opt.Bar); err != nil {
+			return nil, fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
+		}
+		staged[i] = filepath.Join(tmp, "staged-"+strconv.Itoa(i))
+		var err error
+		if r.Format == "cifar10" {
+			err = unpackCIFAR(dl, staged[i], f)
+		} else {
+			err = unpackLibSVM(dl, staged[i], f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
+		}
+		os.Remove(dl)
+	}
+	return staged, nil
 }
 
 // lostError reports an installation that failed and could not put the old

@@ -109,32 +109,45 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	if *partition != "" {
-		spec, err := data.ParsePartition(*partition)
-		if err != nil {
-			return usageError{fmt.Errorf("--partition: %w", err)}
-		}
-		if *nodes < 1 {
-			return usagef("--nodes %d: want at least 1", *nodes)
-		}
-		if !slices.Contains(data.Names(), *dataset) {
-			return usagef("--dataset %q: want one of %s", *dataset, strings.Join(data.Names(), ", "))
-		}
-		train, _, err := data.Load(*dataset, *dir)
-		if err != nil {
-			return err
-		}
-		p, err := spec.Apply(train, *nodes, *seed)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "partition %s of %s (%d samples) over %d nodes, seed %d\n", spec, train.Name, train.Len(), *nodes, *seed)
-		fmt.Fprintf(w, "%5s %8s  %s\n", "node", "samples", "samples per class")
-		for i, idx := range p.Nodes {
-			fmt.Fprintf(w, "%5d %8d  %v\n", i, len(idx), p.Hist[i])
-		}
-		return w.Flush()
+		return printPartition(w, *dataset, *dir, *partition, *nodes, *seed)
 	}
-	folder := *dir
+	return printDataFolder(w, *dir)
+}
+
+// printPartition writes to w each node's share and class histogram under
+// the partition spec (as --partition gives it) of dataset, read from dir,
+// over nodes nodes with seed, and flushes w.
+func printPartition(w *bufio.Writer, dataset, dir, partition string, nodes int, seed uint64) error {
+	spec, err := data.ParsePartition(partition)
+	if err != nil {
+		return usageError{fmt.Errorf("--partition: %w", err)}
+	}
+	if nodes < 1 {
+		return usagef("--nodes %d: want at least 1", nodes)
+	}
+	if !slices.Contains(data.Names(), dataset) {
+		return usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names(), ", "))
+	}
+	train, _, err := data.Load(dataset, dir)
+	if err != nil {
+		return err
+	}
+	p, err := spec.Apply(train, nodes, seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "partition %s of %s (%d samples) over %d nodes, seed %d\n", spec, train.Name, train.Len(), nodes, seed)
+	fmt.Fprintf(w, "%5s %8s  %s\n", "node", "samples", "samples per class")
+	for i, idx := range p.Nodes {
+		fmt.Fprintf(w, "%5d %8d  %v\n", i, len(idx), p.Hist[i])
+	}
+	return w.Flush()
+}
+
+// printDataFolder writes to w what the data folder dir (by default
+// data.DefaultDataDir) holds of each dataset, and flushes w.
+func printDataFolder(w *bufio.Writer, dir string) error {
+	folder := dir
 	if folder == "" {
 		var err error
 		if folder, err = data.DefaultDataDir(); err != nil {
@@ -147,39 +160,46 @@ func runDataInfo(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(w, "data folder: %s (set with --data-dir)\n\n", folder)
 	for _, s := range st {
-		state := "missing"
-		switch {
-		case s.Present && s.Err != nil:
-			state = "damaged"
-		case s.Present:
-			state = "present"
-		case s.Err != nil:
-			state = "missing"
-		}
-		path := s.Path
-		if path == "" {
-			path = "-"
-		}
-		fmt.Fprintf(w, "%-8s %-8s %s\n", s.Name, state, path)
-		note := s.Note
-		switch {
-		case !s.Present && s.Fetchable:
-			note += "; run: gtstorm data fetch " + s.Name + " --data-dir " + s.DataDir
-		case s.Present && s.DataDir != "" && !s.Fetchable:
-			note += " (use --dataset " + s.Name + " --data-dir " + s.DataDir + ")"
-		}
-		fmt.Fprintf(w, "%-8s %-8s %s\n", "", "", note)
-		if s.Err != nil {
-			fmt.Fprintf(w, "%-8s %-8s error: %v\n", "", "", s.Err)
-		}
-		if s.Train != nil {
-			fmt.Fprintf(w, "%-8s %-8s train: %v\n", "", "", s.Train)
-		}
-		if s.Test != nil {
-			fmt.Fprintf(w, "%-8s %-8s test:  %v\n", "", "", s.Test)
-		}
+		printDataStatus(w, s)
 	}
 	return w.Flush()
+}
+
+// printDataStatus writes to w one dataset's lines of `gtstorm data info`:
+// its name, state and path, a note on how to fetch or use it, and its
+// error and splits where it has them.
+func printDataStatus(w io.Writer, s data.Status) {
+	state := "missing"
+	switch {
+	case s.Present && s.Err != nil:
+		state = "damaged"
+	case s.Present:
+		state = "present"
+	case s.Err != nil:
+		state = "missing"
+	}
+	path := s.Path
+	if path == "" {
+		path = "-"
+	}
+	fmt.Fprintf(w, "%-8s %-8s %s\n", s.Name, state, path)
+	note := s.Note
+	switch {
+	case !s.Present && s.Fetchable:
+		note += "; run: gtstorm data fetch " + s.Name + " --data-dir " + s.DataDir
+	case s.Present && s.DataDir != "" && !s.Fetchable:
+		note += " (use --dataset " + s.Name + " --data-dir " + s.DataDir + ")"
+	}
+	fmt.Fprintf(w, "%-8s %-8s %s\n", "", "", note)
+	if s.Err != nil {
+		fmt.Fprintf(w, "%-8s %-8s error: %v\n", "", "", s.Err)
+	}
+	if s.Train != nil {
+		fmt.Fprintf(w, "%-8s %-8s train: %v\n", "", "", s.Train)
+	}
+	if s.Test != nil {
+		fmt.Fprintf(w, "%-8s %-8s test:  %v\n", "", "", s.Test)
+	}
 }
 
 // parseWithArgs parses flags that may come before, between or after

@@ -35,13 +35,7 @@ func runNodeAlias(args []string, stdout, stderr io.Writer) error {
 
 // rankCommand runs the rank command under the name it was called by.
 func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(name, name+" [--rank R --ranks FILE] (--certs DIR | --insecure) [run flags]\n\n"+
-		"Runs rank R's nodes of the run the flags describe, talking to the other ranks over\n"+
-		"gRPC with mutual TLS. Every rank takes the same run flags; the ranks FILE lists one\n"+
-		"host:port per rank (and optionally `node I R` lines placing node I on rank R).\n"+
-		"Under srun or in a Kubernetes StatefulSet, without --rank and --ranks, the rank and\n"+
-		"the ranks come from the environment (see deploy/README.md), and a rank R > 0 keeps\n"+
-		"its part under --out/ranks/rank-R. Rank 0 writes the run folder as `gtstorm train` does.", stdout)
+	fs := newFlagSet(name, rankUsage(name), stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
 	var nf rankFlags
@@ -58,11 +52,8 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if (*agree || *resume >= 0) && *pf.either {
-		return usagef("--resume-or-start: give it alone, without --resume or --resume-round")
-	}
-	if *agree && *resume >= 0 {
-		return usagef("--resume-round: give either --resume or --resume-round R")
+	if err := checkResumeFlags(*agree, *resume, *pf.either); err != nil {
+		return err
 	}
 	if cfg.SimulatesNetwork() {
 		return errSimulatedOverRanks(name)
@@ -83,12 +74,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if err := nf.check(rk.Addrs); err != nil {
 		return err
 	}
-	if *out == "" {
-		*out = cfg.DefaultOut(time.Now())
-		if *rank > 0 {
-			*out += fmt.Sprintf("-rank%d", *rank)
-		}
-	}
+	*out = rankOut(*out, cfg, *rank)
 	if err := place.announce(cmp.Or(runOut, *out), stderr); err != nil {
 		return err
 	}
@@ -102,11 +88,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
 	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, *agree, stderr)
-	fmt.Fprintf(stderr, "rank %d: %s\n", *rank, stats)
-	if b, ok := transport.Blame(err); ok && b != *rank {
-		// Read by launch, which names the rank most others waited for.
-		fmt.Fprintf(stderr, "%s\n", blameLine(*rank, b))
-	}
+	reportRankEnd(stderr, *rank, stats, err)
 	if err != nil {
 		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, nf.security(), *out)))
 	}
@@ -114,6 +96,54 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 		printSummary(stdout, *out, sum)
 	}
 	return nil
+}
+
+// rankUsage is the usage line and description of the rank command called
+// name.
+func rankUsage(name string) string {
+	return name + " [--rank R --ranks FILE] (--certs DIR | --insecure) [run flags]\n\n" +
+		"Runs rank R's nodes of the run the flags describe, talking to the other ranks over\n" +
+		"gRPC with mutual TLS. Every rank takes the same run flags; the ranks FILE lists one\n" +
+		"host:port per rank (and optionally `node I R` lines placing node I on rank R).\n" +
+		"Under srun or in a Kubernetes StatefulSet, without --rank and --ranks, the rank and\n" +
+		"the ranks come from the environment (see deploy/README.md), and a rank R > 0 keeps\n" +
+		"its part under --out/ranks/rank-R. Rank 0 writes the run folder as `gtstorm train` does."
+}
+
+// checkResumeFlags refuses more than one of --resume (agree),
+// --resume-round (resume ≥ 0) and --resume-or-start (either).
+func checkResumeFlags(agree bool, resume int, either bool) error {
+	if (agree || resume >= 0) && either {
+		return usagef("--resume-or-start: give it alone, without --resume or --resume-round")
+	}
+	if agree && resume >= 0 {
+		return usagef("--resume-round: give either --resume or --resume-round R")
+	}
+	return nil
+}
+
+// rankOut returns the rank's folder: out, or by default cfg's run folder,
+// with -rank<R> after it on a rank R > 0.
+func rankOut(out string, cfg train.Config, rank int) string {
+	if out != "" {
+		return out
+	}
+	out = cfg.DefaultOut(time.Now())
+	if rank > 0 {
+		out += fmt.Sprintf("-rank%d", rank)
+	}
+	return out
+}
+
+// reportRankEnd writes to stderr the transport's figures stats of a rank
+// whose run ended with err and, where err blames another rank, a line
+// naming it.
+func reportRankEnd(stderr io.Writer, rank int, stats string, err error) {
+	fmt.Fprintf(stderr, "rank %d: %s\n", rank, stats)
+	if b, ok := transport.Blame(err); ok && b != rank {
+		// Read by launch, which names the rank most others waited for.
+		fmt.Fprintf(stderr, "%s\n", blameLine(rank, b))
+	}
 }
 
 // followLaunch returns ctx, cancelled when launch dies (its end of the

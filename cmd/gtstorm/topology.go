@@ -23,15 +23,8 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topology",
 		"topology [--topology er|ring|path|complete|star|torus|exp|FILE] [--nodes M] [--pc P] [--seed S] [--mixing laplacian|metropolis] [--link-drop P] [--rounds R]",
 		stdout)
-	topo := fs.String("topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
-		", "+decentral.ExpTopology+" (one-peer exponential: prints each round's pattern), or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
-		"an optional \"# nodes: N\" line giving the node count)")
-	nodes := fs.Int("nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
-	pc := fs.Float64("pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
-	seed := fs.Uint64("seed", 1, "random seed of the Erdős–Rényi graph (er)")
-	mixing := fs.String("mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
-	linkDrop := fs.Float64("link-drop", 0, "probability that each edge fails in a round: prints each round's failed edges, λ(W_t) and, up to 8 nodes, W_t (weights by --mixing)")
-	rounds := fs.Int("rounds", 0, "rounds of a time-varying topology to print (0: one period of exp, 4 rounds of --link-drop)")
+	var tf topologyFlags
+	tf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: gtstorm topology [flags]\n\n")
 		fmt.Fprintf(stdout, "Prints the graph's edges, its mixing matrix W (in full up to %d nodes, else by row)\n", topologyDenseMax)
@@ -43,61 +36,109 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	nodesSet := false
-	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
-	builtin := slices.Contains(decentral.Topologies(), *topo)
-	switch {
-	case *nodes < 1 && (builtin || nodesSet):
-		return usagef("--nodes %d: want at least 1", *nodes)
-	case !(*pc >= 0 && *pc <= 1):
-		return usagef("--pc %v: want a probability in [0, 1]", *pc)
-	case *mixing != decentral.MixLaplacian && *mixing != decentral.MixMetropolis:
-		return usagef("--mixing %q: want %s or %s", *mixing, decentral.MixLaplacian, decentral.MixMetropolis)
-	case !(*linkDrop >= 0 && *linkDrop < 1):
-		return usagef("--link-drop %v: want a probability in [0, 1)", *linkDrop)
-	case *rounds < 0:
-		return usagef("--rounds %d: want 0 (the default) or a positive round count", *rounds)
-	case *topo == decentral.ExpTopology && *linkDrop > 0:
-		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", *linkDrop, decentral.ExpTopology)
-	}
-	if *topo == decentral.ExpTopology {
-		if *nodes < 1 {
-			return usagef("--nodes %d: want at least 1", *nodes)
-		}
-		e, err := decentral.OnePeerExponential(*nodes)
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(stdout)
-		printExp(w, e, *nodes, cmp.Or(*rounds, e.Period()))
-		return w.Flush()
-	}
-	m := *nodes
-	if !builtin {
-		if _, err := os.Stat(*topo); err != nil {
-			return usagef("--topology %q: want one of %s or an edge-list file (%v)",
-				*topo, strings.Join(decentral.Topologies(), "|"), err)
-		}
-		if !nodesSet {
-			m = 0
-		}
-	}
-	g, err := decentral.NewTopology(*topo, m, *pc, *seed)
-	if err != nil {
+	fs.Visit(func(f *flag.Flag) { tf.nodesSet = tf.nodesSet || f.Name == "nodes" })
+	if err := tf.check(); err != nil {
 		return err
 	}
-	mx, err := decentral.NewMixing(*mixing, g)
+	if tf.topo == decentral.ExpTopology {
+		return printExpTopology(stdout, &tf)
+	}
+	return printGraphTopology(stdout, &tf)
+}
+
+// topologyFlags are the flags of `gtstorm topology`.
+type topologyFlags struct {
+	topo, mixing  string
+	nodes, rounds int
+	pc, linkDrop  float64
+	seed          uint64
+	nodesSet      bool // --nodes was given
+}
+
+// register defines the flags on fs.
+func (tf *topologyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&tf.topo, "topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
+		", "+decentral.ExpTopology+" (one-peer exponential: prints each round's pattern), or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
+		"an optional \"# nodes: N\" line giving the node count)")
+	fs.IntVar(&tf.nodes, "nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
+	fs.Float64Var(&tf.pc, "pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
+	fs.Uint64Var(&tf.seed, "seed", 1, "random seed of the Erdős–Rényi graph (er)")
+	fs.StringVar(&tf.mixing, "mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
+	fs.Float64Var(&tf.linkDrop, "link-drop", 0, "probability that each edge fails in a round: prints each round's failed edges, λ(W_t) and, up to 8 nodes, W_t (weights by --mixing)")
+	fs.IntVar(&tf.rounds, "rounds", 0, "rounds of a time-varying topology to print (0: one period of exp, 4 rounds of --link-drop)")
+}
+
+// builtin reports whether --topology names a built-in graph rather than
+// exp or an edge-list file.
+func (tf *topologyFlags) builtin() bool {
+	return slices.Contains(decentral.Topologies(), tf.topo)
+}
+
+// check returns a usage error for flag values out of range or that do not
+// go together.
+func (tf *topologyFlags) check() error {
+	switch {
+	case tf.nodes < 1 && (tf.builtin() || tf.nodesSet):
+		return usagef("--nodes %d: want at least 1", tf.nodes)
+	case !(tf.pc >= 0 && tf.pc <= 1):
+		return usagef("--pc %v: want a probability in [0, 1]", tf.pc)
+	case tf.mixing != decentral.MixLaplacian && tf.mixing != decentral.MixMetropolis:
+		return usagef("--mixing %q: want %s or %s", tf.mixing, decentral.MixLaplacian, decentral.MixMetropolis)
+	case !(tf.linkDrop >= 0 && tf.linkDrop < 1):
+		return usagef("--link-drop %v: want a probability in [0, 1)", tf.linkDrop)
+	case tf.rounds < 0:
+		return usagef("--rounds %d: want 0 (the default) or a positive round count", tf.rounds)
+	case tf.topo == decentral.ExpTopology && tf.linkDrop > 0:
+		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", tf.linkDrop, decentral.ExpTopology)
+	}
+	return nil
+}
+
+// printExpTopology writes to stdout the one-peer exponential graph of
+// --nodes nodes, round by round for --rounds rounds (by default a period).
+func printExpTopology(stdout io.Writer, tf *topologyFlags) error {
+	if tf.nodes < 1 {
+		return usagef("--nodes %d: want at least 1", tf.nodes)
+	}
+	e, err := decentral.OnePeerExponential(tf.nodes)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(stdout)
-	printTopology(w, *topo, *pc, *seed, mx)
-	if *linkDrop > 0 {
-		l, err := decentral.NewLinkDrop(g, *mixing, *linkDrop, *seed)
+	printExp(w, e, tf.nodes, cmp.Or(tf.rounds, e.Period()))
+	return w.Flush()
+}
+
+// printGraphTopology writes to stdout the graph --topology names (built in,
+// or an edge-list file), its mixing matrix and λ, and, with --link-drop,
+// the graph of each of --rounds rounds (by default 4).
+func printGraphTopology(stdout io.Writer, tf *topologyFlags) error {
+	m := tf.nodes
+	if !tf.builtin() {
+		if _, err := os.Stat(tf.topo); err != nil {
+			return usagef("--topology %q: want one of %s or an edge-list file (%v)",
+				tf.topo, strings.Join(decentral.Topologies(), "|"), err)
+		}
+		if !tf.nodesSet {
+			m = 0
+		}
+	}
+	g, err := decentral.NewTopology(tf.topo, m, tf.pc, tf.seed)
+	if err != nil {
+		return err
+	}
+	mx, err := decentral.NewMixing(tf.mixing, g)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	printTopology(w, tf.topo, tf.pc, tf.seed, mx)
+	if tf.linkDrop > 0 {
+		l, err := decentral.NewLinkDrop(g, tf.mixing, tf.linkDrop, tf.seed)
 		if err != nil {
 			return err
 		}
-		printLinkDrop(w, l, *linkDrop, *seed, cmp.Or(*rounds, 4))
+		printLinkDrop(w, l, tf.linkDrop, tf.seed, cmp.Or(tf.rounds, 4))
 	}
 	return w.Flush()
 }

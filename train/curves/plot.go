@@ -103,114 +103,176 @@ type figure struct {
 // newFigure builds the figure of curves, and the report of what it leaves
 // out (see PlotReport).
 func newFigure(title string, curves []Curve) (f *figure, skipped []string, err error) {
-	xLabel := "round"
-	if len(curves) > 0 && curves[0].XLabel != "" {
-		xLabel = curves[0].XLabel
-	}
-	f = &figure{acc: plot.New(), st: plot.New(), legend: plot.NewLegend()}
-	f.legend.Top, f.legend.Left = true, true
-	acc, st := f.acc, f.st
-	acc.Title.Text = title + ": test accuracy of the averaged model"
-	acc.Y.Label.Text = "accuracy"
-	st.Title.Text = title + ": stationarity S(x)"
-	st.Y.Label.Text = "squared global gradient norm + consensus error"
-	for _, p := range []*plot.Plot{acc, st} {
-		p.X.Label.Text = xLabel
-		p.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
-	}
-
+	f = emptyFigure(title, xLabelOf(curves))
 	if len(curves) == 0 {
 		skipped = append(skipped, "no curves to plot: both panels are empty")
 	}
-	if len(curves) > 0 && curves[0].LogX {
-		if pos, dropped := positiveX(curves); hasRounds(pos) {
-			curves = pos
-			for _, p := range []*plot.Plot{acc, st} {
-				p.X.Scale = plot.LogScale{}
-				p.X.Tick.Marker = logTicks{"%g"}
-				if dropped {
-					p.X.Label.Text += " (log scale: x ≤ 0 not shown)"
-				}
-			}
+	curves = f.scaleX(curves)
+	logY, note := f.scaleS(curves)
+	skipped = append(skipped, note...)
+	accY, stY := newSpan(), newSpan() // the y values each panel draws
+	for _, c := range curves {
+		notes, err := f.addCurve(c, logY, &accY, &stY)
+		skipped = append(skipped, notes...)
+		if err != nil {
+			return f, skipped, err
 		}
 	}
-	logY := false
+	f.fitY(accY, stY, logY)
+	return f, skipped, nil
+}
+
+// xLabelOf returns the x axis label of curves: the first curve's XLabel,
+// or "round".
+func xLabelOf(curves []Curve) string {
+	if len(curves) > 0 && curves[0].XLabel != "" {
+		return curves[0].XLabel
+	}
+	return "round"
+}
+
+// emptyFigure returns a figure with titled, labelled panels and no lines.
+func emptyFigure(title, xLabel string) *figure {
+	f := &figure{acc: plot.New(), st: plot.New(), legend: plot.NewLegend()}
+	f.legend.Top, f.legend.Left = true, true
+	f.acc.Title.Text = title + ": test accuracy of the averaged model"
+	f.acc.Y.Label.Text = "accuracy"
+	f.st.Title.Text = title + ": stationarity S(x)"
+	f.st.Y.Label.Text = "squared global gradient norm + consensus error"
+	for _, p := range []*plot.Plot{f.acc, f.st} {
+		p.X.Label.Text = xLabel
+		p.X.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
+	}
+	return f
+}
+
+// scaleX puts both panels' x axes on a log scale where the first curve
+// asks for one (Curve.LogX) and some curve has a point at x > 0, and
+// returns the curves left to draw: without their points at x ≤ 0 on a
+// log scale, else curves as they are.
+func (f *figure) scaleX(curves []Curve) []Curve {
+	if len(curves) == 0 || !curves[0].LogX {
+		return curves
+	}
+	pos, dropped := positiveX(curves)
+	if !hasRounds(pos) {
+		return curves
+	}
+	for _, p := range []*plot.Plot{f.acc, f.st} {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{"%g"}
+		if dropped {
+			p.X.Label.Text += " (log scale: x ≤ 0 not shown)"
+		}
+	}
+	return pos
+}
+
+// scaleS puts the S(x) panel's y axis on a log scale where some curve has
+// a positive value to draw on it, and reports whether it did; otherwise the
+// axis stays linear, which skipped notes where there are curves.
+func (f *figure) scaleS(curves []Curve) (logY bool, skipped []string) {
 	for _, c := range curves {
 		if line, _, _, _ := points(c.Rounds, c.S, c.SStd, true); len(line) > 0 {
 			logY = true
 			break
 		}
 	}
+	st := f.st
 	if logY {
 		st.Y.Scale = plot.LogScale{}
 		st.Y.Tick.Marker = logTicks{"%.0e"}
-	} else {
-		st.Y.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
-		if len(curves) > 0 {
-			st.Title.Text += " (no positive values: linear scale)"
-			skipped = append(skipped, "S(x) panel: no curve has a positive value to draw on a log scale; drawn on a linear scale")
+		return true, nil
+	}
+	st.Y.Tick.Marker = relabel{plot.DefaultTicks{}, "%g"}
+	if len(curves) > 0 {
+		st.Title.Text += " (no positive values: linear scale)"
+		skipped = append(skipped, "S(x) panel: no curve has a positive value to draw on a log scale; drawn on a linear scale")
+	}
+	return false, skipped
+}
+
+// curvePanel is what one curve draws on one panel.
+type curvePanel struct {
+	p       *plot.Plot
+	what    string    // the panel's metric, for the report
+	ys, std []float64 // the curve's values and their std
+	logY    bool      // the panel's y axis is on a log scale
+	y       *span     // the y values the panel draws, so far
+}
+
+// addCurve draws c on both panels (S(x) on a log scale if logY), widening
+// accY and stY to the y values it draws, and adds it to the legend where it
+// drew a line. It returns what it left out (see PlotReport).
+func (f *figure) addCurve(c Curve, logY bool, accY, stY *span) (skipped []string, err error) {
+	name := fmt.Sprintf("curve %q", c.Label)
+	if len(c.Rounds) == 0 {
+		return []string{name + ": no rounds, nothing to draw"}, nil
+	}
+	col := palette[c.Colour%len(palette)]
+	dashes := lineStyles[c.Style%len(lineStyles)]
+	var legend plot.Thumbnailer
+	for _, panel := range []curvePanel{
+		{f.acc, "test accuracy", c.Acc, c.AccStd, false, accY},
+		{f.st, "S(x)", c.S, c.SStd, logY, stY},
+	} {
+		l, notes, err := drawOnPanel(name, c.Rounds, panel, col, dashes)
+		skipped = append(skipped, notes...)
+		if err != nil {
+			return skipped, fmt.Errorf("%s: %w", name, err)
+		}
+		if legend == nil && l != nil {
+			legend = l
 		}
 	}
-	accY, stY := newSpan(), newSpan() // the y values each panel draws
-	for _, c := range curves {
-		name := fmt.Sprintf("curve %q", c.Label)
-		if len(c.Rounds) == 0 {
-			skipped = append(skipped, name+": no rounds, nothing to draw")
-			continue
-		}
-		col := palette[c.Colour%len(palette)]
-		dashes := lineStyles[c.Style%len(lineStyles)]
-		var legend plot.Thumbnailer
-		for _, panel := range []struct {
-			p       *plot.Plot
-			what    string
-			ys, std []float64
-			logY    bool
-			y       *span
-		}{
-			{acc, "test accuracy", c.Acc, c.AccStd, false, &accY},
-			{st, "S(x)", c.S, c.SStd, logY, &stY},
-		} {
-			want := "finite"
-			if panel.logY {
-				want = "positive and finite"
-			}
-			line, lower, upper, dropped := points(c.Rounds, panel.ys, panel.std, panel.logY)
-			switch {
-			case len(line) == 0:
-				skipped = append(skipped, fmt.Sprintf("%s: %s: none of its %d values is %s, not drawn",
-					name, panel.what, len(c.Rounds), want))
-				continue
-			case dropped > 0:
-				skipped = append(skipped, fmt.Sprintf("%s: %s: %d of its %d values not %s, left out",
-					name, panel.what, dropped, len(c.Rounds), want))
-			}
-			l, err := addLine(panel.p, line, lower, upper, col, dashes)
-			if err != nil {
-				return f, skipped, fmt.Errorf("%s: %w", name, err)
-			}
-			if legend == nil {
-				legend = l
-			}
-			for _, xy := range slices.Concat(line, lower, upper) {
-				panel.y.add(xy.Y)
-			}
-		}
-		if legend != nil {
-			f.legend.Add(c.Label, legend)
-		}
+	if legend != nil {
+		f.legend.Add(c.Label, legend)
 	}
+	return skipped, nil
+}
+
+// drawOnPanel draws the curve called name, with rounds xs, on panel in
+// colour col and line style dashes, widening panel.y to the values drawn.
+// It returns the line, nil where no value could be drawn, and what it left
+// out.
+func drawOnPanel(name string, xs []float64, panel curvePanel, col color.Color, dashes []vg.Length) (l *plotter.Line, skipped []string, err error) {
+	want := "finite"
+	if panel.logY {
+		want = "positive and finite"
+	}
+	line, lower, upper, dropped := points(xs, panel.ys, panel.std, panel.logY)
+	switch {
+	case len(line) == 0:
+		return nil, []string{fmt.Sprintf("%s: %s: none of its %d values is %s, not drawn",
+			name, panel.what, len(xs), want)}, nil
+	case dropped > 0:
+		skipped = append(skipped, fmt.Sprintf("%s: %s: %d of its %d values not %s, left out",
+			name, panel.what, dropped, len(xs), want))
+	}
+	l, err = addLine(panel.p, line, lower, upper, col, dashes)
+	if err != nil {
+		return nil, skipped, err
+	}
+	for _, xy := range slices.Concat(line, lower, upper) {
+		panel.y.add(xy.Y)
+	}
+	return l, skipped, nil
+}
+
+// fitY sets each panel's y range to hold the values it draws, accY and
+// stY, with a margin; the S(x) panel's on a log scale if logY.
+func (f *figure) fitY(accY, stY span, logY bool) {
 	if !accY.empty() {
-		acc.Y.Min, acc.Y.Max = linearRange(accY.lo, accY.hi)
+		f.acc.Y.Min, f.acc.Y.Max = linearRange(accY.lo, accY.hi)
 	}
-	if !stY.empty() {
-		if logY {
-			st.Y.Min, st.Y.Max = logRange(stY.lo, stY.hi)
-		} else {
-			st.Y.Min, st.Y.Max = linearRange(stY.lo, stY.hi)
-		}
+	if stY.empty() {
+		return
 	}
-	return f, skipped, nil
+	if logY {
+		f.st.Y.Min, f.st.Y.Max = logRange(stY.lo, stY.hi)
+	} else {
+		f.st.Y.Min, f.st.Y.Max = linearRange(stY.lo, stY.hi)
+	}
 }
 
 // hasRounds reports whether some curve has a round (a point on the x axis).

@@ -116,13 +116,8 @@ type delivery struct {
 // fails the exchange on a frame that breaks the protocol.
 func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*delivery, error) {
 	h := &f.h
-	fault := func(format string, args ...any) error {
-		err := fmt.Errorf("transport: rank %d: %s sent "+format, append([]any{x.cfg.Rank, x.who(e.remote)}, args...)...)
-		x.failLocked(err)
-		return err
-	}
 	if h.Round > math.MaxInt64/2 {
-		return nil, fault("a frame of round %d", h.Round)
+		return nil, x.faultLocked(e, "a frame of round %d", h.Round)
 	}
 	enc, unit := h.Kind == wire.Encoded, 4
 	if enc {
@@ -130,6 +125,45 @@ func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*de
 	}
 	r, k, n := int64(h.Round), int(h.K), f.n/unit
 	off, total := int(h.Offset), int(h.Total)
+	if take, err := x.awaitRoundLocked(l, e, a, r, enc); !take {
+		return nil, err
+	}
+	if err := x.checkEncodingLocked(e, r, enc, total); err != nil {
+		return nil, err
+	}
+	in := &e.in[r&1]
+	if in.round != r {
+		in.reset(r)
+	}
+	if r == x.round && (e.expect[r&1] != r || k >= x.shares) {
+		return nil, x.unexpectedLocked(e, r, k)
+	}
+	in.grow(k + 1)
+	d := &delivery{in: in, round: r, k: k, off: off, n: n, total: total, enc: enc}
+	if take, err := x.checkChunkLocked(e, f, d); !take {
+		return nil, err
+	}
+	x.makeRoomLocked(d)
+	return d, nil
+}
+
+// faultLocked fails the exchange on a frame of e's remote node that breaks
+// the protocol, with an error that names the sender and says what it sent
+// (format and args), and returns the error.
+func (x *Exchange) faultLocked(e *edge, format string, args ...any) error {
+	err := fmt.Errorf("transport: rank %d: %s sent "+format, append([]any{x.cfg.Rank, x.who(e.remote)}, args...)...)
+	x.failLocked(err)
+	return err
+}
+
+// awaitRoundLocked notes that link l's peer began round r, and waits until
+// this rank can take a frame of round r of edge e that arrived on
+// attachment a: until the receive buffers of r's parity are free (and, for
+// an encoded frame, enc, until the vectors' length is known). It reports
+// whether the frame is to be taken; where it is not, err says why, or is
+// nil for a frame that nothing takes (one that arrives while this rank
+// leaves, or one of a round this rank completed).
+func (x *Exchange) awaitRoundLocked(l *link, e *edge, a *attachment, r int64, enc bool) (take bool, err error) {
 	// The peer began round r: it completed, and holds, the rounds before.
 	x.ackLocked(l, r)
 	// The receive buffers of round r's parity are free once Recv reads
@@ -142,66 +176,86 @@ func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*de
 	}
 	switch {
 	case x.leaving:
-		return nil, nil // no round takes it: read on, to the peer's end of the stream
+		return false, nil // no round takes it: read on, to the peer's end of the stream
 	case x.err != nil:
-		return nil, x.err
+		return false, x.err
 	case x.closed:
-		return nil, context.Canceled
+		return false, context.Canceled
 	case l.att != a:
-		return nil, errDetached
+		return false, errDetached
 	case r < x.first:
-		return nil, fault("a frame of round %d to node %d during round %d: a past round", r, e.local, x.round)
+		return false, x.faultLocked(e, "a frame of round %d to node %d during round %d: a past round", r, e.local, x.round)
 	case r < x.round:
 		x.dropped.Add(1)
-		return nil, nil // sent again after a reconnect: this rank completed its round
+		return false, nil // sent again after a reconnect: this rank completed its round
 	}
+	return true, nil
+}
+
+// checkEncodingLocked fails the exchange on a frame of round r of edge e
+// that does not travel as this run's messages do: encoded (enc) or as
+// vectors, and an encoded message of total bytes no longer than its
+// vector's encoding can be.
+func (x *Exchange) checkEncodingLocked(e *edge, r int64, enc bool, total int) error {
 	switch {
 	case enc && x.decode == nil:
-		return nil, fault("an encoded message of round %d to node %d, but this run's messages travel as vectors", r, e.local)
+		return x.faultLocked(e, "an encoded message of round %d to node %d, but this run's messages travel as vectors", r, e.local)
 	case !enc && x.decode != nil:
-		return nil, fault("a vector of round %d to node %d, but this run's messages travel encoded", r, e.local)
+		return x.faultLocked(e, "a vector of round %d to node %d, but this run's messages travel encoded", r, e.local)
 	case enc && total > maxEncodedBytes(x.veclen):
-		return nil, fault("an encoded message of round %d to node %d of %d bytes, want at most %d", r, e.local, total, maxEncodedBytes(x.veclen))
+		return x.faultLocked(e, "an encoded message of round %d to node %d of %d bytes, want at most %d", r, e.local, total, maxEncodedBytes(x.veclen))
 	}
-	in := &e.in[r&1]
-	if in.round != r {
-		in.reset(r)
+	return nil
+}
+
+// checkChunkLocked checks the chunk of frame f of edge e that delivery d
+// describes against what its inbox holds, and reports whether it is to be
+// taken: a vector of the run's length, the next chunk of its vector. A
+// chunk the inbox holds already, sent again after a reconnect, is dropped
+// once checked to be the same; any other fails the exchange.
+func (x *Exchange) checkChunkLocked(e *edge, f *frameIn, d *delivery) (take bool, err error) {
+	in, r, k, off, n := d.in, d.round, d.k, d.off, d.n
+	unit := "float"
+	if d.enc {
+		unit = "byte"
 	}
-	if r == x.round && (e.expect[r&1] != r || k >= x.shares) {
-		return nil, x.unexpectedLocked(e, r, k)
-	}
-	in.grow(k + 1)
 	switch {
-	case !enc && x.veclen != 0 && total != x.veclen:
-		return nil, fault("vector %d of round %d to node %d with %d floats, want %d", k, r, e.local, total, x.veclen)
+	case !d.enc && x.veclen != 0 && d.total != x.veclen:
+		return false, x.faultLocked(e, "vector %d of round %d to node %d with %d floats, want %d", k, r, e.local, d.total, x.veclen)
 	case in.seen[k] && off+n <= in.got[k]:
 		// A chunk this rank holds, sent again after a reconnect.
-		same := enc && f.r.same(in.raw[k][off:off+n]) || !enc && f.sameFloats(in.vecs[k][off:off+n])
+		same := d.enc && f.r.same(in.raw[k][off:off+n]) || !d.enc && f.sameFloats(in.vecs[k][off:off+n])
 		if !same {
-			return nil, fault("vector %d of round %d to node %d twice, the second time with other values at %s %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off)
+			return false, x.faultLocked(e, "vector %d of round %d to node %d twice, the second time with other values at %s %d", k, r, e.local, unit, off)
 		}
 		x.dropped.Add(1)
-		return nil, nil
+		return false, nil
 	case off != in.got[k]:
-		return nil, fault("vector %d of round %d to node %d out of order: a chunk at %s %d, want %d", k, r, e.local, [2]string{"float", "byte"}[unit&1], off, in.got[k])
+		return false, x.faultLocked(e, "vector %d of round %d to node %d out of order: a chunk at %s %d, want %d", k, r, e.local, unit, off, in.got[k])
 	}
+	return true, nil
+}
+
+// makeRoomLocked counts delivery d's chunk as taken and makes room for its
+// data in its inbox: a vector's floats, or an encoded message's bytes and,
+// with its last chunk, the vector they decode to.
+func (x *Exchange) makeRoomLocked(d *delivery) {
+	in, k, off, n := d.in, d.k, d.off, d.n
 	in.seen[k] = true
 	in.got[k] += n
-	d := &delivery{in: in, round: r, k: k, off: off, n: n, total: total, enc: enc}
-	if enc {
+	if d.enc {
 		d.raw = slices.Grow(in.raw[k][:off], n)[:off+n]
 		in.raw[k] = d.raw
-		if off+n == total {
+		if off+n == d.total {
 			d.vec = slices.Grow(in.vecs[k][:0], x.veclen)[:x.veclen]
 			in.vecs[k] = d.vec
 		}
 		d.decode = x.decode
-	} else {
-		x.veclen = total
-		d.vec = slices.Grow(in.vecs[k][:off], n)[:off+n]
-		in.vecs[k] = d.vec
+		return
 	}
-	return d, nil
+	x.veclen = d.total
+	d.vec = slices.Grow(in.vecs[k][:off], n)[:off+n]
+	in.vecs[k] = d.vec
 }
 
 // copyIn reads frame f's data into the room admitLocked made, without the

@@ -20,33 +20,8 @@ import (
 // HELLO (the rank, its certificate, the config hash) and files every node
 // state that arrives by round.
 func (x *Exchange) serveGather(ss grpc.ServerStream) error {
-	auth, refuse := x.refuser(ss, "a gather stream")
-	var m inMsg
-	if err := ss.RecvMsg(&m); err != nil {
-		return err
-	}
-	f, err := m.frame()
-	m.free()
-	rank := int(f.From)
-	switch {
-	case err != nil:
-		return refuse(codes.InvalidArgument, "HELLO: %v", err)
-	case f.Kind != wire.Hello:
-		return refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
-	case x.cfg.Rank != 0:
-		return refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", x.cfg.Rank)
-	case rank <= 0 || rank >= len(x.cfg.Addrs):
-		return refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(x.cfg.Addrs))
-	case string(f.Payload) != x.cfg.ConfigHash:
-		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, x.cfg.ConfigHash)
-	}
-	if r, err := certRank(auth); err != nil {
-		return refuse(codes.PermissionDenied, "%v", err)
-	} else if r >= 0 && r != rank {
-		return refuse(codes.PermissionDenied, "certificate of rank %d gathering as rank %d", r, rank)
-	}
-	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, x.cfg.ConfigHash)
-	if err := ss.SendMsg(&hello); err != nil {
+	rank, err := x.acceptGatherer(ss)
+	if err != nil {
 		return err
 	}
 	filed := map[int]int{} // by node: the latest round this stream filed
@@ -62,51 +37,135 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 			return nil // the BYE is the stream's last frame
 		}
 		if err == nil && f.Kind == wire.Hello && (f.K == agreeK || f.K == inputsK) && int(f.From) == rank {
-			answer := x.answerRound
-			if f.K == inputsK {
-				answer = x.answerInputs
-			}
-			if err := answer(ss, rank, string(f.Payload)); err != nil {
+			if err := x.answerQuery(ss, rank, f); err != nil {
 				return status.Error(codes.InvalidArgument, err.Error())
 			}
 			continue
 		}
-		if err == nil && (f.Kind != wire.Gather || int(f.From) != rank) {
-			err = fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
-		}
 		var s decentral.NodeState
 		if err == nil {
-			s, err = DecodeState(f.Payload, x.cfg.VectorLen)
-		}
-		if err == nil && (s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank) {
-			err = fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
-		}
-		round := int(f.Round)
-		g := &x.gather
-		g.mu.Lock()
-		if err == nil {
-			if last, ok := filed[s.Node]; ok && round <= last {
-				err = g.fileLocked(round, s) // refused: this stream sent it already
-			} else {
-				err = g.fileAgainLocked(round, s)
-			}
+			s, err = x.gatheredState(rank, f)
 		}
 		if err != nil {
-			g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
-			g.cond.Broadcast()
-			g.mu.Unlock()
-			return status.Error(codes.InvalidArgument, err.Error())
+			return x.gatherFailed(rank, err)
 		}
-		x.bytesRecv.Add(int64(wire.HeaderSize + len(f.Payload)))
-		g.heard = time.Now()
-		g.cond.Broadcast()
-		g.mu.Unlock()
+		round := int(f.Round)
+		if err := x.fileGathered(rank, round, s, wire.HeaderSize+len(f.Payload), filed); err != nil {
+			return err
+		}
 		filed[s.Node] = round
 		ack := wire.AppendHeader(nil, wire.Header{Kind: wire.Hello, K: gatherAckK, Round: uint64(round)})
 		if err := ss.SendMsg(&ack); err != nil {
 			return err
 		}
 	}
+}
+
+// acceptGatherer reads the HELLO of a gather stream another rank opened
+// and answers it, returning the rank; it refuses the stream where this is
+// not rank 0, or the rank, its certificate or its config hash does not fit.
+func (x *Exchange) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
+	auth, refuse := x.refuser(ss, "a gather stream")
+	var m inMsg
+	if err := ss.RecvMsg(&m); err != nil {
+		return 0, err
+	}
+	f, err := m.frame()
+	m.free()
+	rank = int(f.From)
+	switch {
+	case err != nil:
+		return 0, refuse(codes.InvalidArgument, "HELLO: %v", err)
+	case f.Kind != wire.Hello:
+		return 0, refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
+	case x.cfg.Rank != 0:
+		return 0, refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", x.cfg.Rank)
+	case rank <= 0 || rank >= len(x.cfg.Addrs):
+		return 0, refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(x.cfg.Addrs))
+	case string(f.Payload) != x.cfg.ConfigHash:
+		return 0, refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, x.cfg.ConfigHash)
+	}
+	if r, err := certRank(auth); err != nil {
+		return 0, refuse(codes.PermissionDenied, "%v", err)
+	} else if r >= 0 && r != rank {
+		return 0, refuse(codes.PermissionDenied, "certificate of rank %d gathering as rank %d", r, rank)
+	}
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, x.cfg.ConfigHash)
+	if err := ss.SendMsg(&hello); err != nil {
+		return 0, err
+	}
+	return rank, nil
+}
+
+// answerQuery answers the query HELLO f that rank sent on its gather
+// stream: the agreement on a round (agreeK) or on the inputs (inputsK).
+func (x *Exchange) answerQuery(ss grpc.ServerStream, rank int, f wire.Frame) error {
+	answer := x.answerRound
+	if f.K == inputsK {
+		answer = x.answerInputs
+	}
+	return answer(ss, rank, string(f.Payload))
+}
+
+// gatheredState decodes the node state in frame f of rank's gather stream,
+// checking that it is a GATHER frame of rank's and that rank runs the node.
+func (x *Exchange) gatheredState(rank int, f wire.Frame) (decentral.NodeState, error) {
+	if f.Kind != wire.Gather || int(f.From) != rank {
+		return decentral.NodeState{}, fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
+	}
+	s, err := DecodeState(f.Payload, x.cfg.VectorLen)
+	if err != nil {
+		return s, err
+	}
+	if s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank {
+		return s, fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
+	}
+	return s, nil
+}
+
+// fileGathered files node state s of round, which rank's gather stream
+// sent in a frame of size bytes; filed holds, by node, the latest round
+// this stream filed. A state this stream sent already is refused; one of
+// the node's latest round, sent again after a reset, is filed as
+// fileAgainLocked says. On a refusal it fails the gathering (see
+// gatherFailLocked) and returns the stream's error.
+func (x *Exchange) fileGathered(rank, round int, s decentral.NodeState, size int, filed map[int]int) error {
+	g := &x.gather
+	g.mu.Lock()
+	var err error
+	if last, ok := filed[s.Node]; ok && round <= last {
+		err = g.fileLocked(round, s) // refused: this stream sent it already
+	} else {
+		err = g.fileAgainLocked(round, s)
+	}
+	if err != nil {
+		x.gatherFailLocked(rank, err)
+		g.mu.Unlock()
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	x.bytesRecv.Add(int64(size))
+	g.heard = time.Now()
+	g.cond.Broadcast()
+	g.mu.Unlock()
+	return nil
+}
+
+// gatherFailed fails the gathering for rank's bad node state (see
+// gatherFailLocked) and returns the stream's error.
+func (x *Exchange) gatherFailed(rank int, err error) error {
+	g := &x.gather
+	g.mu.Lock()
+	x.gatherFailLocked(rank, err)
+	g.mu.Unlock()
+	return status.Error(codes.InvalidArgument, err.Error())
+}
+
+// gatherFailLocked records that rank sent a bad node state, err, as the
+// gathering's error and wakes those waiting on it. It holds x.gather.mu.
+func (x *Exchange) gatherFailLocked(rank int, err error) {
+	g := &x.gather
+	g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
+	g.cond.Broadcast()
 }
 
 // fileAgainLocked files node state s of round as fileLocked does, except

@@ -306,15 +306,9 @@ func (x *Exchange) writeLoop(l *link, a *attachment) {
 	}
 	x.enter(&l.writers, 1)
 	defer x.enter(&l.writers, -1)
-	x.mu.Lock()
-	x.ackLocked(l, l.acked)
-	resend := append([]sentBatch(nil), l.out...)
-	x.mu.Unlock()
-	for _, b := range resend {
-		if err := a.s.SendMsg(&batchMsg{b.buf}); err != nil {
-			x.sendFailed(l, a, err)
-			return
-		}
+	if err := x.resend(l, a); err != nil {
+		x.sendFailed(l, a, err)
+		return
 	}
 	w := &batcher{x: x, l: l, a: a}
 	for {
@@ -327,17 +321,7 @@ func (x *Exchange) writeLoop(l *link, a *attachment) {
 		if x.done > l.ackSent {
 			ack = x.done
 		}
-		jobs := w.jobs[:0]
-		for _, e := range l.edges {
-			if len(e.queue) > 0 && !e.sending {
-				e.sending = true
-				t := edgeJob{e: e, j: e.queue[0]}
-				if e.partRound == t.j.round {
-					t.part = e.part // a stream that failed took this much
-				}
-				jobs = append(jobs, t)
-			}
-		}
+		jobs := x.takeJobsLocked(l, w.jobs[:0])
 		w.jobs = jobs
 		if len(jobs) == 0 && ack < 0 {
 			if x.leaving && len(l.edges) > 0 {
@@ -347,13 +331,7 @@ func (x *Exchange) writeLoop(l *link, a *attachment) {
 				return
 			}
 			x.mu.Unlock()
-			select {
-			case <-l.wake:
-			case <-a.quit:
-				return
-			case <-a.stop:
-				return
-			case <-a.s.Context().Done():
+			if !waitForWork(l, a) {
 				return
 			}
 			continue
@@ -361,28 +339,83 @@ func (x *Exchange) writeLoop(l *link, a *attachment) {
 		x.mu.Unlock()
 		err := w.send(jobs, ack)
 		x.mu.Lock()
-		for _, t := range jobs {
-			e := t.e
-			e.sending = false
-			// The job is done once handed to gRPC, or once the peer left
-			// after completing its round, having had the vectors.
-			if len(e.queue) > 0 && (err == nil || x.peers[l.rank].stopped > e.queue[0].round) {
-				e.queue = e.queue[:copy(e.queue, e.queue[1:])]
-				x.outPending--
-			}
-		}
-		clear(w.jobs)
-		if err == nil {
-			l.ackSent = max(l.ackSent, ack)
-			x.heardLocked(l.rank)
-		}
-		x.notify()
+		x.finishJobsLocked(l, jobs, ack, err)
 		x.mu.Unlock()
 		if err != nil {
 			x.sendFailed(l, a, err)
 			return
 		}
 	}
+}
+
+// resend acknowledges the rounds l's peer completed and sends again, on
+// a's new stream, the batches handed to gRPC that the peer may lack.
+func (x *Exchange) resend(l *link, a *attachment) error {
+	x.mu.Lock()
+	x.ackLocked(l, l.acked)
+	resend := append([]sentBatch(nil), l.out...)
+	x.mu.Unlock()
+	for _, b := range resend {
+		if err := a.s.SendMsg(&batchMsg{b.buf}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeJobsLocked appends to jobs the head job of every edge of l that has
+// one and is not sending it, marking the edge as sending, and returns the
+// result.
+func (x *Exchange) takeJobsLocked(l *link, jobs []edgeJob) []edgeJob {
+	for _, e := range l.edges {
+		if len(e.queue) > 0 && !e.sending {
+			e.sending = true
+			t := edgeJob{e: e, j: e.queue[0]}
+			if e.partRound == t.j.round {
+				t.part = e.part // a stream that failed took this much
+			}
+			jobs = append(jobs, t)
+		}
+	}
+	return jobs
+}
+
+// waitForWork waits until l's writer is woken, and reports false instead
+// where a's stream ends first.
+func waitForWork(l *link, a *attachment) bool {
+	select {
+	case <-l.wake:
+		return true
+	case <-a.quit:
+		return false
+	case <-a.stop:
+		return false
+	case <-a.s.Context().Done():
+		return false
+	}
+}
+
+// finishJobsLocked ends the sending of jobs, and of an ACK of ack rounds
+// unless ack < 0, which the send returned err for: it drops each job that
+// is done from its edge's queue, notes the ACK and the peer's progress if
+// the send succeeded, and wakes Wait. It clears jobs.
+func (x *Exchange) finishJobsLocked(l *link, jobs []edgeJob, ack int64, err error) {
+	for _, t := range jobs {
+		e := t.e
+		e.sending = false
+		// The job is done once handed to gRPC, or once the peer left
+		// after completing its round, having had the vectors.
+		if len(e.queue) > 0 && (err == nil || x.peers[l.rank].stopped > e.queue[0].round) {
+			e.queue = e.queue[:copy(e.queue, e.queue[1:])]
+			x.outPending--
+		}
+	}
+	clear(jobs)
+	if err == nil {
+		l.ackSent = max(l.ackSent, ack)
+		x.heardLocked(l.rank)
+	}
+	x.notify()
 }
 
 // sendFailed ends a's writer after a send failed with err.
