@@ -119,7 +119,32 @@ func newFigure(title string, curves []Curve) (f *figure, skipped []string, err e
 		}
 	}
 	f.fitY(accY, stY, logY)
+	f.fitLogX(curves)
 	return f, skipped, nil
+}
+
+// fitLogX gives a log x axis whose rounds drawn are all one value a range
+// around it: gonum widens a one-value range by ±1, which a log scale cannot
+// draw when the value is 1 or less.
+func (f *figure) fitLogX(curves []Curve) {
+	if _, ok := f.acc.X.Scale.(plot.LogScale); !ok {
+		return
+	}
+	xs := newSpan()
+	for _, c := range curves {
+		for _, x := range c.Rounds {
+			if x > 0 && !math.IsInf(x, 1) {
+				xs.add(x)
+			}
+		}
+	}
+	if xs.empty() || xs.lo != xs.hi {
+		return
+	}
+	lo, hi := logRange(xs.lo, xs.hi)
+	for _, p := range []*plot.Plot{f.acc, f.st} {
+		p.X.Min, p.X.Max = lo, hi
+	}
 }
 
 // xLabelOf returns the x axis label of curves: the first curve's XLabel,

@@ -103,6 +103,10 @@ func TestPlotCurvesReport(t *testing.T) {
 			[]string{"test accuracy: 3 of its 4 values", "S(x): 3 of its 4 values"}, true, true},
 		{"log x, every x at 0", []Curve{{Label: "a", LogX: true, Rounds: []float64{0, 0}, Acc: []float64{0.1, 0.2}, S: []float64{1, 2}}},
 			nil, true, true},
+		{"log x, every x at 1", []Curve{{Label: "a", LogX: true, Rounds: []float64{1, 1}, Acc: []float64{0.1, 0.2}, S: []float64{1, 2}}},
+			nil, true, true},
+		{"log x, every x at 0.5", []Curve{{Label: "a", LogX: true, Rounds: []float64{0, 0.5, 0.5}, Acc: []float64{0.1, 0.2, 0.3}, S: []float64{1, 2, 3}}},
+			nil, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
