@@ -161,6 +161,9 @@ func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 	case ks.isa == isaAVX2 && s.OW() >= 4:
 		im2colAVX2(cols, x, s)
 		return
+	case ks.isa == isaNEON && s.OW() >= 4:
+		im2colNEON(cols, x, s)
+		return
 	}
 	oh, ow, p := s.OH(), s.OW(), s.P()
 	r := 0
@@ -185,6 +188,9 @@ func col2im(ks *kernelSet, dx, cols []float32, s ConvShape) {
 		return
 	case ks.isa == isaAVX2:
 		col2imAVX2(dx, cols, s)
+		return
+	case ks.isa == isaNEON:
+		col2imNEON(dx, cols, s)
 		return
 	}
 	oh, ow, p := s.OH(), s.OW(), s.P()

@@ -136,7 +136,9 @@ func (ks *kernelSet) dot(mr, nr, k, nb int, a []float32, aoff, lda, sta int, b [
 		dotAVX512(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
 	case isaAVX2:
 		dotAVX2(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
-	default: // NEON included: its dot tiles are the pure-Go ones
+	case isaNEON:
+		dotNEON(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
+	default:
 		dotGo(mr, nr, k, nb, a, aoff, lda, sta, b, boff, ldb, stb, c, coff, ldc, alpha, beta)
 	}
 }

@@ -115,6 +115,14 @@ func TestKernelSetsSameBits(t *testing.T) {
 			cases = append(cases, gemmCase{transA: true, m: mr, n: n, k: 300, batch: 1, alpha: 0.5, padC: 1})
 		}
 	}
+	for m := 1; m <= 5; m++ {
+		for n := 1; n <= 7; n++ { // every dot tile shape of every set, k with and without a tail
+			cases = append(cases, gemmCase{transB: true, m: m, n: n, k: 32 + 5*m + n, batch: 2, alpha: 1, beta: 0.5, padA: 1, padB: 2})
+		}
+	}
+	for _, k := range []int{32, 33, 47, 63, 64, 100, 1000} { // the 1×1 tile runs only for n = 1 and odd m
+		cases = append(cases, gemmCase{transB: true, m: 1, n: 1, k: k, batch: 3, alpha: 1})
+	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, tc := range cases {
 		a, b, c0, lda, sta, ldb, stb, ldc := tc.operands(rng)
@@ -215,15 +223,26 @@ func TestPoolSameBits(t *testing.T) {
 			x := specialInput(rng, s.In())
 			bias := specialInput(rng, 3)
 			dy := specialInput(rng, s.Out())
+			// And dy without NaN (−0 instead), whose bias gradients are not
+			// all NaN, so that their summation order shows.
+			dyNum := append([]float32(nil), dy...)
+			for i, v := range dyNum {
+				if v != v {
+					dyNum[i] = float32(math.Copysign(0, -1))
+				}
+			}
 			run := func(ks *kernelSet) (y []float32, code []uint8, dx, db []float32) {
 				y, code = make([]float32, s.Out()), make([]uint8, s.Out())
 				maxPool(ks, y, code, x, s, bias, len(bias), relu)
-				dx, db = make([]float32, s.In()), make([]float32, len(bias))
 				var gate []float32
 				if relu {
 					gate = y
 				}
-				maxPoolBackward(ks, dx, dy, gate, code, s, db)
+				for _, g := range [][]float32{dy, dyNum} {
+					dxg, dbg := make([]float32, s.In()), make([]float32, len(bias))
+					maxPoolBackward(ks, dxg, g, gate, code, s, dbg)
+					dx, db = append(dx, dxg...), append(db, dbg...)
+				}
 				return y, code, dx, db
 			}
 			wy, wc, wdx, wdb := run(generic)

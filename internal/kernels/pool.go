@@ -102,6 +102,9 @@ func maxPool(ks *kernelSet, y []float32, code []uint8, x []float32, s PoolShape,
 	case ks.isa == isaAVX2 && ow >= 4:
 		maxpoolAVX2(y, code, x, s, bias, lo)
 		return
+	case ks.isa == isaNEON && ow >= 4:
+		maxpoolNEON(y, code, x, s, bias, lo)
+		return
 	}
 	in, out := s.H*s.W, oh*ow
 	for p := range s.Planes {
@@ -161,6 +164,8 @@ func maxPoolBackward(ks *kernelSet, dx, dy, y []float32, code []uint8, s PoolSha
 		maxpoolBackAsm(dx, dy, y, code, s, sums)
 	} else if ks.isa == isaAVX2 && s.Planes > 0 && ow >= 4 {
 		maxpoolBackAVX2(dx, dy, y, code, s, sums)
+	} else if ks.isa == isaNEON && s.Planes > 0 && ow >= 4 {
+		maxpoolBackNEON(dx, dy, y, code, s, sums)
 	} else {
 		for p := range s.Planes {
 			var yp []float32

@@ -55,3 +55,75 @@ func bcastNEONAsm(mr, nv, k, nb int, a *float32, rsa, csa, sta int, b *float32, 
 
 // maxMRNEON[nv-1] is the tallest NEON broadcast tile with nv 16-lane vectors.
 var maxMRNEON = []int{6, 2}
+
+// The NEON dot tiles are at most dotMRNEON × dotNRNEON.
+const (
+	dotMRNEON = 2
+	dotNRNEON = 3
+)
+
+//go:noescape
+func dotNEONx1x1(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dotNEONx1x2(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dotNEONx1x3(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dotNEONx2x1(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dotNEONx2x2(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dotNEONx2x3(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)
+
+// dotNEONAsm runs the NEON dot kernel on an mr×nr tile (a switch of direct
+// calls, like bcast512).
+func dotNEONAsm(mr, nr, kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32) {
+	switch mr<<8 | nr {
+	case 1<<8 | 1:
+		dotNEONx1x1(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	case 1<<8 | 2:
+		dotNEONx1x2(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	case 1<<8 | 3:
+		dotNEONx1x3(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	case 2<<8 | 1:
+		dotNEONx2x1(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	case 2<<8 | 2:
+		dotNEONx2x2(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	case 2<<8 | 3:
+		dotNEONx2x3(kv, tail, nb, a, lda, sta, b, ldb, stb, c, ldc, alpha, beta)
+	default:
+		panic("kernels: no NEON dot kernel for this tile")
+	}
+}
+
+//go:noescape
+func maxpoolNEONx8(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)
+
+//go:noescape
+func maxpoolNEONx4(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)
+
+//go:noescape
+func maxpoolBackNEONx8(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+
+//go:noescape
+func maxpoolBackNEONx4(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)
+
+//go:noescape
+func im2colNEONx16(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2colNEONx8(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2colNEONx4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func col2imNEONx16(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func transposeNEONx8(dst, src *float32, bm, bn, lds, ldd int)

@@ -4,9 +4,9 @@ import "fmt"
 
 // Transpose writes the transpose of the rows×cols row-major matrix src
 // (row stride lds) into dst (cols×rows, row stride ldd): dst[j*ldd+i] =
-// src[i*lds+j]. Whole 16×16 blocks (8×8 on AVX2) move through vector
-// registers; the ragged edges are copied element by element. It panics if a stride is
-// too small or a slice too short.
+// src[i*lds+j]. Whole 16×16 blocks (8×8 on AVX2 and NEON) move through
+// vector registers; the ragged edges are copied element by element. It
+// panics if a stride is too small or a slice too short.
 func Transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 	if rows < 0 || cols < 0 || lds < max(1, cols) || ldd < max(1, rows) {
 		panic(fmt.Sprintf("kernels: Transpose: bad shape %d×%d with strides lds=%d ldd=%d", rows, cols, lds, ldd))
@@ -25,16 +25,19 @@ func transpose(ks *kernelSet, dst []float32, ldd int, src []float32, lds, rows, 
 	switch ks.isa {
 	case isaAVX512:
 		blk = 16
-	case isaAVX2:
+	case isaAVX2, isaNEON:
 		blk = 8
 	}
 	bm, bn := 0, 0
 	if blk > 0 && rows >= blk && cols >= blk {
 		bm, bn = rows/blk, cols/blk
-		if ks.isa == isaAVX512 {
+		switch ks.isa {
+		case isaAVX512:
 			transposeAsm(dst, ldd, src, lds, bm, bn)
-		} else {
+		case isaAVX2:
 			transposeAVX2(dst, ldd, src, lds, bm, bn)
+		default:
+			transposeNEON(dst, ldd, src, lds, bm, bn)
 		}
 	}
 	// Element-wise: the rows below the blocks, then the columns right of them.

@@ -2,7 +2,8 @@
 // ones and the transpose kernel (sgemm_amd64.s, declared in
 // sgemm_decl_amd64.go) and the AVX2+FMA ones (sgemm256_amd64.s, declared in
 // sgemm256_decl_amd64.go), and the arm64 NEON ones (sgemm_arm64.s,
-// declared in sgemm_decl_arm64.go).
+// declared in sgemm_decl_arm64.go); the AVX2 and NEON files also hold
+// those sets' pooling, im2col, col2im and transpose kernels.
 //
 // Run it from internal/kernels with `go generate`. Each kernel is a
 // straight-line register tile, one function per tile shape, so the generated

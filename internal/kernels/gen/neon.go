@@ -5,12 +5,15 @@ import (
 	"fmt"
 )
 
-// The arm64 NEON kernels compute the broadcast tiles of the AVX-512 ones in
-// the same order per output element: a 16-lane vector is four 4-lane
-// registers, each k step one VFMLA (fused, single rounding) per register.
-// NEON has no lane masks, so these kernels take whole panels only; the Go
-// driver runs a partial panel on the pure-Go tile, which gives the same
-// bits. Go's assembler has no vector FMUL: it is emitted as a WORD.
+// The arm64 NEON kernels compute the tiles of the AVX-512 ones in the same
+// order per output element: a 16-lane vector is four 4-lane registers, each
+// k step one VFMLA (fused, single rounding) per register. NEON has no lane
+// masks, so the broadcast kernels take whole panels only; the Go driver
+// runs a partial panel on the pure-Go tile, which gives the same bits. The
+// dot, pooling, im2col, col2im and transpose kernels are in neon_dot.go,
+// neon_pool.go and neon_conv.go. Go's assembler has no vector FADD, FMUL or
+// FCMGT, nor the scalar FADDP: they are emitted as WORDs (fadd4s and the
+// others below), each with the instruction in a comment.
 
 // bcastMaxMRNEON[nv] is the tallest NEON broadcast tile with nv 16-lane
 // vectors: 4nv·mr accumulators, 4nv B registers and two broadcast
@@ -20,6 +23,22 @@ var bcastMaxMRNEON = [3]int{0, 6, 2}
 // fmul4s encodes FMUL Vd.4S, Vn.4S, Vm.4S.
 func fmul4s(d, n, m int) string {
 	return fmt.Sprintf("WORD $0x%08x // FMUL V%d.4S, V%d.4S, V%d.4S", 0x6E20DC00|m<<16|n<<5|d, d, n, m)
+}
+
+// fadd4s encodes FADD Vd.4S, Vn.4S, Vm.4S: Vd = Vn + Vm, Vn's NaN first.
+func fadd4s(d, n, m int) string {
+	return fmt.Sprintf("WORD $0x%08x // FADD V%d.4S, V%d.4S, V%d.4S", 0x4E20D400|m<<16|n<<5|d, d, n, m)
+}
+
+// fcmgt4s encodes FCMGT Vd.4S, Vn.4S, Vm.4S: all ones in the lanes where
+// Vn > Vm, zeros elsewhere (and where either is NaN), as Go's > gives.
+func fcmgt4s(d, n, m int) string {
+	return fmt.Sprintf("WORD $0x%08x // FCMGT V%d.4S, V%d.4S, V%d.4S", 0x6EA0E400|m<<16|n<<5|d, d, n, m)
+}
+
+// faddp2s encodes the scalar FADDP Sd, Vn.2S: Sd = Vn.S[0] + Vn.S[1].
+func faddp2s(d, n int) string {
+	return fmt.Sprintf("WORD $0x%08x // FADDP S%d, V%d.2S", 0x7E30D800|n<<5|d, d, n)
 }
 
 // vlist is the register list of n consecutive vector registers from v.
@@ -53,7 +72,18 @@ func genNEON(s, d *bytes.Buffer) {
 		}
 	}
 	fmt.Fprintf(d, "default: panic(\"kernels: no NEON broadcast kernel for this tile\")\n}\n}\n\n")
-	fmt.Fprintf(d, "// maxMRNEON[nv-1] is the tallest NEON broadcast tile with nv 16-lane vectors.\nvar maxMRNEON = []int{%d, %d}\n", bcastMaxMRNEON[1], bcastMaxMRNEON[2])
+	fmt.Fprintf(d, "// maxMRNEON[nv-1] is the tallest NEON broadcast tile with nv 16-lane vectors.\nvar maxMRNEON = []int{%d, %d}\n\n", bcastMaxMRNEON[1], bcastMaxMRNEON[2])
+	genDotsNEON(s, d)
+	genPoolNEON(s, d, 8)
+	genPoolNEON(s, d, 4)
+	genPoolBackNEON(s, d, 8)
+	genPoolBackNEON(s, d, 4)
+	genPoolMaskNEON(s)
+	for _, v := range []int{16, 8, 4} {
+		genIm2colNEON(s, d, v)
+	}
+	genCol2imNEON(s, d)
+	genTransposeNEON(s, d)
 }
 
 // genBcastNEON writes the NEON form of genBcast512's kernel for np whole
