@@ -79,16 +79,30 @@ func genBcast256(s, d *bytes.Buffer, mr, nv int) {
 	fmt.Fprintf(s, "\n// func %s(k, nb int, a *float32, rsa, csa, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, masks *int32, np int)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $16-112\n", name)
 	ny := 2 * nv // YMM registers per row
-	acc := func(r, v int) string { return fmt.Sprintf("Y%d", r*ny+v) }
-	breg := func(v int) string { return fmt.Sprintf("Y%d", 14-ny+v) }
 	p(s, "MOVQ masks+96(FP), R10")
 	bcastPanels(s)
 	for r := 0; r < mr; r++ {
 		for v := 0; v < ny; v++ {
-			p(s, "VXORPS %s, %s, %s", acc(r, v), acc(r, v), acc(r, v))
+			a := bcast256Acc(r, v, ny)
+			p(s, "VXORPS %s, %s, %s", a, a, a)
 		}
 	}
 	bcastSegments(s)
+	bcast256Loops(s, mr, ny)
+	bcastNextSegment(s)
+	bcast256Store(s, mr, nv)
+}
+
+// bcast256Acc names the accumulator of row r, register v of a tile ny YMM
+// registers wide.
+func bcast256Acc(r, v, ny int) string { return fmt.Sprintf("Y%d", r*ny+v) }
+
+// bcast256BReg names B's register v in a tile ny YMM registers wide.
+func bcast256BReg(v, ny int) string { return fmt.Sprintf("Y%d", 14-ny+v) }
+
+// bcast256Loops emits a segment's two k loops, one loading B whole and one,
+// taken when masks is not nil (R10), loading its live lanes only.
+func bcast256Loops(s *bytes.Buffer, mr, ny int) {
 	if mr > 3 {
 		p(s, "LEAQ (SI)(R8*1), R9")
 	}
@@ -97,39 +111,47 @@ func genBcast256(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "JZ next")
 	p(s, "TESTQ R10, R10")
 	p(s, "JNZ mloop")
-	fmas := func() {
-		for r := 0; r < mr; r++ {
-			t := "Y15"
-			if r%2 == 1 {
-				t = "Y14"
-			}
-			p(s, "VBROADCASTSS %s, %s", rowAddr(r), t)
-			for v := 0; v < ny; v++ {
-				p(s, "VFMADD231PS %s, %s, %s", t, breg(v), acc(r, v))
-			}
-		}
-		p(s, "ADDQ AX, SI")
-		if mr > 3 {
-			p(s, "ADDQ AX, R9")
-		}
-		p(s, "ADDQ R13, BX")
-		p(s, "DECQ CX")
-	}
 	s.WriteString("loop:\n")
 	for v := 0; v < ny; v++ {
-		p(s, "VMOVUPS %d(BX), %s", 32*v, breg(v))
+		p(s, "VMOVUPS %d(BX), %s", 32*v, bcast256BReg(v, ny))
 	}
-	fmas()
+	bcast256FMAs(s, mr, ny)
 	p(s, "JNZ loop")
 	p(s, "JMP next")
 	s.WriteString("mloop:\n")
 	for v := 0; v < ny; v++ {
-		p(s, "VMOVDQU %d(R10), %s", 32*v, breg(v))
-		p(s, "VMASKMOVPS %d(BX), %s, %s", 32*v, breg(v), breg(v))
+		p(s, "VMOVDQU %d(R10), %s", 32*v, bcast256BReg(v, ny))
+		p(s, "VMASKMOVPS %d(BX), %s, %s", 32*v, bcast256BReg(v, ny), bcast256BReg(v, ny))
 	}
-	fmas()
+	bcast256FMAs(s, mr, ny)
 	p(s, "JNZ mloop")
-	bcastNextSegment(s)
+}
+
+// bcast256FMAs emits the FMAs of one k step on the loaded B registers,
+// steps A and B on, and counts the step down (setting the flags).
+func bcast256FMAs(s *bytes.Buffer, mr, ny int) {
+	for r := 0; r < mr; r++ {
+		t := "Y15"
+		if r%2 == 1 {
+			t = "Y14"
+		}
+		p(s, "VBROADCASTSS %s, %s", rowAddr(r), t)
+		for v := 0; v < ny; v++ {
+			p(s, "VFMADD231PS %s, %s, %s", t, bcast256BReg(v, ny), bcast256Acc(r, v, ny))
+		}
+	}
+	p(s, "ADDQ AX, SI")
+	if mr > 3 {
+		p(s, "ADDQ AX, R9")
+	}
+	p(s, "ADDQ R13, BX")
+	p(s, "DECQ CX")
+}
+
+// bcast256Store emits the panel's epilogue, choosing among the stores with
+// and without beta and lane masks, and closes the panel loop.
+func bcast256Store(s *bytes.Buffer, mr, nv int) {
+	ny := 2 * nv
 	s.WriteString("done:\n")
 	p(s, "VBROADCASTSS alpha+88(FP), Y14")
 	p(s, "MOVQ c+72(FP), DI")
@@ -140,53 +162,56 @@ func genBcast256(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "ANDL $0x7fffffff, AX")
 	p(s, "JZ storeonly")
 	p(s, "VBROADCASTSS beta+92(FP), Y15")
-	// As the AVX-512 kernel: t = beta·C, then C = alpha·acc + t in one FMA.
-	epilogue := func(masked, withBeta bool) {
-		for r := 0; r < mr; r++ {
-			for v := 0; v < ny; v++ {
-				if masked {
-					p(s, "VMOVDQU %d(R10), Y13", 32*v)
-				}
-				if withBeta {
-					if masked {
-						p(s, "VMASKMOVPS %d(DI), Y13, Y12", 32*v)
-					} else {
-						p(s, "VMOVUPS %d(DI), Y12", 32*v)
-					}
-					p(s, "VMULPS Y15, Y12, Y12")
-					p(s, "VFMADD231PS Y14, %s, Y12", acc(r, v))
-				} else {
-					p(s, "VMULPS Y14, %s, Y12", acc(r, v))
-				}
-				if masked {
-					p(s, "VMASKMOVPS Y12, Y13, %d(DI)", 32*v)
-				} else {
-					p(s, "VMOVUPS Y12, %d(DI)", 32*v)
-				}
-			}
-			if r < mr-1 {
-				p(s, "ADDQ R8, DI")
-			}
-		}
-		p(s, "JMP nextpanel")
-	}
 	p(s, "TESTQ R10, R10")
 	p(s, "JNZ mbeta")
-	epilogue(false, true)
+	bcast256StoreRows(s, mr, ny, false, true)
 	s.WriteString("mbeta:\n")
-	epilogue(true, true)
+	bcast256StoreRows(s, mr, ny, true, true)
 	s.WriteString("storeonly:\n")
 	p(s, "TESTQ R10, R10")
 	p(s, "JNZ mstore")
-	epilogue(false, false)
+	bcast256StoreRows(s, mr, ny, false, false)
 	s.WriteString("mstore:\n")
-	epilogue(true, false)
+	bcast256StoreRows(s, mr, ny, true, false)
 	s.WriteString("nextpanel:\n")
 	p(s, "ADDQ $%d, off-16(SP)", 64*nv)
 	p(s, "DECQ left-8(SP)")
 	p(s, "JNZ panel")
 	p(s, "VZEROUPPER")
 	p(s, "RET")
+}
+
+// bcast256StoreRows emits the stores of the tile to C, as the AVX-512
+// kernel makes them (t = beta·C, then C = alpha·acc + t in one FMA, or
+// C = alpha·acc without beta), through the lane masks when masked.
+func bcast256StoreRows(s *bytes.Buffer, mr, ny int, masked, withBeta bool) {
+	for r := 0; r < mr; r++ {
+		for v := 0; v < ny; v++ {
+			if masked {
+				p(s, "VMOVDQU %d(R10), Y13", 32*v)
+			}
+			if withBeta {
+				if masked {
+					p(s, "VMASKMOVPS %d(DI), Y13, Y12", 32*v)
+				} else {
+					p(s, "VMOVUPS %d(DI), Y12", 32*v)
+				}
+				p(s, "VMULPS Y15, Y12, Y12")
+				p(s, "VFMADD231PS Y14, %s, Y12", bcast256Acc(r, v, ny))
+			} else {
+				p(s, "VMULPS Y14, %s, Y12", bcast256Acc(r, v, ny))
+			}
+			if masked {
+				p(s, "VMASKMOVPS Y12, Y13, %d(DI)", 32*v)
+			} else {
+				p(s, "VMOVUPS Y12, %d(DI)", 32*v)
+			}
+		}
+		if r < mr-1 {
+			p(s, "ADDQ R8, DI")
+		}
+	}
+	p(s, "JMP nextpanel")
 }
 
 // fold16 sums 16 lanes held in the YMM registers lo (lanes 0–7) and hi

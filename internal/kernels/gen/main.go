@@ -145,8 +145,6 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(k, nb int, a *float32, rsa, csa, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, mask uint64, np int)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(k, nb int, a *float32, rsa, csa, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, mask uint64, np int)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $16-112\n", name)
-	acc := func(r, v int) string { return fmt.Sprintf("Z%d", r*nv+v) }
-	breg := func(v int) string { return fmt.Sprintf("Z%d", 30-nv+v) }
 	p(s, "MOVQ mask+96(FP), AX")
 	p(s, "KMOVQ AX, K1")
 	for v := 1; v < nv; v++ {
@@ -155,10 +153,23 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	bcastPanels(s)
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
-			p(s, "VPXORD %s, %s, %s", acc(r, v), acc(r, v), acc(r, v))
+			a := bcast512Acc(r, v, nv)
+			p(s, "VPXORD %s, %s, %s", a, a, a)
 		}
 	}
 	bcastSegments(s)
+	bcast512Loop(s, mr, nv)
+	bcastNextSegment(s)
+	bcast512Store(s, mr, nv)
+}
+
+// bcast512Acc names the accumulator of row r, vector v of a tile nv vectors wide.
+func bcast512Acc(r, v, nv int) string { return fmt.Sprintf("Z%d", r*nv+v) }
+
+// bcast512Loop emits a segment's k loop: per step, nv zero-masked B loads,
+// then for each row one broadcast of A and nv FMAs.
+func bcast512Loop(s *bytes.Buffer, mr, nv int) {
+	breg := func(v int) string { return fmt.Sprintf("Z%d", 30-nv+v) }
 	bases := []string{"SI", "R9", "R10", "R11", "R12"}
 	for i := 1; i <= (mr-1)/3; i++ {
 		p(s, "LEAQ (%s)(R8*1), %s", bases[i-1], bases[i])
@@ -177,7 +188,7 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 		}
 		p(s, "VBROADCASTSS %s, %s", rowAddr(r), t)
 		for v := 0; v < nv; v++ {
-			p(s, "VFMADD231PS %s, %s, %s", t, breg(v), acc(r, v))
+			p(s, "VFMADD231PS %s, %s, %s", t, breg(v), bcast512Acc(r, v, nv))
 		}
 	}
 	for i := 0; i <= (mr-1)/3; i++ {
@@ -186,7 +197,11 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "ADDQ R13, BX")
 	p(s, "DECQ CX")
 	p(s, "JNZ loop")
-	bcastNextSegment(s)
+}
+
+// bcast512Store emits the panel's epilogue, C = alpha·acc + beta·C in the
+// live lanes (C not read when beta is ±0), and closes the panel loop.
+func bcast512Store(s *bytes.Buffer, mr, nv int) {
 	s.WriteString("done:\n")
 	p(s, "VBROADCASTSS alpha+88(FP), Z30")
 	p(s, "MOVQ c+72(FP), DI")
@@ -201,7 +216,7 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 		for v := 0; v < nv; v++ {
 			p(s, "VMOVUPS.Z %d(DI), K%d, Z29", 64*v, v+1)
 			p(s, "VMULPS Z31, Z29, Z29")
-			p(s, "VFMADD231PS Z30, %s, Z29", acc(r, v))
+			p(s, "VFMADD231PS Z30, %s, Z29", bcast512Acc(r, v, nv))
 			p(s, "VMOVUPS Z29, K%d, %d(DI)", v+1, 64*v)
 		}
 		if r < mr-1 {
@@ -212,8 +227,9 @@ func genBcast512(s, d *bytes.Buffer, mr, nv int) {
 	s.WriteString("storeonly:\n")
 	for r := 0; r < mr; r++ {
 		for v := 0; v < nv; v++ {
-			p(s, "VMULPS Z30, %s, %s", acc(r, v), acc(r, v))
-			p(s, "VMOVUPS %s, K%d, %d(DI)", acc(r, v), v+1, 64*v)
+			a := bcast512Acc(r, v, nv)
+			p(s, "VMULPS Z30, %s, %s", a, a)
+			p(s, "VMOVUPS %s, K%d, %d(DI)", a, v+1, 64*v)
 		}
 		if r < mr-1 {
 			p(s, "ADDQ R8, DI")
@@ -357,15 +373,12 @@ func genDot512(s, d *bytes.Buffer, mr, nr int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(kv, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, tmask uint64)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(kv, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, tmask uint64)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-96\n", name)
-	acc := func(i, j int) string { return fmt.Sprintf("Z%d", i*nr+j) }
-	areg := func(i int) string { return fmt.Sprintf("Z%d", 24+i) }
-	aAddr := []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(R9)"}
-	bAddr := []string{"(DI)", "(DI)(R8*1)", "(DI)(R8*2)", "(R10)", "(R10)(R8*1)", "(R10)(R8*2)"}
 	p(s, "MOVQ tmask+88(FP), AX")
 	p(s, "KMOVQ AX, K1")
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
-			p(s, "VPXORD %s, %s, %s", acc(i, j), acc(i, j), acc(i, j))
+			a := dot512Acc(i, j, nr)
+			p(s, "VPXORD %s, %s, %s", a, a, a)
 		}
 	}
 	dotSegments(s)
@@ -377,26 +390,45 @@ func genDot512(s, d *bytes.Buffer, mr, nr int) {
 		p(s, "LEAQ (R8)(R8*2), R10")
 		p(s, "ADDQ DI, R10")
 	}
-	step := func(z string) {
-		for i := 0; i < mr; i++ {
-			p(s, "VMOVUPS%s %s, %s", z, aAddr[i], areg(i))
+	dot512Loop(s, mr, nr)
+	dot512Tail(s, mr, nr)
+	dotNextSegment(s)
+	dotEpilogue(s, "X26", "X27")
+	dot512Fold(s, mr, nr)
+	dotStore(s, mr, nr, func(i, j int) string { return "X" + dot512Acc(i, j, nr)[1:] }, "X24", "X27")
+}
+
+// dot512Acc names the accumulator of the pair (i, j) of a tile nr columns wide.
+func dot512Acc(i, j, nr int) string { return fmt.Sprintf("Z%d", i*nr+j) }
+
+// dot512Step emits one k step of 16 lanes, loading each row of A and B
+// with the instruction format load (operands: address, register).
+func dot512Step(s *bytes.Buffer, mr, nr int, load string) {
+	aAddr := []string{"(SI)", "(SI)(DX*1)", "(SI)(DX*2)", "(R9)"}
+	bAddr := []string{"(DI)", "(DI)(R8*1)", "(DI)(R8*2)", "(R10)", "(R10)(R8*1)", "(R10)(R8*2)"}
+	areg := func(i int) string { return fmt.Sprintf("Z%d", 24+i) }
+	for i := 0; i < mr; i++ {
+		p(s, load, aAddr[i], areg(i))
+	}
+	for j := 0; j < nr; j++ {
+		t := "Z28"
+		if j%2 == 1 {
+			t = "Z29"
 		}
-		for j := 0; j < nr; j++ {
-			t := "Z28"
-			if j%2 == 1 {
-				t = "Z29"
-			}
-			p(s, "VMOVUPS%s %s, %s", z, bAddr[j], t)
-			for i := 0; i < mr; i++ {
-				p(s, "VFMADD231PS %s, %s, %s", t, areg(i), acc(i, j))
-			}
+		p(s, load, bAddr[j], t)
+		for i := 0; i < mr; i++ {
+			p(s, "VFMADD231PS %s, %s, %s", t, areg(i), dot512Acc(i, j, nr))
 		}
 	}
+}
+
+// dot512Loop emits a segment's loop over its kv whole steps of 16.
+func dot512Loop(s *bytes.Buffer, mr, nr int) {
 	p(s, "MOVQ kv+0(FP), CX")
 	p(s, "TESTQ CX, CX")
 	p(s, "JZ tail")
 	s.WriteString("loop:\n")
-	step("")
+	dot512Step(s, mr, nr, "VMOVUPS %s, %s")
 	p(s, "ADDQ $64, SI")
 	p(s, "ADDQ $64, DI")
 	if mr > 3 {
@@ -407,29 +439,23 @@ func genDot512(s, d *bytes.Buffer, mr, nr int) {
 	}
 	p(s, "DECQ CX")
 	p(s, "JNZ loop")
+}
+
+// dot512Tail emits a segment's last, partial step: its loads are
+// zero-masked by K1, so masked-off lanes are neither read nor faulted.
+func dot512Tail(s *bytes.Buffer, mr, nr int) {
 	s.WriteString("tail:\n")
 	p(s, "KORTESTW K1, K1")
 	p(s, "JZ next")
-	// Zero-masked loads: masked-off lanes are neither read nor faulted.
-	for i := 0; i < mr; i++ {
-		p(s, "VMOVUPS.Z %s, K1, %s", aAddr[i], areg(i))
-	}
-	for j := 0; j < nr; j++ {
-		t := "Z28"
-		if j%2 == 1 {
-			t = "Z29"
-		}
-		p(s, "VMOVUPS.Z %s, K1, %s", bAddr[j], t)
-		for i := 0; i < mr; i++ {
-			p(s, "VFMADD231PS %s, %s, %s", t, areg(i), acc(i, j))
-		}
-	}
-	dotNextSegment(s)
-	// Horizontal sums: fold 512 → 256 → 128 bits, then within the 128-bit lane.
-	dotEpilogue(s, "X26", "X27")
+	dot512Step(s, mr, nr, "VMOVUPS.Z %s, K1, %s")
+}
+
+// dot512Fold emits the horizontal sum of each accumulator, folded 512 →
+// 256 → 128 bits and then within the 128-bit lane, times alpha (in X26).
+func dot512Fold(s *bytes.Buffer, mr, nr int) {
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
-			a := acc(i, j)
+			a := dot512Acc(i, j, nr)
 			y := "Y" + a[1:]
 			x := "X" + a[1:]
 			p(s, "VEXTRACTF64X4 $1, %s, Y24", a)
@@ -443,7 +469,6 @@ func genDot512(s, d *bytes.Buffer, mr, nr int) {
 			p(s, "VMULSS X26, %s, %s", x, x)
 		}
 	}
-	dotStore(s, mr, nr, func(i, j int) string { return "X" + acc(i, j)[1:] }, "X24", "X27")
 }
 
 // genTranspose writes transpose16x512, which transposes bm×bn blocks of

@@ -93,13 +93,55 @@ func genBcastNEON(s, d *bytes.Buffer, mr, nv int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(k, nb int, a *float32, rsa, csa, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, np int)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(k, nb int, a *float32, rsa, csa, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32, np int)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-104\n", name)
-	ny := 4 * nv // registers per row
-	acc := func(r, v int) int { return r*ny + v }
-	bBase := 24
-	if nv == 2 {
-		bBase = 16
+	bcastNEONArgs(s)
+	s.WriteString("panel:\n")
+	for r := 0; r < mr; r++ {
+		for v := 0; v < 4*nv; v++ {
+			a := bcastNEONAcc(r, v, nv)
+			p(s, "VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
+		}
 	}
-	rows := []string{"R13", "R14", "R15", "R19", "R20", "R21"}
+	p(s, "MOVD R2, R23")       // segment's A
+	p(s, "MOVD b+48(FP), R24") // segment's B
+	p(s, "ADD R1, R24, R24")   // this panel's columns
+	p(s, "MOVD nb+8(FP), R11")
+	p(s, "CBZ R11, done")
+	s.WriteString("seg:\n")
+	p(s, "MOVD R23, %s", bcastNEONRows[0])
+	for r := 1; r < mr; r++ {
+		p(s, "ADD R3, %s, %s", bcastNEONRows[r-1], bcastNEONRows[r])
+	}
+	p(s, "MOVD R24, R22")
+	p(s, "MOVD k+0(FP), R12")
+	p(s, "CBZ R12, next")
+	bcastNEONLoop(s, mr, nv)
+	s.WriteString("next:\n")
+	p(s, "ADD R5, R23, R23")
+	p(s, "ADD R8, R24, R24")
+	p(s, "SUBS $1, R11, R11")
+	p(s, "BNE seg")
+	bcastNEONStore(s, mr, nv)
+}
+
+// bcastNEONRows are the registers that walk the rows of a segment's A.
+var bcastNEONRows = []string{"R13", "R14", "R15", "R19", "R20", "R21"}
+
+// bcastNEONAcc is the accumulator of row r, register v of a tile of nv
+// 16-lane vectors (4nv registers) per row.
+func bcastNEONAcc(r, v, nv int) int { return r*4*nv + v }
+
+// bcastNEONBBase is the first of the 4nv registers that hold a k step of B
+// (and C in the epilogue) in a tile of nv 16-lane vectors.
+func bcastNEONBBase(nv int) int {
+	if nv == 2 {
+		return 16
+	}
+	return 24
+}
+
+// bcastNEONArgs emits the loads of the panel count, A and the strides (in
+// bytes), and zeroes the panel offset R1.
+func bcastNEONArgs(s *bytes.Buffer) {
 	p(s, "MOVD np+96(FP), R0")
 	p(s, "MOVD $0, R1") // panel offset in bytes
 	p(s, "MOVD a+16(FP), R2")
@@ -115,25 +157,12 @@ func genBcastNEON(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "LSL $2, R8, R8")
 	p(s, "MOVD ldc+80(FP), R10")
 	p(s, "LSL $2, R10, R10")
-	s.WriteString("panel:\n")
-	for r := 0; r < mr; r++ {
-		for v := 0; v < ny; v++ {
-			p(s, "VEOR V%d.B16, V%d.B16, V%d.B16", acc(r, v), acc(r, v), acc(r, v))
-		}
-	}
-	p(s, "MOVD R2, R23")       // segment's A
-	p(s, "MOVD b+48(FP), R24") // segment's B
-	p(s, "ADD R1, R24, R24")   // this panel's columns
-	p(s, "MOVD nb+8(FP), R11")
-	p(s, "CBZ R11, done")
-	s.WriteString("seg:\n")
-	p(s, "MOVD R23, %s", rows[0])
-	for r := 1; r < mr; r++ {
-		p(s, "ADD R3, %s, %s", rows[r-1], rows[r])
-	}
-	p(s, "MOVD R24, R22")
-	p(s, "MOVD k+0(FP), R12")
-	p(s, "CBZ R12, next")
+}
+
+// bcastNEONLoop emits a segment's k loop: per step, a row of B, then for
+// each row of A one broadcast and 4nv FMAs.
+func bcastNEONLoop(s *bytes.Buffer, mr, nv int) {
+	bBase := bcastNEONBBase(nv)
 	s.WriteString("loop:\n")
 	if nv == 1 {
 		p(s, "VLD1 (R22), %s", vlist(bBase, 4))
@@ -145,19 +174,19 @@ func genBcastNEON(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "ADD R7, R22, R22")
 	for r := 0; r < mr; r++ {
 		t := 28 + r%2
-		p(s, "VLD1R (%s), [V%d.S4]", rows[r], t)
-		p(s, "ADD R4, %s, %s", rows[r], rows[r])
-		for v := 0; v < ny; v++ {
-			p(s, "VFMLA V%d.S4, V%d.S4, V%d.S4", t, bBase+v, acc(r, v))
+		p(s, "VLD1R (%s), [V%d.S4]", bcastNEONRows[r], t)
+		p(s, "ADD R4, %s, %s", bcastNEONRows[r], bcastNEONRows[r])
+		for v := 0; v < 4*nv; v++ {
+			p(s, "VFMLA V%d.S4, V%d.S4, V%d.S4", t, bBase+v, bcastNEONAcc(r, v, nv))
 		}
 	}
 	p(s, "SUBS $1, R12, R12")
 	p(s, "BNE loop")
-	s.WriteString("next:\n")
-	p(s, "ADD R5, R23, R23")
-	p(s, "ADD R8, R24, R24")
-	p(s, "SUBS $1, R11, R11")
-	p(s, "BNE seg")
+}
+
+// bcastNEONStore emits the panel's epilogue, with beta or, when beta is
+// ±0, without reading C, and closes the panel loop.
+func bcastNEONStore(s *bytes.Buffer, mr, nv int) {
 	s.WriteString("done:\n")
 	p(s, "FMOVS alpha+88(FP), F28")
 	p(s, "VDUP V28.S[0], V30.S4")
@@ -168,42 +197,44 @@ func genBcastNEON(s, d *bytes.Buffer, mr, nv int) {
 	p(s, "MOVWU beta+92(FP), R6")
 	p(s, "ANDW $0x7fffffff, R6, R6")
 	p(s, "CBZW R6, storeonly")
-	// As the AVX-512 kernel: t = beta·C, then C = alpha·acc + t in one FMA.
-	epilogue := func(withBeta bool) {
-		for r := 0; r < mr; r++ {
-			for g := 0; g < nv; g++ {
-				addr := "R9"
-				if g > 0 {
-					p(s, "ADD $64, R9, R25")
-					addr = "R25"
-				}
-				c := bBase + 4*g
-				if withBeta {
-					p(s, "VLD1 (%s), %s", addr, vlist(c, 4))
-					for v := 0; v < 4; v++ {
-						p(s, "%s", fmul4s(c+v, c+v, 31))
-						p(s, "VFMLA V30.S4, V%d.S4, V%d.S4", acc(r, 4*g+v), c+v)
-					}
-					p(s, "VST1 %s, (%s)", vlist(c, 4), addr)
-				} else {
-					for v := 0; v < 4; v++ {
-						p(s, "%s", fmul4s(c+v, acc(r, 4*g+v), 30))
-					}
-					p(s, "VST1 %s, (%s)", vlist(c, 4), addr)
-				}
-			}
-			if r < mr-1 {
-				p(s, "ADD R10, R9, R9")
-			}
-		}
-		p(s, "B nextpanel")
-	}
-	epilogue(true)
+	bcastNEONStoreRows(s, mr, nv, true)
 	s.WriteString("storeonly:\n")
-	epilogue(false)
+	bcastNEONStoreRows(s, mr, nv, false)
 	s.WriteString("nextpanel:\n")
 	p(s, "ADD $%d, R1, R1", 64*nv)
 	p(s, "SUBS $1, R0, R0")
 	p(s, "BNE panel")
 	p(s, "RET")
+}
+
+// bcastNEONStoreRows emits the stores of the tile to C, as the AVX-512
+// kernel makes them: t = beta·C, then C = alpha·acc + t in one FMA, or
+// C = alpha·acc without beta.
+func bcastNEONStoreRows(s *bytes.Buffer, mr, nv int, withBeta bool) {
+	for r := 0; r < mr; r++ {
+		for g := 0; g < nv; g++ {
+			addr := "R9"
+			if g > 0 {
+				p(s, "ADD $64, R9, R25")
+				addr = "R25"
+			}
+			c := bcastNEONBBase(nv) + 4*g
+			if withBeta {
+				p(s, "VLD1 (%s), %s", addr, vlist(c, 4))
+				for v := 0; v < 4; v++ {
+					p(s, "%s", fmul4s(c+v, c+v, 31))
+					p(s, "VFMLA V30.S4, V%d.S4, V%d.S4", bcastNEONAcc(r, 4*g+v, nv), c+v)
+				}
+			} else {
+				for v := 0; v < 4; v++ {
+					p(s, "%s", fmul4s(c+v, bcastNEONAcc(r, 4*g+v, nv), 30))
+				}
+			}
+			p(s, "VST1 %s, (%s)", vlist(c, 4), addr)
+		}
+		if r < mr-1 {
+			p(s, "ADD R10, R9, R9")
+		}
+	}
+	p(s, "B nextpanel")
 }

@@ -47,26 +47,64 @@ func genDotNEON(s, d *bytes.Buffer, mr, nr int) {
 	fmt.Fprintf(s, "\n// func %s(kv, tail, nb int, a *float32, lda, sta int, b *float32, ldb, stb int, c *float32, ldc int, alpha, beta float32)\n", name)
 	// The frame holds the tail buffer, one 64-byte row per row of A and B,
 	// at 16(RSP) (0(RSP) is the saved link register).
-	nrows := dotMRNEON + dotNRNEON
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $%d-96\n", name, 16+64*nrows)
-	acc := func(i, j, q int) int { return (i*nr+j)*4 + q }
-	aReg := func(i int) int { return 24 + 2*i }                   // two registers: half a k step
-	rowReg := []string{"R13", "R14", "R15", "R16", "R17"}[:mr+nr] // A rows, then B rows
-	tmp := []string{"R19", "R20", "R21", "R22", "R23"}
-	bufRow := func(r int) int { // byte offset of row r's tail in the buffer
-		if r < mr {
-			return 64 * r
-		}
-		return 64 * (dotMRNEON + r - mr)
-	}
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $%d-96\n", name, 16+64*(dotMRNEON+dotNRNEON))
+	rowReg := dotNEONRowRegs[:mr+nr]
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
 			for q := 0; q < 4; q++ {
-				v := acc(i, j, q)
+				v := dotNEONAcc(i, j, q, nr)
 				p(s, "VEOR V%d.B16, V%d.B16, V%d.B16", v, v, v)
 			}
 		}
 	}
+	dotNEONArgs(s)
+	s.WriteString("seg:\n")
+	p(s, "MOVD R2, %s", rowReg[0])
+	for i := 1; i < mr; i++ {
+		p(s, "ADD R3, %s, %s", rowReg[i-1], rowReg[i])
+	}
+	p(s, "MOVD R6, %s", rowReg[mr])
+	for j := 1; j < nr; j++ {
+		p(s, "ADD R7, %s, %s", rowReg[mr+j-1], rowReg[mr+j])
+	}
+	p(s, "MOVD kv+0(FP), R11")
+	p(s, "CBZ R11, tail")
+	s.WriteString("loop:\n")
+	dotNEONStep(s, mr, nr)
+	p(s, "SUBS $1, R11, R11")
+	p(s, "BNE loop")
+	dotNEONTail(s, mr, nr)
+	s.WriteString("next:\n")
+	p(s, "ADD R5, R2, R2")
+	p(s, "ADD R8, R6, R6")
+	p(s, "SUBS $1, R9, R9")
+	p(s, "BNE seg")
+	s.WriteString("done:\n")
+	dotNEONFold(s, mr, nr)
+	dotNEONStore(s, mr, nr)
+}
+
+// dotNEONRowRegs are the registers that walk the rows of a segment: the
+// mr rows of A, then the nr rows of B.
+var dotNEONRowRegs = []string{"R13", "R14", "R15", "R16", "R17"}
+
+// dotNEONAcc is accumulator q (lanes 4q to 4q+3) of the pair (i, j) of a
+// tile nr columns wide.
+func dotNEONAcc(i, j, q, nr int) int { return (i*nr+j)*4 + q }
+
+// dotNEONBufRow is the byte offset in the tail buffer of the row walked by
+// dotNEONRowRegs[r] in a tile of mr rows.
+func dotNEONBufRow(r, mr int) int {
+	if r < mr {
+		return 64 * r
+	}
+	return 64 * (dotMRNEON + r - mr)
+}
+
+// dotNEONArgs emits the loads of tail, A, B and their strides (in bytes),
+// zeroes the tail buffer (R10) when there is a tail, and returns through
+// done when there are no segments.
+func dotNEONArgs(s *bytes.Buffer) {
 	p(s, "MOVD tail+8(FP), R1")
 	p(s, "MOVD a+24(FP), R2")
 	p(s, "MOVD lda+32(FP), R3")
@@ -81,50 +119,43 @@ func genDotNEON(s, d *bytes.Buffer, mr, nr int) {
 	p(s, "ADD $16, RSP, R10") // the tail buffer
 	p(s, "CBZ R1, nozero")
 	p(s, "MOVD R10, R24")
-	for r := 0; r < nrows; r++ { // V0–V3 are zero accumulators here
+	for r := 0; r < dotMRNEON+dotNRNEON; r++ { // V0–V3 are zero accumulators here
 		p(s, "VST1.P %s, 64(R24)", vlist(0, 4))
 	}
 	s.WriteString("nozero:\n")
 	p(s, "MOVD nb+16(FP), R9")
 	p(s, "CBZ R9, done")
-	s.WriteString("seg:\n")
-	p(s, "MOVD R2, %s", rowReg[0])
-	for i := 1; i < mr; i++ {
-		p(s, "ADD R3, %s, %s", rowReg[i-1], rowReg[i])
-	}
-	p(s, "MOVD R6, %s", rowReg[mr])
-	for j := 1; j < nr; j++ {
-		p(s, "ADD R7, %s, %s", rowReg[mr+j-1], rowReg[mr+j])
-	}
-	// step is one k step of 16: two halves of 8 lanes, each loading half a
-	// row of A per i and of B per j (post-incrementing the row pointers),
-	// then one FMA per accumulator of that half.
-	step := func() {
-		for h := 0; h < 2; h++ {
-			for i := 0; i < mr; i++ {
-				p(s, "VLD1.P 32(%s), %s", rowReg[i], vlist(aReg(i), 2))
-			}
-			for j := 0; j < nr; j++ {
-				t := 28 + 2*(j%2)
-				p(s, "VLD1.P 32(%s), %s", rowReg[mr+j], vlist(t, 2))
-				for q := 0; q < 2; q++ {
-					for i := 0; i < mr; i++ {
-						p(s, "VFMLA V%d.S4, V%d.S4, V%d.S4", t+q, aReg(i)+q, acc(i, j, 2*h+q))
-					}
+}
+
+// dotNEONStep emits one k step of 16: two halves of 8 lanes, each loading
+// half a row of A per i and of B per j (post-incrementing the row
+// pointers), then one FMA per accumulator of that half.
+func dotNEONStep(s *bytes.Buffer, mr, nr int) {
+	aReg := func(i int) int { return 24 + 2*i } // two registers: half a k step
+	for h := 0; h < 2; h++ {
+		for i := 0; i < mr; i++ {
+			p(s, "VLD1.P 32(%s), %s", dotNEONRowRegs[i], vlist(aReg(i), 2))
+		}
+		for j := 0; j < nr; j++ {
+			t := 28 + 2*(j%2)
+			p(s, "VLD1.P 32(%s), %s", dotNEONRowRegs[mr+j], vlist(t, 2))
+			for q := 0; q < 2; q++ {
+				for i := 0; i < mr; i++ {
+					p(s, "VFMLA V%d.S4, V%d.S4, V%d.S4", t+q, aReg(i)+q, dotNEONAcc(i, j, 2*h+q, nr))
 				}
 			}
 		}
 	}
-	p(s, "MOVD kv+0(FP), R11")
-	p(s, "CBZ R11, tail")
-	s.WriteString("loop:\n")
-	step()
-	p(s, "SUBS $1, R11, R11")
-	p(s, "BNE loop")
+}
+
+// dotNEONTail emits a segment's tail: the tail floats of every row (its
+// pointer is there now) are copied into the buffer, one float of each row
+// per pass, and the step is taken there.
+func dotNEONTail(s *bytes.Buffer, mr, nr int) {
+	rowReg := dotNEONRowRegs[:mr+nr]
+	tmp := []string{"R19", "R20", "R21", "R22", "R23"}
 	s.WriteString("tail:\n")
 	p(s, "CBZ R1, next")
-	// Copy the tail floats of every row (its pointer is there now) into
-	// the buffer, one float of each row per pass, and take the step there.
 	p(s, "MOVD R1, R12")
 	p(s, "MOVD R10, R24")
 	s.WriteString("copy:\n")
@@ -132,42 +163,45 @@ func genDotNEON(s, d *bytes.Buffer, mr, nr int) {
 		p(s, "MOVWU.P 4(%s), %s", rowReg[r], tmp[r])
 	}
 	for r := range rowReg {
-		p(s, "MOVW %s, %d(R24)", tmp[r], bufRow(r))
+		p(s, "MOVW %s, %d(R24)", tmp[r], dotNEONBufRow(r, mr))
 	}
 	p(s, "ADD $4, R24, R24")
 	p(s, "SUBS $1, R12, R12")
 	p(s, "BNE copy")
 	p(s, "MOVD R10, %s", rowReg[0])
 	for r := 1; r < len(rowReg); r++ {
-		p(s, "ADD $%d, R10, %s", bufRow(r), rowReg[r])
+		p(s, "ADD $%d, R10, %s", dotNEONBufRow(r, mr), rowReg[r])
 	}
-	step()
-	s.WriteString("next:\n")
-	p(s, "ADD R5, R2, R2")
-	p(s, "ADD R8, R6, R6")
-	p(s, "SUBS $1, R9, R9")
-	p(s, "BNE seg")
-	s.WriteString("done:\n")
-	// Fold each pair's 16 lanes into S(acc(i, j, 0)), times alpha.
+	dotNEONStep(s, mr, nr)
+}
+
+// dotNEONFold emits the fold of each pair's 16 lanes into
+// S(dotNEONAcc(i, j, 0, nr)), times alpha, and loads beta into F25.
+func dotNEONFold(s *bytes.Buffer, mr, nr int) {
 	p(s, "FMOVS alpha+88(FP), F24")
 	p(s, "FMOVS beta+92(FP), F25")
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
-			fold16NEON(s, acc(i, j, 0))
-			p(s, "FMULS F24, F%d, F%d", acc(i, j, 0), acc(i, j, 0))
+			a := dotNEONAcc(i, j, 0, nr)
+			fold16NEON(s, a)
+			p(s, "FMULS F24, F%d, F%d", a, a)
 		}
 	}
+}
+
+// dotNEONStore emits the stores of the folded sums, as the AVX-512 kernel
+// makes them: C = sum + beta·C in one FMA, or C = sum when beta is ±0 (C
+// is not read).
+func dotNEONStore(s *bytes.Buffer, mr, nr int) {
 	p(s, "MOVD c+72(FP), R4")
 	p(s, "MOVD ldc+80(FP), R11")
 	p(s, "LSL $2, R11, R11")
-	// As the AVX-512 kernel: C = sum + beta·C in one FMA, or C = sum when
-	// beta is ±0 (C is not read).
 	p(s, "MOVWU beta+92(FP), R12")
 	p(s, "ANDW $0x7fffffff, R12, R12")
 	p(s, "CBZW R12, storeonly")
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
-			r := acc(i, j, 0)
+			r := dotNEONAcc(i, j, 0, nr)
 			p(s, "FMOVS %d(R4), F26", 4*j)
 			p(s, "FMADDS F25, F%d, F26, F%d", r, r) // C·beta + sum
 			p(s, "FMOVS F%d, %d(R4)", r, 4*j)
@@ -180,7 +214,7 @@ func genDotNEON(s, d *bytes.Buffer, mr, nr int) {
 	s.WriteString("storeonly:\n")
 	for i := 0; i < mr; i++ {
 		for j := 0; j < nr; j++ {
-			p(s, "FMOVS F%d, %d(R4)", acc(i, j, 0), 4*j)
+			p(s, "FMOVS F%d, %d(R4)", dotNEONAcc(i, j, 0, nr), 4*j)
 		}
 		if i < mr-1 {
 			p(s, "ADD R11, R4, R4")

@@ -114,7 +114,40 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $144-72\n", name) // a 128-byte buffer at 16(RSP)
-	ng := v / 4
+	poolBackNEONArgs(s, v)
+	s.WriteString("plane:\n")
+	for a := 24; a < 28; a++ { // Σ g, lanes 0–15
+		p(s, "VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
+	}
+	p(s, "MOVD h+40(FP), R10")
+	p(s, "LSR $1, R10, R10") // oh
+	s.WriteString("row:\n")
+	p(s, "CBZ R13, scatter")
+	poolBackNEONSumChunks(s)
+	poolBackNEONSumPart(s)
+	poolBackNEONScatter(s, v)
+	overlapStepNEON(s, v, "R5", "R6")
+	s.WriteString("rowdone:\n")
+	p(s, "ADD R5<<2, R1, R1")
+	p(s, "CBZ R2, nexty")
+	p(s, "ADD R5<<2, R2, R2")
+	s.WriteString("nexty:\n")
+	p(s, "ADD R5, R3, R3")
+	p(s, "ADD R4<<1, R0, R0")
+	p(s, "SUBS $1, R10, R10")
+	p(s, "BNE row")
+	p(s, "MOVD h+40(FP), R11")
+	p(s, "TBZ $0, R11, evenh")
+	p(s, "ADD R4, R0, R0") // skip an odd last row
+	s.WriteString("evenh:\n")
+	poolBackNEONAddSums(s)
+	poolNextPlaneNEON(s, "R8", "R7", "nc+64(FP)")
+}
+
+// poolBackNEONArgs emits maxpoolBackNEONx{v}'s argument loads and
+// constants, including the end of dy in R14, and returns through done when
+// there are no planes.
+func poolBackNEONArgs(s *bytes.Buffer, v int) {
 	p(s, "MOVD dx+0(FP), R0")
 	p(s, "MOVD dy+8(FP), R1")
 	p(s, "MOVD y+16(FP), R2")
@@ -136,39 +169,44 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 	p(s, "MOVD sums+56(FP), R13")
 	p(s, "ADD $16, RSP, R15") // chunk buffer: dy, then y at +64
 	p(s, "MOVD $poolMaskNEON<>+64(SB), R16")
-	s.WriteString("plane:\n")
-	for a := 24; a < 28; a++ { // Σ g, lanes 0–15
-		p(s, "VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
+}
+
+// poolBackNEONGateAdd emits the gate of the chunk in V0–V3 by y > 0 (y in
+// V4–V7; the caller jumps to label when y is nil) and its addition to the
+// sums.
+func poolBackNEONGateAdd(s *bytes.Buffer, label string) {
+	for i := 0; i < 4; i++ {
+		p(s, "%s", fcmgt4s(4+i, 4+i, 28)) // y > 0
+		p(s, "VAND V%d.B16, V%d.B16, V%d.B16", 4+i, i, i)
 	}
-	p(s, "MOVD h+40(FP), R10")
-	p(s, "LSR $1, R10, R10") // oh
-	s.WriteString("row:\n")
-	p(s, "CBZ R13, scatter")
+	s.WriteString(label + ":\n")
+	for i := 0; i < 4; i++ {
+		p(s, "%s", fadd4s(24+i, 24+i, i))
+	}
+}
+
+// poolBackNEONSumChunks emits the loop that adds a row's whole 16-float
+// chunks of g to the sums, going on to sumpart for a partial last chunk.
+func poolBackNEONSumChunks(s *bytes.Buffer) {
 	p(s, "MOVD R1, R11")
 	p(s, "MOVD R2, R12")
 	p(s, "MOVD R5, R19") // floats left in the row
-	// gateAdd gates the chunk in V0–V3 by y > 0 (y in V4–V7; the caller
-	// jumps to label when y is nil) and adds it to the sums.
-	gateAdd := func(label string) {
-		for i := 0; i < 4; i++ {
-			p(s, "%s", fcmgt4s(4+i, 4+i, 28)) // y > 0
-			p(s, "VAND V%d.B16, V%d.B16, V%d.B16", 4+i, i, i)
-		}
-		s.WriteString(label + ":\n")
-		for i := 0; i < 4; i++ {
-			p(s, "%s", fadd4s(24+i, 24+i, i))
-		}
-	}
 	s.WriteString("sumchunk:\n")
 	p(s, "CMP $16, R19")
 	p(s, "BLT sumpart")
 	p(s, "VLD1.P 64(R11), %s", vlist(0, 4))
 	p(s, "CBZ R12, sumng")
 	p(s, "VLD1.P 64(R12), %s", vlist(4, 4))
-	gateAdd("sumng")
+	poolBackNEONGateAdd(s, "sumng")
 	p(s, "SUBS $16, R19, R19")
 	p(s, "BNE sumchunk")
 	p(s, "B scatter")
+}
+
+// poolBackNEONSumPart emits the addition of a row's partial last chunk to
+// the sums, its dead lanes masked to +0, copied first to the stack buffer
+// when a whole chunk would reach past the end of dy.
+func poolBackNEONSumPart(s *bytes.Buffer) {
 	s.WriteString("sumpart:\n") // 1 ≤ R19 ≤ 15 live floats
 	p(s, "ADD $64, R11, R20")
 	p(s, "CMP R14, R20")
@@ -197,7 +235,13 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 	}
 	p(s, "CBZ R12, sumpartng")
 	p(s, "VLD1 (R12), %s", vlist(4, 4))
-	gateAdd("sumpartng")
+	poolBackNEONGateAdd(s, "sumpartng")
+}
+
+// poolBackNEONScatter emits a row's step loop up to its close: g (gated by
+// y > 0) goes to the window position each code names, zeros elsewhere.
+func poolBackNEONScatter(s *bytes.Buffer, v int) {
+	ng := v / 4
 	s.WriteString("scatter:\n")
 	p(s, "MOVD $0, R9")
 	s.WriteString("step:\n")
@@ -222,6 +266,12 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 	if ng == 2 {
 		p(s, "VUXTL2 V4.H8, V6.S4")
 	}
+	poolBackNEONStoreWindows(s, ng)
+}
+
+// poolBackNEONStoreWindows emits the split of ng groups of g by their
+// codes (in V5 and V6) and its interleaved stores to dx's two rows.
+func poolBackNEONStoreWindows(s *bytes.Buffer, ng int) {
 	// Group g's outputs for codes 0–3 in V(16+4g)…V(16+4g+3): the row pairs
 	// (0,0), (0,1) and (1,0), (1,1) are consecutive, as VST2 wants them.
 	for g := 0; g < ng; g++ {
@@ -236,20 +286,11 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 		p(s, "VST2.P %s, 32(R11)", vlist(16+4*g, 2))
 		p(s, "VST2.P %s, 32(R12)", vlist(16+4*g+2, 2))
 	}
-	overlapStepNEON(s, v, "R5", "R6")
-	s.WriteString("rowdone:\n")
-	p(s, "ADD R5<<2, R1, R1")
-	p(s, "CBZ R2, nexty")
-	p(s, "ADD R5<<2, R2, R2")
-	s.WriteString("nexty:\n")
-	p(s, "ADD R5, R3, R3")
-	p(s, "ADD R4<<1, R0, R0")
-	p(s, "SUBS $1, R10, R10")
-	p(s, "BNE row")
-	p(s, "MOVD h+40(FP), R11")
-	p(s, "TBZ $0, R11, evenh")
-	p(s, "ADD R4, R0, R0") // skip an odd last row
-	s.WriteString("evenh:\n")
+}
+
+// poolBackNEONAddSums emits the fold of the plane's 16 lane sums, added in
+// float64 to sums[p mod nc] when sums is not nil.
+func poolBackNEONAddSums(s *bytes.Buffer) {
 	p(s, "CBZ R13, nextplane")
 	fold16NEON(s, 24)
 	p(s, "FCVTSD F24, F24")
@@ -258,7 +299,6 @@ func genPoolBackNEON(s, d *bytes.Buffer, v int) {
 	p(s, "FADDD F24, F25, F25") // sums[c] + Σ g
 	p(s, "FMOVD F25, (R11)")
 	s.WriteString("nextplane:\n")
-	poolNextPlaneNEON(s, "R8", "R7", "nc+64(FP)")
 }
 
 // genPoolMaskNEON writes the lane-mask table of the pooling kernels: 16

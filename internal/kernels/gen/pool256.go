@@ -20,11 +20,55 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(y *float32, code *uint8, x *float32, planes, h, w int, bias *float32, nc int, lo float32)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-68\n", name)
-	r := "Y"
+	R := poolRegs(v)
+	pool256Args(s, v)
+	s.WriteString("plane:\n")
+	p(s, "VXORPS %s, %s, %s", R(10), R(10), R(10))
+	p(s, "TESTQ BX, BX")
+	p(s, "JZ nobias")
+	p(s, "VBROADCASTSS (BX)(R15*4), %s", R(10))
+	s.WriteString("nobias:\n")
+	p(s, "MOVQ h+32(FP), R13")
+	p(s, "SHRQ $1, R13") // oh
+	s.WriteString("row:\n")
+	p(s, "XORQ R9, R9") // ox0
+	s.WriteString("step:\n")
+	pool256LoadWindows(s, v)
+	pool256Max(s, v)
+	pool256StoreCodes(s, v)
+	overlapStep(s, v, "R10")
+	s.WriteString("rowdone:\n")
+	p(s, "LEAQ (DI)(R12*4), DI")
+	p(s, "ADDQ R12, R11")
+	p(s, "LEAQ (SI)(R8*2), SI")
+	p(s, "DECQ R13")
+	p(s, "JNZ row")
+	p(s, "TESTQ $1, h+32(FP)")
+	p(s, "JZ evenh")
+	p(s, "ADDQ R8, SI") // skip an odd last row
+	s.WriteString("evenh:\n")
+	poolNextPlane(s, "nc+56(FP)")
+}
+
+// poolKind is the kind of vector register of the v-output pooling
+// kernels: Y for v = 8, X for v = 4.
+func poolKind(v int) string {
 	if v == 4 {
-		r = "X"
+		return "X"
 	}
-	R := func(i int) string { return fmt.Sprintf("%s%d", r, i) }
+	return "Y"
+}
+
+// poolRegs returns the function that names vector register i of the
+// v-output pooling kernels.
+func poolRegs(v int) func(i int) string {
+	r := poolKind(v)
+	return func(i int) string { return fmt.Sprintf("%s%d", r, i) }
+}
+
+// pool256Args emits maxpool256x{v}'s argument loads and constants, and
+// returns through done when there are no planes.
+func pool256Args(s *bytes.Buffer, v int) {
 	p(s, "MOVQ y+0(FP), DI")
 	p(s, "MOVQ code+8(FP), R11")
 	p(s, "MOVQ x+16(FP), SI")
@@ -39,19 +83,14 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	p(s, "JZ done")
 	p(s, "XORQ R15, R15") // channel
 	p(s, "MOVQ bias+48(FP), BX")
-	p(s, "VBROADCASTSS lo+64(FP), %s", R(11))
-	poolCodes(s, r)
-	s.WriteString("plane:\n")
-	p(s, "VXORPS %s, %s, %s", R(10), R(10), R(10))
-	p(s, "TESTQ BX, BX")
-	p(s, "JZ nobias")
-	p(s, "VBROADCASTSS (BX)(R15*4), %s", R(10))
-	s.WriteString("nobias:\n")
-	p(s, "MOVQ h+32(FP), R13")
-	p(s, "SHRQ $1, R13") // oh
-	s.WriteString("row:\n")
-	p(s, "XORQ R9, R9") // ox0
-	s.WriteString("step:\n")
+	p(s, "VBROADCASTSS lo+64(FP), %s11", poolKind(v))
+	poolCodes(s, poolKind(v))
+}
+
+// pool256LoadWindows emits the loads of a step's v windows, split into the
+// window positions (0,0), (0,1), (1,0) and (1,1) in registers 4 to 7.
+func pool256LoadWindows(s *bytes.Buffer, v int) {
+	R := poolRegs(v)
 	p(s, "LEAQ (SI)(R9*8), AX") // &x[2oy][2ox0]
 	p(s, "VMOVUPS (AX), %s", R(0))
 	p(s, "VMOVUPS %d(AX), %s", 8*v/2*1, R(1))
@@ -69,6 +108,12 @@ func genPool256(s, d *bytes.Buffer, v int) {
 			p(s, "VPERMPD $0xd8, %s, %s", R(i), R(i))
 		}
 	}
+}
+
+// pool256Max emits the first maximum of each window and its code, then
+// stores y = max(m + bias, lo).
+func pool256Max(s *bytes.Buffer, v int) {
+	R := poolRegs(v)
 	p(s, "VPXOR %s, %s, %s", R(8), R(8), R(8)) // code 0
 	for i, c := range []int{5, 6, 7} {
 		p(s, "VCMPPS $0x1e, %s, %s, %s", R(4), R(c), R(9)) // candidate > best
@@ -78,7 +123,12 @@ func genPool256(s, d *bytes.Buffer, v int) {
 	p(s, "VADDPS %s, %s, %s", R(10), R(4), R(4))
 	p(s, "VMAXPS %s, %s, %s", R(11), R(4), R(4))
 	p(s, "VMOVUPS %s, (DI)(R9*4)", R(4))
-	// Codes: 32-bit lanes to bytes.
+}
+
+// pool256StoreCodes emits the store of a step's v codes, packed from 32-bit
+// lanes to bytes.
+func pool256StoreCodes(s *bytes.Buffer, v int) {
+	R := poolRegs(v)
 	p(s, "VPACKSSDW %s, %s, %s", R(8), R(8), R(8))
 	p(s, "VPACKUSWB %s, %s, %s", R(8), R(8), R(8))
 	if v == 8 {
@@ -89,18 +139,6 @@ func genPool256(s, d *bytes.Buffer, v int) {
 		p(s, "MOVQ X8, AX")
 		p(s, "MOVL AX, (R11)(R9*1)")
 	}
-	overlapStep(s, v, "R10")
-	s.WriteString("rowdone:\n")
-	p(s, "LEAQ (DI)(R12*4), DI")
-	p(s, "ADDQ R12, R11")
-	p(s, "LEAQ (SI)(R8*2), SI")
-	p(s, "DECQ R13")
-	p(s, "JNZ row")
-	p(s, "TESTQ $1, h+32(FP)")
-	p(s, "JZ evenh")
-	p(s, "ADDQ R8, SI") // skip an odd last row
-	s.WriteString("evenh:\n")
-	poolNextPlane(s, "nc+56(FP)")
 }
 
 // genPoolBack256 writes maxpoolBack256x{v}, the AVX2 form of
@@ -116,11 +154,45 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 	fmt.Fprintf(d, "//go:noescape\nfunc %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n\n", name)
 	fmt.Fprintf(s, "\n// func %s(dx, dy, y *float32, code *uint8, planes, h, w int, sums *float64, nc int)\n", name)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
-	r := "Y"
-	if v == 4 {
-		r = "X"
-	}
-	R := func(i int) string { return fmt.Sprintf("%s%d", r, i) }
+	poolBack256Args(s, v)
+	s.WriteString("plane:\n")
+	p(s, "VXORPS Y10, Y10, Y10") // Σ g, lanes 0–7
+	p(s, "VXORPS Y11, Y11, Y11") // lanes 8–15
+	p(s, "MOVQ h+40(FP), R13")
+	p(s, "SHRQ $1, R13") // oh
+	s.WriteString("row:\n")
+	p(s, "TESTQ BX, BX")
+	p(s, "JZ scatter")
+	p(s, "XORQ R9, R9")
+	s.WriteString("sumstep:\n")
+	poolBack256SumHalf(s, 0)
+	poolBack256SumHalf(s, 1)
+	p(s, "ADDQ $16, R9")
+	p(s, "CMPQ R9, R12")
+	p(s, "JLT sumstep")
+	poolBack256Scatter(s, v)
+	overlapStep(s, v, "DX")
+	s.WriteString("rowdone:\n")
+	p(s, "LEAQ (SI)(R12*4), SI")
+	p(s, "TESTQ R10, R10")
+	p(s, "JZ nexty")
+	p(s, "LEAQ (R10)(R12*4), R10")
+	s.WriteString("nexty:\n")
+	p(s, "ADDQ R12, R11")
+	p(s, "LEAQ (DI)(R8*2), DI")
+	p(s, "DECQ R13")
+	p(s, "JNZ row")
+	p(s, "TESTQ $1, h+40(FP)")
+	p(s, "JZ evenh")
+	p(s, "ADDQ R8, DI") // skip an odd last row
+	s.WriteString("evenh:\n")
+	poolBack256AddSums(s)
+	poolNextPlane(s, "nc+64(FP)")
+}
+
+// poolBack256Args emits maxpoolBack256x{v}'s argument loads and constants,
+// and returns through done when there are no planes.
+func poolBack256Args(s *bytes.Buffer, v int) {
 	p(s, "MOVQ dx+0(FP), DI")
 	p(s, "MOVQ dy+8(FP), SI")
 	p(s, "MOVQ y+16(FP), R10")
@@ -138,50 +210,47 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 	p(s, "JZ done")
 	p(s, "XORQ R15, R15") // channel
 	p(s, "MOVQ sums+56(FP), BX")
-	s.WriteString("plane:\n")
-	p(s, "VXORPS Y10, Y10, Y10") // Σ g, lanes 0–7
-	p(s, "VXORPS Y11, Y11, Y11") // lanes 8–15
-	p(s, "MOVQ h+40(FP), R13")
-	p(s, "SHRQ $1, R13") // oh
-	s.WriteString("row:\n")
-	p(s, "TESTQ BX, BX")
-	p(s, "JZ scatter")
-	p(s, "XORQ R9, R9")
-	s.WriteString("sumstep:\n")
-	for h := 0; h < 2; h++ {
-		// Live lanes n = clamp(ow − ox0 − 8h, 0, 8); its mask is the 8
-		// words of poolMask256 starting at 8 − n.
-		p(s, "MOVQ R12, CX")
-		p(s, "SUBQ R9, CX")
-		if h == 1 {
-			p(s, "SUBQ $8, CX")
-		}
-		p(s, "CMPQ CX, $8")
-		p(s, "JLE le%d", h)
-		p(s, "MOVQ $8, CX")
-		fmt.Fprintf(s, "le%d:\n", h)
-		p(s, "TESTQ CX, CX")
-		p(s, "JGE ge%d", h)
-		p(s, "XORQ CX, CX")
-		fmt.Fprintf(s, "ge%d:\n", h)
-		p(s, "SHLQ $2, CX")
-		p(s, "LEAQ poolMask256<>+32(SB), AX")
-		p(s, "SUBQ CX, AX")
-		p(s, "VMOVDQU (AX), Y0")
-		p(s, "LEAQ (SI)(R9*4), AX")
-		p(s, "VMASKMOVPS %d(AX), Y0, Y1", 32*h)
-		p(s, "TESTQ R10, R10")
-		p(s, "JZ ng%d", h)
-		p(s, "LEAQ (R10)(R9*4), AX")
-		p(s, "VMASKMOVPS %d(AX), Y0, Y2", 32*h)
-		p(s, "VCMPPS $0x1e, Y15, Y2, Y2") // y > 0
-		p(s, "VANDPS Y2, Y1, Y1")
-		fmt.Fprintf(s, "ng%d:\n", h)
-		p(s, "VADDPS Y1, Y%d, Y%d", 10+h, 10+h)
+}
+
+// poolBack256SumHalf emits the masked load of lanes 8h to 8h+7 of a row's
+// 16-float chunk of g (gated by y > 0 when y is not nil) and its addition
+// to the sums.
+func poolBack256SumHalf(s *bytes.Buffer, h int) {
+	// Live lanes n = clamp(ow − ox0 − 8h, 0, 8); its mask is the 8
+	// words of poolMask256 starting at 8 − n.
+	p(s, "MOVQ R12, CX")
+	p(s, "SUBQ R9, CX")
+	if h == 1 {
+		p(s, "SUBQ $8, CX")
 	}
-	p(s, "ADDQ $16, R9")
-	p(s, "CMPQ R9, R12")
-	p(s, "JLT sumstep")
+	p(s, "CMPQ CX, $8")
+	p(s, "JLE le%d", h)
+	p(s, "MOVQ $8, CX")
+	fmt.Fprintf(s, "le%d:\n", h)
+	p(s, "TESTQ CX, CX")
+	p(s, "JGE ge%d", h)
+	p(s, "XORQ CX, CX")
+	fmt.Fprintf(s, "ge%d:\n", h)
+	p(s, "SHLQ $2, CX")
+	p(s, "LEAQ poolMask256<>+32(SB), AX")
+	p(s, "SUBQ CX, AX")
+	p(s, "VMOVDQU (AX), Y0")
+	p(s, "LEAQ (SI)(R9*4), AX")
+	p(s, "VMASKMOVPS %d(AX), Y0, Y1", 32*h)
+	p(s, "TESTQ R10, R10")
+	p(s, "JZ ng%d", h)
+	p(s, "LEAQ (R10)(R9*4), AX")
+	p(s, "VMASKMOVPS %d(AX), Y0, Y2", 32*h)
+	p(s, "VCMPPS $0x1e, Y15, Y2, Y2") // y > 0
+	p(s, "VANDPS Y2, Y1, Y1")
+	fmt.Fprintf(s, "ng%d:\n", h)
+	p(s, "VADDPS Y1, Y%d, Y%d", 10+h, 10+h)
+}
+
+// poolBack256Scatter emits a row's step loop up to its close: g (gated by
+// y > 0) goes to the window position each code names, zeros elsewhere.
+func poolBack256Scatter(s *bytes.Buffer, v int) {
+	R := poolRegs(v)
 	s.WriteString("scatter:\n")
 	p(s, "XORQ R9, R9")
 	s.WriteString("step:\n")
@@ -197,6 +266,13 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 		p(s, "VPCMPEQD %s, %s, %s", R(c), R(1), R(2))
 		p(s, "VANDPS %s, %s, %s", R(2), R(0), R(4+i)) // a, b, c, d
 	}
+	poolBack256StoreWindows(s, v)
+}
+
+// poolBack256StoreWindows emits the stores of the window positions a, b, c
+// and d (registers 4 to 7), interleaved into dx's two rows.
+func poolBack256StoreWindows(s *bytes.Buffer, v int) {
+	R := poolRegs(v)
 	p(s, "LEAQ (DI)(R9*8), AX")
 	for row := 0; row < 2; row++ {
 		lo, hi := R(4+2*row), R(5+2*row)
@@ -215,21 +291,11 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 			p(s, "ADDQ R8, AX")
 		}
 	}
-	overlapStep(s, v, "DX")
-	s.WriteString("rowdone:\n")
-	p(s, "LEAQ (SI)(R12*4), SI")
-	p(s, "TESTQ R10, R10")
-	p(s, "JZ nexty")
-	p(s, "LEAQ (R10)(R12*4), R10")
-	s.WriteString("nexty:\n")
-	p(s, "ADDQ R12, R11")
-	p(s, "LEAQ (DI)(R8*2), DI")
-	p(s, "DECQ R13")
-	p(s, "JNZ row")
-	p(s, "TESTQ $1, h+40(FP)")
-	p(s, "JZ evenh")
-	p(s, "ADDQ R8, DI") // skip an odd last row
-	s.WriteString("evenh:\n")
+}
+
+// poolBack256AddSums emits the fold of the plane's 16 lane sums, added in
+// float64 to sums[p mod nc] when sums is not nil.
+func poolBack256AddSums(s *bytes.Buffer) {
 	p(s, "TESTQ BX, BX")
 	p(s, "JZ nextplane")
 	fold16(s, "Y10", "Y11", 0, 1, "X0")
@@ -237,7 +303,6 @@ func genPoolBack256(s, d *bytes.Buffer, v int) {
 	p(s, "VADDSD (BX)(R15*8), X0, X0")
 	p(s, "VMOVSD X0, (BX)(R15*8)")
 	s.WriteString("nextplane:\n")
-	poolNextPlane(s, "nc+64(FP)")
 }
 
 // genPoolMask256 writes the lane-mask table of the pooling kernels: eight
