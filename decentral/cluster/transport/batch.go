@@ -30,9 +30,9 @@ const (
 	batchHeader  = 4
 	recordPrefix = 4
 	// linkVersion is the version of the link protocol: one stream per
-	// rank pair carrying batches. HELLO frames name it in K; a peer of
-	// another version is refused.
-	linkVersion = 2
+	// rank pair carrying batches, with multicast frames (version 3). HELLO
+	// frames name it in K; a peer of another version is refused.
+	linkVersion = 3
 	// ackK marks a HELLO frame sent within a batch as an ACK: its Round
 	// is the number of rounds the sending rank completed, so that it holds
 	// every frame of the rounds before.
@@ -254,15 +254,16 @@ type batcher struct {
 // send sends the jobs' frames, after an ACK of ack rounds unless ack < 0,
 // in batches of about Exchange.batchBytes.
 func (w *batcher) send(jobs []edgeJob, ack int64) error {
-	x, chunk := w.x, w.x.chunk
+	x := w.x
 	clear(w.marks)
 	w.marks, w.left = w.marks[:0], 0
 	for _, t := range jobs {
+		chunk, over := x.chunkOf(t.j), recordPrefix+wire.HeaderSize+4*len(t.j.dests)
 		if t.j.encoded {
-			w.left += len(t.j.msg) + (len(t.j.msg)/(4*chunk)+1)*(recordPrefix+wire.HeaderSize)
+			w.left += len(t.j.msg) + (len(t.j.msg)/chunk+1)*over
 		}
 		for _, v := range t.j.vecs {
-			w.left += 4*len(v) + (len(v)/chunk+1)*(recordPrefix+wire.HeaderSize)
+			w.left += 4*len(v) + (len(v)/chunk+1)*over
 		}
 	}
 	w.start()
@@ -272,19 +273,20 @@ func (w *batcher) send(jobs []edgeJob, ack int64) error {
 	for _, t := range jobs {
 		e, j := t.e, t.j
 		h := wire.Header{Round: uint64(j.round), From: uint32(e.local), To: uint32(e.remote)}
+		chunk, dl := x.chunkOf(j), 4*len(j.dests)
 		if j.encoded {
-			b, chunk := j.msg, 4*chunk
+			b := j.msg
 			h.Kind, h.Total = wire.Encoded, uint32(len(b))
 			if t.part[0] > 0 {
 				continue // gRPC took it all before
 			}
 			for off := t.part[1]; off == 0 || off < len(b); off += chunk {
 				n := min(chunk, len(b)-off)
-				if err := w.room(wire.HeaderSize + n); err != nil {
+				if err := w.room(wire.HeaderSize + dl + n); err != nil {
 					return err
 				}
 				h.Offset = uint32(off)
-				w.buf = appendBytesRecord(w.buf, h, b[off:off+n])
+				w.buf = appendChunkRecord(w.buf, h, j.dests, nil, b[off:off+n])
 				w.note(n, mark{e, j.round, [2]int{0, off + n}})
 			}
 			continue
@@ -299,11 +301,11 @@ func (w *batcher) send(jobs []edgeJob, ack int64) error {
 			}
 			for off := first; off == 0 || off < len(v); off += chunk {
 				n := min(chunk, len(v)-off)
-				if err := w.room(wire.HeaderSize + 4*n); err != nil {
+				if err := w.room(wire.HeaderSize + dl + 4*n); err != nil {
 					return err
 				}
 				h.Offset = uint32(off)
-				w.buf = appendFloatRecord(w.buf, h, v[off:off+n])
+				w.buf = appendChunkRecord(w.buf, h, j.dests, v[off:off+n], nil)
 				at := [2]int{k, off + n}
 				if off+n == len(v) {
 					at = [2]int{k + 1, 0}
@@ -327,7 +329,7 @@ func (w *batcher) note(n int, m mark) {
 	w.marks = append(w.marks, m)
 	w.round = max(w.round, m.round)
 	w.payload += int64(n)
-	w.left -= recordPrefix + wire.HeaderSize + n
+	w.left -= recordPrefix + wire.HeaderSize + n // roughly: a multicast frame's list is left out
 }
 
 // room sends the batch if a frame of n bytes would take it past its size.

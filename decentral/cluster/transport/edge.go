@@ -26,6 +26,7 @@ type edge struct {
 	partRound     int64       // the round of the job part is of
 	expect        [2]int64    // the round whose vectors in[p] must receive
 	in            [2]inbox    // receive buffers by round parity
+	multi         bool        // a multicast queue: local's jobs for several nodes of rank (see multicast.go)
 }
 
 // inbox holds the vectors of one round on one edge. An encoded message's
@@ -39,7 +40,20 @@ type inbox struct {
 	filled []int       // floats (bytes, encoded) copied so far, by k
 	seen   []bool      // a chunk of k arrived
 	done   []bool      // vector k is complete
+	// The slices' first inlineShares elements, inside the edge: the
+	// reads of a round (Recv, reset) then miss the cache less. An edge is
+	// never copied.
+	vecs0   [inlineShares][]float32
+	raw0    [inlineShares][]byte
+	got0    [inlineShares]int
+	filled0 [inlineShares]int
+	seen0   [inlineShares]bool
+	done0   [inlineShares]bool
 }
+
+// inlineShares is the number of vectors an inbox holds without a slice of
+// its own: the two that most methods share.
+const inlineShares = 2
 
 // job is one Send's vectors, or one SendEncoded's message, for one edge.
 type job struct {
@@ -47,6 +61,7 @@ type job struct {
 	vecs    [][]float32
 	msg     []byte
 	encoded bool
+	dests   []int // a multicast job's destinations, nil for an edge's job
 }
 
 func edgeKey(local, remote int) uint64 { return uint64(local)<<32 | uint64(remote) }
@@ -67,6 +82,9 @@ func (x *Exchange) edgeLocked(local, remote int) *edge {
 	x.emu.Lock()
 	x.edges[key] = e
 	x.emu.Unlock()
+	if x.recvTab != nil {
+		x.recvTab[x.localPos[local]*x.cfg.Nodes+remote].Store(e)
+	}
 	return e
 }
 
@@ -85,16 +103,17 @@ func (e *edge) wakeWriter() { e.link.wakeWriter() }
 // the lock (admitLocked), its data copied without the lock (copyIn), and
 // what arrived counted under the lock again (accountLocked).
 func (x *Exchange) deliver(l *link, e *edge, a *attachment, f *frameIn) error {
+	var d delivery
 	x.mu.Lock()
-	d, err := x.admitLocked(l, e, a, f)
+	take, err := x.admitLocked(l, e, a, f, &d)
 	x.mu.Unlock()
-	if err != nil || d == nil {
+	if !take {
 		return err
 	}
-	err = x.copyIn(e, f, d)
+	err = x.copyIn(e, f, &d)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.accountLocked(e, d, err)
+	return x.accountLocked(e, &d, err)
 }
 
 // delivery is a frame admitted into an inbox: which vector of which round
@@ -110,14 +129,15 @@ type delivery struct {
 }
 
 // admitLocked checks frame f of edge e, which arrived on attachment a of
-// link l, waits until a round can take it, and makes room for its data. It
-// returns nil without an error for a frame that nothing takes (a repeat, a
-// frame of a completed round, one that arrives while this rank leaves), and
-// fails the exchange on a frame that breaks the protocol.
-func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*delivery, error) {
+// link l, waits until a round can take it, and makes room for its data,
+// which it describes in d. It reports whether the frame is taken: not,
+// without an error, for a frame that nothing takes (a repeat, a frame of a
+// completed round, one that arrives while this rank leaves); not, failing
+// the exchange, for a frame that breaks the protocol.
+func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn, d *delivery) (bool, error) {
 	h := &f.h
 	if h.Round > math.MaxInt64/2 {
-		return nil, x.faultLocked(e, "a frame of round %d", h.Round)
+		return false, x.faultLocked(e, "a frame of round %d", h.Round)
 	}
 	enc, unit := h.Kind == wire.Encoded, 4
 	if enc {
@@ -126,25 +146,25 @@ func (x *Exchange) admitLocked(l *link, e *edge, a *attachment, f *frameIn) (*de
 	r, k, n := int64(h.Round), int(h.K), f.n/unit
 	off, total := int(h.Offset), int(h.Total)
 	if take, err := x.awaitRoundLocked(l, e, a, r, enc); !take {
-		return nil, err
+		return false, err
 	}
 	if err := x.checkEncodingLocked(e, r, enc, total); err != nil {
-		return nil, err
+		return false, err
 	}
 	in := &e.in[r&1]
 	if in.round != r {
 		in.reset(r)
 	}
 	if r == x.round && (e.expect[r&1] != r || k >= x.shares) {
-		return nil, x.unexpectedLocked(e, r, k)
+		return false, x.unexpectedLocked(e, r, k)
 	}
 	in.grow(k + 1)
-	d := &delivery{in: in, round: r, k: k, off: off, n: n, total: total, enc: enc}
+	*d = delivery{in: in, round: r, k: k, off: off, n: n, total: total, enc: enc}
 	if take, err := x.checkChunkLocked(e, f, d); !take {
-		return nil, err
+		return false, err
 	}
 	x.makeRoomLocked(d)
-	return d, nil
+	return true, nil
 }
 
 // faultLocked fails the exchange on a frame of e's remote node that breaks
@@ -272,6 +292,12 @@ func (x *Exchange) copyIn(e *edge, f *frameIn, d *delivery) error {
 	}
 	f.r.read(d.raw[d.off:])
 	x.bytesRecv.Add(int64(d.n))
+	return x.decodeIn(e, d)
+}
+
+// decodeIn decodes the encoded message of delivery d of edge e into its
+// vector, once its last chunk is in, and checks the result finite.
+func (x *Exchange) decodeIn(e *edge, d *delivery) error {
 	if d.vec == nil {
 		return nil // more chunks to come
 	}
@@ -293,6 +319,14 @@ func (x *Exchange) accountLocked(e *edge, d *delivery, err error) error {
 		x.failLocked(err)
 		return err
 	}
+	x.filledLocked(e, d)
+	x.heardLocked(e.rank)
+	return nil
+}
+
+// filledLocked counts delivery d's data as arrived, completing its vector
+// and the round's wait for it when it is whole.
+func (x *Exchange) filledLocked(e *edge, d *delivery) {
 	in, k, r := d.in, d.k, d.round
 	in.filled[k] += d.n
 	if in.filled[k] == d.total {
@@ -301,8 +335,6 @@ func (x *Exchange) accountLocked(e *edge, d *delivery, err error) error {
 			x.pending--
 		}
 	}
-	x.heardLocked(e.rank)
-	return nil
 }
 
 // reset empties the inbox for round r, keeping its buffers.
@@ -316,6 +348,10 @@ func (in *inbox) reset(r int64) {
 
 // grow makes room for vectors 0..k-1.
 func (in *inbox) grow(k int) {
+	if in.vecs == nil {
+		in.vecs, in.raw, in.got, in.filled = in.vecs0[:0], in.raw0[:0], in.got0[:0], in.filled0[:0]
+		in.seen, in.done = in.seen0[:0], in.done0[:0]
+	}
 	for len(in.vecs) < k {
 		in.vecs = append(in.vecs, nil)
 		in.raw = append(in.raw, nil)

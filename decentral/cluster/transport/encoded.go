@@ -53,14 +53,6 @@ func (x *Exchange) SendEncoded(node int, to []int, msg []byte, dec []float32) (i
 	}
 	sent := x.sent[x.round&1]
 	sent[node] = append(sent[node][:0], dec)
-	for _, j := range to {
-		if x.owner[j] == x.cfg.Rank {
-			continue
-		}
-		e := x.edgeLocked(node, j)
-		e.queue = append(e.queue, job{round: x.round, msg: msg, encoded: true})
-		x.outPending++
-		e.wakeWriter()
-	}
+	x.queueSameLocked(node, to, job{round: x.round, msg: msg, encoded: true})
 	return int64(len(msg)) * int64(len(to)), nil
 }

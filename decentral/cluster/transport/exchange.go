@@ -7,9 +7,10 @@
 // round first needs it and kept open; the frames of all the edges between
 // the two ranks go both ways on it, as decentral/cluster/wire frames through a codec
 // of raw bytes (no protobuf), a round's frames for a rank batched into few
-// messages (see batch.go). A link opens with a HELLO each way that carries
-// the link protocol's version and the run's config hash: a peer of another
-// version or hash is refused. With TLS, both sides present certificates of
+// messages (see batch.go); a node's vectors for several nodes of the peer
+// rank travel once, naming them (see multicast.go). A link opens with a
+// HELLO each way that carries the link protocol's version and the run's
+// config hash: a peer of another version or hash is refused. With TLS, both sides present certificates of
 // the run's CA that name their rank ("gtstorm-rank-R", URI
 // "gtstorm://rank/R"), and a peer must be the rank it says it is.
 //
@@ -101,10 +102,16 @@ type Exchange struct {
 	first      int64   // the first round begun
 	batchBytes int     // the size a batch of frames grows to before it is sent
 	links      []*link // by rank; nil for this rank and until needed
+	byRank     [][]int // queueSameLocked's room: a Send's destinations by rank
 
 	cur   atomic.Int64 // the round Recv reads: the round in progress, or the one before after BeginNextRound
 	emu   sync.RWMutex // guards edges; taken inside mu
 	edges map[uint64]*edge
+
+	localPos []int                  // by node: its index in local, or -1
+	recvTab  []atomic.Pointer[edge] // Recv's edges by local index × Nodes + remote node, where not too many; else nil
+	inW      *decentral.Mixing      // the mixing matrix of in's edges
+	in       []*edge                // the edges from which inW's rounds expect vectors
 
 	logMu  sync.Mutex
 	logged map[string]bool // refusals reported, by reason
@@ -130,10 +137,11 @@ type peerState struct {
 type Stats struct {
 	// BytesSent and BytesRecv count the payload bytes of the round's
 	// messages that crossed the network — 4 a float of a vector, or an
-	// encoded message's length — so that they add up to the optimizer's
-	// bytes sent for the messages to other ranks. Messages delivered in
-	// memory to nodes of this rank are not counted here, though Send's and
-	// SendEncoded's results count them.
+	// encoded message's length. A node's Send or SendEncoded to several
+	// nodes of one rank crosses once (multicast.go), and counts once here,
+	// though Send's and SendEncoded's results count it per destination, as
+	// a network of point-to-point links would carry it. Messages delivered
+	// in memory to nodes of this rank are not counted here.
 	BytesSent, BytesRecv int64
 	// Wait is the wall time spent blocked in Wait, and Waits the number of
 	// Waits that returned: Wait/Waits is the time waiting on the network
@@ -187,10 +195,16 @@ func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
 	for r := range x.peers {
 		x.peers[r].stopped = -1
 	}
+	x.localPos = make([]int, cfg.Nodes)
 	for i, r := range owner {
+		x.localPos[i] = -1
 		if r == cfg.Rank {
+			x.localPos[i] = len(x.local)
 			x.local = append(x.local, i)
 		}
+	}
+	if len(x.local)*cfg.Nodes <= maxRecvTab {
+		x.recvTab = make([]atomic.Pointer[edge], len(x.local)*cfg.Nodes)
 	}
 	return x, nil
 }

@@ -154,10 +154,10 @@ func rawLink(t *testing.T, ctx context.Context, addr string, hello []byte) (grpc
 	return cs, nil
 }
 
-// sendRaw sends frame on a link stream as a peer does: a DATA or ENCODED
-// frame in a batch, any other alone.
+// sendRaw sends frame on a link stream as a peer does: a DATA, ENCODED,
+// MULTI or MULTIENC frame in a batch, any other alone.
 func sendRaw(cs grpc.ClientStream, frame []byte) error {
-	if len(frame) >= 4 && (wire.Kind(frame[3]) == wire.Data || wire.Kind(frame[3]) == wire.Encoded) {
+	if len(frame) >= 4 && (wire.Kind(frame[3]).Unicast() == wire.Data || wire.Kind(frame[3]).Unicast() == wire.Encoded) {
 		b := newBatch(len(frame) + 4)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(frame)))
 		frame = append(b, frame...)
@@ -286,9 +286,10 @@ func TestHelloRefused(t *testing.T) {
 		{"not HELLO", linkMethod, wire.AppendFloats(nil, wire.Header{Kind: wire.Data, From: 0, To: 1, Total: 1}, []float32{1}), codes.InvalidArgument, "a DATA frame before HELLO"},
 		{"not my rank", linkMethod, hello(linkVersion, 0, 2), codes.InvalidArgument, "HELLO to rank 2, this is rank 1"},
 		{"higher rank opens", linkMethod, hello(linkVersion, 2, 1), codes.InvalidArgument, "the lower rank of a pair opens its link"},
-		{"other version", linkMethod, hello(1, 0, 1), codes.FailedPrecondition, "link protocol version 1: this rank speaks 2"},
+		{"other version", linkMethod, hello(1, 0, 1), codes.FailedPrecondition, "link protocol version 1: this rank speaks 3"},
+		{"before multicast", linkMethod, hello(2, 0, 1), codes.FailedPrecondition, "link protocol version 2: this rank speaks 3"},
 		{"garbage", linkMethod, []byte("GET / HTTP/1.1"), codes.InvalidArgument, "short frame"},
-		{"edge stream", edgeMethod, hello(0, 0, 1), codes.FailedPrecondition, "link protocol version 1): this rank speaks version 2"},
+		{"edge stream", edgeMethod, hello(0, 0, 1), codes.FailedPrecondition, "link protocol version 1): this rank speaks version 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"google.golang.org/grpc/codes"
@@ -36,6 +37,7 @@ type link struct {
 	out     []sentBatch   // batches handed to gRPC, not yet acknowledged, oldest first
 	acked   int64         // rounds the peer completed, as far as this rank knows
 	ackSent int64         // rounds completed that this rank last told the peer
+	fan     fanIn         // the reader's room for multicast frames
 
 	readers, writers atomic.Int32 // running, for the check that there is one of each at most
 }
@@ -261,6 +263,8 @@ func (x *Exchange) dispatch(l *link, a *attachment, f *frameIn) error {
 			return err
 		}
 		return x.deliver(l, e, a, f)
+	case f.h.Kind == wire.Multi || f.h.Kind == wire.MultiEncoded:
+		return x.fanOut(l, a, f)
 	case f.h.Kind == wire.Hello && f.h.K == ackK && f.h.Round <= math.MaxInt64/2:
 		x.mu.Lock()
 		x.ackLocked(l, int64(f.h.Round))
@@ -324,8 +328,8 @@ func (x *Exchange) writeLoop(l *link, a *attachment) {
 		jobs := x.takeJobsLocked(l, w.jobs[:0])
 		w.jobs = jobs
 		if len(jobs) == 0 && ack < 0 {
-			if x.leaving && len(l.edges) > 0 {
-				e := l.edges[0]
+			if i := slices.IndexFunc(l.edges, func(e *edge) bool { return !e.multi }); x.leaving && i >= 0 {
+				e := l.edges[i]
 				x.mu.Unlock()
 				x.sendBye(e, a)
 				return

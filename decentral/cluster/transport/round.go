@@ -64,34 +64,28 @@ func (x *Exchange) beginRound(t int, w *decentral.Mixing, shares int, next bool)
 	if !next {
 		x.cur.Store(r)
 	}
-	for _, i := range x.local {
-		for _, j := range w.From(i) {
-			if x.owner[j] == x.cfg.Rank {
-				continue
-			}
-			e := x.edgeLocked(i, j)
-			e.expect[r&1] = r
-			x.pending += shares
-			if in := &e.in[r&1]; in.round == r {
-				for k := range in.seen {
-					if in.seen[k] && k >= shares {
-						return x.unexpectedLocked(e, r, k)
-					}
-					if in.done[k] && k < shares {
-						x.pending--
-					}
+	for _, e := range x.inEdgesLocked(w) {
+		e.expect[r&1] = r
+		x.pending += shares
+		if in := &e.in[r&1]; in.round == r {
+			for k := range in.seen {
+				if in.seen[k] && k >= shares {
+					return x.unexpectedLocked(e, r, k)
+				}
+				if in.done[k] && k < shares {
+					x.pending--
 				}
 			}
 		}
-		for _, j := range w.To(i) {
-			if x.owner[j] != x.cfg.Rank {
-				x.edgeLocked(i, j)
-			}
-		}
 	}
-	for _, e := range x.edges {
-		if e.in[r&1].round == r && e.expect[r&1] != r {
-			return x.unexpectedLocked(e, r, -1)
+	for _, l := range x.links {
+		if l == nil {
+			continue
+		}
+		for _, e := range l.edges {
+			if e.in[r&1].round == r && e.expect[r&1] != r {
+				return x.unexpectedLocked(e, r, -1)
+			}
 		}
 	}
 	x.cond.Broadcast() // readers holding frames of round t+1 go on
@@ -132,7 +126,7 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	sent := x.sent[x.round&1]
 	sent[node] = append(sent[node][:0], vecs...)
 	x.each[x.round&1][node] = scattered{}
-	x.queueLocked(node, to, func(int) [][]float32 { return sent[node] })
+	x.queueSameLocked(node, to, job{round: x.round, vecs: sent[node]})
 	return int64(floats) * 4 * int64(len(to)), nil
 }
 
@@ -254,7 +248,9 @@ func (x *Exchange) stalledLocked(now time.Time) error {
 				}
 			}
 		}
-		if len(e.queue) > 0 {
+		if len(e.queue) > 0 && e.multi {
+			missing[e.rank] = append(missing[e.rank], fmt.Sprintf("sending node %d's vectors to %d nodes", e.local, len(e.queue[0].dests)))
+		} else if len(e.queue) > 0 {
 			missing[e.rank] = append(missing[e.rank], fmt.Sprintf("sending node %d's vectors to node %d", e.local, e.remote))
 		}
 	}
@@ -305,9 +301,7 @@ func (x *Exchange) Recv(node, from int) [][]float32 {
 		}
 		return x.sent[r&1][from]
 	}
-	x.emu.RLock()
-	e := x.edges[edgeKey(node, from)]
-	x.emu.RUnlock()
+	e := x.recvEdge(node, from)
 	if e == nil || e.in[r&1].round != r {
 		return nil
 	}

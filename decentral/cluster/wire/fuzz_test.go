@@ -21,6 +21,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(AppendBytes(nil, Header{Round: 5, From: 2, To: 1, Total: 7}, []byte{1, 2, 3, 4, 5, 6, 7}), true)
 	f.Add(AppendBytes(nil, Header{K: 1, Offset: 4, Total: 6}, []byte{0xff, 0xff}), false)
 	f.Add(AppendBytes(nil, Header{Offset: 3, Total: 4}, []byte{9, 9}), false)
+	f.Add(AppendMulti(nil, Header{Kind: Multi, Round: 2, From: 1, Offset: 1, Total: 3}, []int{4, 5}, []float32{1, 2}, nil), true)
+	f.Add(AppendMulti(nil, Header{Kind: MultiEncoded, Total: 2}, []int{7}, nil, []byte{1, 2}), false)
 	f.Add([]byte("GT\x01"), false)
 	f.Add(make([]byte, HeaderSize), false)
 	f.Fuzz(func(t *testing.T, b []byte, finite bool) {
@@ -63,6 +65,16 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("accepted a chunk outside its message: %+v, %d bytes", fr.Header, len(fr.Payload))
 			}
 			again = AppendBytes(nil, fr.Header, fr.Payload)
+		} else if fr.Kind.Unicast() != fr.Kind {
+			d, unit := uint64(fr.To), uint64(1)
+			if fr.Kind == Multi {
+				unit = 4
+			}
+			rest := uint64(len(fr.Payload)) - 4*d
+			if d == 0 || 4*d > uint64(len(fr.Payload)) || rest%unit != 0 || uint64(fr.Offset)+rest/unit > uint64(fr.Total) {
+				t.Fatalf("accepted a bad multicast frame: %+v, %d bytes", fr.Header, len(fr.Payload))
+			}
+			again = append(AppendHeader(nil, fr.Header), fr.Payload...)
 		} else {
 			again = AppendText(nil, fr.Header, string(fr.Payload))
 		}

@@ -7,6 +7,9 @@
 // An ENCODED frame carries one chunk of a compressed message instead — the
 // compressor's bytes, which the receiver decodes — with its offset and
 // total length in bytes.
+// A MULTI (MULTIENC) frame is a DATA (ENCODED) frame for several nodes of
+// one rank at once: To is their number n, and its payload starts with the
+// n destination nodes, uint32 each (see AppendMulti).
 // HELLO, ERROR and BYE frames carry text: the run's config hash at connect,
 // a peer's reason for closing, or a rank's goodbye when it stops.
 //
@@ -14,12 +17,13 @@
 //
 //	0  'G' 'T'   magic
 //	2  version   1
-//	3  kind      DATA, GATHER, HELLO, ERROR, BYE or ENCODED
+//	3  kind      DATA, GATHER, HELLO, ERROR, BYE, ENCODED, MULTI or MULTIENC
 //	4  k         which of the algorithm's shared vectors (x = 0, v or y = 1)
 //	5  0 0 0     reserved, zero
 //	8  round     uint64
 //	16 from      uint32, the sending node
-//	20 to        uint32, the receiving node
+//	20 to        uint32, the receiving node (MULTI, MULTIENC: the number
+//	             of receiving nodes, listed at the payload's start)
 //	24 offset    uint32, the chunk's first float in the vector (byte in
 //	             the message, for ENCODED)
 //	28 total     uint32, the vector's length in floats (the message's in
@@ -96,6 +100,10 @@ func (k Kind) String() string {
 		return "BYE"
 	case Encoded:
 		return "ENCODED"
+	case Multi:
+		return "MULTI"
+	case MultiEncoded:
+		return "MULTIENC"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -179,8 +187,12 @@ func Decode(b []byte, checkFinite bool) (Frame, error) {
 		return Frame{}, err
 	}
 	f := Frame{Header: h, Payload: b[HeaderSize:]}
-	if checkFinite && h.Kind.Floats() {
-		if i, v := firstNonFinite(f.Payload); i >= 0 {
+	if checkFinite && (h.Kind.Floats() || h.Kind == Multi) {
+		p := f.Payload
+		if h.Kind == Multi {
+			p = p[4*h.To:] // after the destinations
+		}
+		if i, v := firstNonFinite(p); i >= 0 {
 			return f, nonFinite(v, uint64(h.Offset)+uint64(i))
 		}
 	}
@@ -222,6 +234,8 @@ func DecodeHeader(b []byte, n int) (Header, error) {
 		if end := uint64(h.Offset) + uint64(n); end > uint64(h.Total) {
 			return h, malformed("chunk past the message's end: bytes [%d, %d) of %d", h.Offset, end, h.Total)
 		}
+	case Multi, MultiEncoded:
+		return h, checkMulti(h, n)
 	case Hello, Error, Bye:
 		if h.Offset != 0 || h.Total != 0 {
 			return h, malformed("%s frame with offset %d and total %d, want 0", h.Kind, h.Offset, h.Total)
