@@ -21,9 +21,10 @@ const (
 const AttackKinds = "signflip[:s]|gauss[:σ]|alie[:z]|ipm[:ε]|dissensus[:ε]|labelflip"
 
 // Attack is what the Byzantine nodes of a run (Config.Byzantine) do. Each
-// round a Byzantine node b sends each neighbour j its own message m_bj in
-// place of v_b, the vector it would have sent honestly, on every slab its
-// method shares (x, and y or v where the method tracks a direction):
+// round a Byzantine node b sends each honest neighbour j its own message
+// m_bj in place of v_b, the vector it would have sent honestly, on every
+// slab its method shares (x, and y or v where the method tracks a
+// direction); to a Byzantine neighbour, a colluder, it sends v_b:
 //
 //	signflip:s    m_bj = −s · v_b                                   (s = 1)
 //	gauss:σ       m_bj = v_b + σ ξ, ξ ~ N(0, I) drawn from a stream of

@@ -51,8 +51,11 @@ func (l *liar) messages(t, n, shares, p int) [][][]float32 {
 
 // sendNode sends node i's vectors of round t, vecs, to the nodes of to,
 // which W_t = mx gives: as they are, or, for a Byzantine node under an
-// attack on messages, each neighbour its own lies made with worker w's
-// scratch.
+// attack on messages, each honest neighbour its own lies made with worker
+// w's scratch. The Byzantine nodes collude: they send each other their
+// honest vectors, so that each keeps the state an honest node in its place
+// would have (from which signflip and gauss lie), and none is driven to
+// overflow by the others' lies.
 func (o *Optimizer) sendNode(w, i, t int, mx *Mixing, to []int, vecs [][]float32) (int64, error) {
 	if o.byz == nil || !o.byz[i] || !o.attack.Lies() {
 		return o.ex.Send(i, to, vecs)
@@ -61,6 +64,10 @@ func (o *Optimizer) sendNode(w, i, t int, mx *Mixing, to []int, vecs [][]float32
 	s := &o.rob[w]
 	for n, j := range to {
 		for k, v := range vecs {
+			if o.byz[j] {
+				copy(msgs[n][k], v)
+				continue
+			}
 			o.lie(s, msgs[n][k], mx, t, i, j, k, v)
 		}
 	}
@@ -200,7 +207,7 @@ func (o *Optimizer) checkOmniscient(mx *Mixing) error {
 
 // CheckPlacement refuses a run spread over processes, node i on rank
 // owner[i], whose attack a is omniscient and whose Byzantine node b (of
-// byz) lies in W = mx to a node j that b's rank does not run, or one of
+// byz) lies in W = mx to an honest node j that b's rank does not run, or one of
 // whose honest neighbours it does not run: b's lies to j read the vectors
 // of the round j and those neighbours share, and are made on b's rank.
 // The other attacks go anywhere.
@@ -228,6 +235,9 @@ func CheckPlacement(mx *Mixing, byz []int, a Attack, owner []int) error {
 // of and that here says runs elsewhere, or nil.
 func omniscientReach(mx *Mixing, byz []bool, a Attack, b int, here func(int) bool) error {
 	for _, j := range mx.to[b] {
+		if byz[j] { // a colluder, told the truth
+			continue
+		}
 		far := -1
 		if !here(j) {
 			far = j

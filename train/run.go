@@ -301,6 +301,11 @@ type BenchResult struct {
 	Warmup          int     `json:"warmup"`
 	Workers         int     `json:"workers"`
 	Kernels         string  `json:"kernels"` // the compute kernel set: avx512, avx2, neon or go
+	Params          int     `json:"params"`  // p, the model's parameter count
+	Topology        string  `json:"topology"`
+	Byzantine       []int   `json:"byzantine,omitempty"` // the nodes that lie
+	Attack          string  `json:"attack,omitempty"`
+	Aggregate       string  `json:"aggregate,omitempty"` // the rule replacing plain gossip
 }
 
 // Bench builds the run of cfg, runs warmup rounds, then times cfg.Iters
@@ -311,6 +316,9 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 	}
 	if warmup < 0 {
 		return nil, &ConfigError{"warmup", warmup, "0 or more rounds"}
+	}
+	if err := cfg.CheckGraphs(); err != nil {
+		return nil, err
 	}
 	s, err := newSetup(cfg)
 	if err != nil {
@@ -351,6 +359,11 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 		Warmup:          warmup,
 		Workers:         s.opt.Workers(),
 		Kernels:         kernels.Name(),
+		Params:          s.model.NumParams(),
+		Topology:        cfg.Topology,
+		Byzantine:       s.opt.Byzantine(),
+		Attack:          cfg.Attack,
+		Aggregate:       cfg.Aggregate,
 	}, nil
 }
 

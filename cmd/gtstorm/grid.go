@@ -20,12 +20,48 @@ type gridFlags struct {
 	seeds int
 	out   string
 	force bool
+	vary  varyFlag
 }
 
 func (g *gridFlags) register(fs *flag.FlagSet, name string) {
 	fs.IntVar(&g.seeds, "seeds", 1, "seeds per setting (--seed, --seed+1, …)")
 	fs.StringVar(&g.out, "out", "", "output folder (default runs/<timestamp>-"+name+")")
 	fs.BoolVar(&g.force, "force", false, "run into an --out that holds other files or another grid (runs whose settings match are kept)")
+	fs.Var(&g.vary, "vary", "NAME=V1,V2,…: a setting and the values the grid gives it, e.g. rho=0.1,1,10; repeated, the grid runs every combination (--vary byzantine=0,2 --vary attack=none,signflip:1 --vary aggregate=mean,clip: a combination without Byzantine nodes or with attack none is clean, one cell per rule). NAME is one of "+strings.Join(train.Sweepable(), ", "))
+}
+
+// varyFlag collects the values of a repeated --vary, as given.
+type varyFlag []string
+
+func (v *varyFlag) String() string { return strings.Join(*v, " ") }
+
+func (v *varyFlag) Set(s string) error {
+	*v = append(*v, s)
+	return nil
+}
+
+// varies parses the --vary flags and refuses one for a setting also given
+// as its own flag, or for one the command sets per cell (fixed: compare's
+// algo and partition, set by --algos and --partitions).
+func (g *gridFlags) varies(fs *flag.FlagSet, fixed map[string]string) ([]experiment.Vary, error) {
+	var out []experiment.Vary
+	for _, spec := range g.vary {
+		v, err := experiment.ParseVary(spec)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		if plural, ok := fixed[v.Name]; ok {
+			return nil, usagef("--vary %s: %s varies %s with --%s; give --%s %s", spec, fs.Name(), v.Name, plural, plural, strings.Join(v.Values, ","))
+		}
+		if fs.Lookup(v.Name) != nil && isSet(fs, v.Name) {
+			return nil, usagef("--%s: the grid varies %s (--vary %s); give its values there only", v.Name, v.Name, spec)
+		}
+		if _, err := uniqueList("vary "+v.Name, strings.Join(v.Values, ",")); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // check validates the flags against the base settings.
@@ -42,7 +78,7 @@ func (g *gridFlags) check(cfg train.Config) error {
 // runCompare runs algorithms × partitions × seeds and prints the paper's
 // accuracy table.
 func runCompare(args []string, stdout, stderr io.Writer) error {
-	const synopsis = "compare [--algos A,B] [--partitions P,Q] [--seeds N] [run flags]"
+	const synopsis = "compare [--algos A,B] [--partitions P,Q] [--vary NAME=V1,V2 …] [--seeds N] [run flags]"
 	fs := newFlagSet("compare", synopsis, stdout)
 	fs.Usage = func() { printFlags(stdout, fs, synopsis, "algo", "partition") } // set per cell
 	cfg := train.Default()
@@ -79,12 +115,19 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if isSet(fs, "gamma") && !slices.ContainsFunc(al, isCHOCO) {
 		return usagef("--gamma %v: γ is CHOCO's consensus step; --algos %s has no %s", cfg.Gamma, *algos, decentral.CHOCO)
 	}
+	vary, err := g.varies(fs, map[string]string{"algo": "algos", "partition": "partitions"})
+	if err != nil {
+		return err
+	}
 	defaulted := g.out == ""
 	if defaulted {
 		g.out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
 	}
-	cells := experiment.CompareCells(cfg, al, pl, g.seeds)
-	title := fmt.Sprintf("%s: algorithms × partitions", cfg.DataName())
+	cells, err := experiment.VaryCells(experiment.CompareCells(cfg, al, pl, g.seeds), vary)
+	if err != nil {
+		return runError(err)
+	}
+	title := fmt.Sprintf("%s: %s", cfg.DataName(), compareTitle(al, pl, vary))
 	if *budget != "" {
 		b, err := experiment.ParseBudget(*budget)
 		if err != nil {
@@ -111,46 +154,63 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	return runGrid(cells, g, rerunCommand("compare", args, g.out, defaulted), title, true, stdout, stderr)
 }
 
+// compareTitle names what a compare grid varies: algorithms × partitions,
+// and the --vary settings after them, leaving out algorithms or partitions
+// when there is one of them and a --vary (titles must fit the figure).
+func compareTitle(algos, partitions []string, vary []experiment.Vary) string {
+	if len(vary) == 0 {
+		return "algorithms × partitions"
+	}
+	var names []string
+	if len(algos) > 1 {
+		names = append(names, "algorithms")
+	}
+	if len(partitions) > 1 {
+		names = append(names, "partitions")
+	}
+	return strings.Join(append(names, experiment.VaryTitle(vary)), " × ")
+}
+
 // isCHOCO reports whether a --algos entry names CHOCO (choco or choco:SPEC).
 func isCHOCO(algo string) bool {
 	name, _, _ := strings.Cut(algo, ":")
 	return name == decentral.CHOCO
 }
 
-// runSweep varies one setting and tabulates the results.
+// runSweep varies one setting, or several in every combination, and
+// tabulates the results.
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sweep", "sweep --vary NAME=V1,V2,… [--seeds N] [run flags]", stdout)
+	fs := newFlagSet("sweep", "sweep --vary NAME=V1,V2,… [--vary NAME2=…] [--seeds N] [run flags]", stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
-	vary := fs.String("vary", "", "the setting to vary and its values, e.g. rho=0.1,1,10,100 (one of "+strings.Join(train.Sweepable(), ", ")+")")
 	var g gridFlags
 	g.register(fs, "sweep-<name>")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	name, values, ok := strings.Cut(*vary, "=")
-	if !ok || name == "" || values == "" {
-		return usagef("--vary %q: want NAME=V1,V2,… with NAME one of %s", *vary, strings.Join(train.Sweepable(), ", "))
-	}
-	if fs.Lookup(name) != nil && isSet(fs, name) {
-		return usagef("--%s: the sweep varies %s (--vary %s); give its values there only", name, name, *vary)
+	if len(g.vary) == 0 {
+		return usagef("--vary: want NAME=V1,V2,… with NAME one of %s", strings.Join(train.Sweepable(), ", "))
 	}
 	if err := g.check(cfg); err != nil {
 		return err
 	}
-	vl, err := uniqueList("vary "+name, values)
+	vary, err := g.varies(fs, nil)
 	if err != nil {
 		return err
 	}
-	cells, err := experiment.SweepCells(cfg, name, vl, g.seeds)
+	cells, err := experiment.VaryCells([]experiment.Cell{{Configs: experiment.Seeds(cfg, g.seeds)}}, vary)
 	if err != nil {
 		return runError(err)
 	}
+	names := make([]string, len(vary))
+	for i, v := range vary {
+		names[i] = v.Name
+	}
 	defaulted := g.out == ""
 	if defaulted {
-		g.out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), name)
+		g.out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), strings.Join(names, "-"))
 	}
-	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), name)
+	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), experiment.VaryTitle(vary))
 	return runGrid(cells, g, rerunCommand("sweep", args, g.out, defaulted), title, false, stdout, stderr)
 }
 

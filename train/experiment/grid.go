@@ -20,6 +20,9 @@ import (
 type Cell struct {
 	Label   string         // e.g. "gt-storm / label" or "rho=10"
 	Configs []train.Config // one per seed
+	// Vary holds the parts of Label that --vary set, such as "rho=10" or
+	// "clean" (see [VaryCells]), in order.
+	Vary []string
 }
 
 // CellResult is the outcome of a cell's runs.
@@ -61,18 +64,11 @@ func CompareCells(base train.Config, algos, partitions []string, seeds int) []Ce
 	return cells
 }
 
-// SweepCells returns the cells of `gtstorm sweep`: base with the setting
-// named by param (any of Sweepable) set to each of values in turn.
+// SweepCells returns the cells of `gtstorm sweep` with one --vary: base
+// with the setting named by param (any of Sweepable) set to each of values
+// in turn. [VaryCells] makes the grid of several.
 func SweepCells(base train.Config, param string, values []string, seeds int) ([]Cell, error) {
-	var cells []Cell
-	for _, v := range values {
-		c := base
-		if err := c.Set(param, v); err != nil {
-			return nil, err
-		}
-		cells = append(cells, Cell{Label: param + "=" + v, Configs: Seeds(c, seeds)})
-	}
-	return cells, nil
+	return VaryCells([]Cell{{Configs: Seeds(base, seeds)}}, []Vary{{Name: param, Values: values}})
 }
 
 // GridFile lists the cells of a grid in its output folder, so that a rerun
@@ -274,7 +270,7 @@ func NetworkCells(cells []Cell, networks []string) ([]Cell, error) {
 			return nil, fmt.Errorf("--networks %s: want LATENCY/BANDWIDTH such as 1ms/1Gbit or 50ms/10Mbit", n)
 		}
 		for _, cell := range cells {
-			c := Cell{Label: cell.Label + " / " + n, Configs: slices.Clone(cell.Configs)}
+			c := Cell{Label: cell.Label + " / " + n, Configs: slices.Clone(cell.Configs), Vary: cell.Vary}
 			for k := range c.Configs {
 				if err := c.Configs[k].Set("link-latency", lat); err != nil {
 					return nil, fmt.Errorf("--networks %s: want a latency such as 1ms before the /", n)

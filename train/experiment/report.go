@@ -109,8 +109,10 @@ func roundsNote(res []CellResult, r CellResult) string {
 // Report returns the Markdown tables of a grid: one row per cell with the
 // final figures as mean ± std over its seeds and, when pivot is set (a
 // compare grid), the paper's table of test accuracy, algorithms by
-// partitions. Runs that diverged are left out of the means and counted in
-// the cell's label; a cell whose every run diverged says so.
+// partitions; or, for a grid that varies the Byzantine settings (compare
+// or sweep), the honest nodes' test accuracy and loss as attacks by
+// aggregation rules. Runs that diverged are left out of the means and
+// counted in the cell's label; a cell whose every run diverged says so.
 func Report(title string, res []CellResult, pivot bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", title)
@@ -120,7 +122,10 @@ func Report(title string, res []CellResult, pivot bool) string {
 	if honestOnly(res) {
 		b.WriteString("Runs with Byzantine nodes are measured on their honest nodes only: x̄ is the honest nodes' mean, and the consensus error, losses and mean local accuracy are theirs (summary.json lists the Byzantine nodes of each run).\n\n")
 	}
-	if pivot {
+	switch {
+	case robustGrid(res):
+		writeRobustPivots(&b, res)
+	case pivot:
 		writePivot(&b, res)
 	}
 	// On simulated networks the simulated time tells cells apart that the
@@ -293,7 +298,7 @@ func writePivot(b *strings.Builder, res []CellResult) {
 	for _, r := range res {
 		c := r.Configs[0]
 		algos = appendNew(algos, algoLabel(c))
-		parts = appendNew(parts, columnLabel(res, c))
+		parts = appendNew(parts, columnLabel(res, r))
 		cell := cellFailure(r)
 		if s := completed(r.Summaries); len(s) > 0 {
 			cell = statOf(s, func(s *train.Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
@@ -301,7 +306,7 @@ func writePivot(b *strings.Builder, res []CellResult) {
 				cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
 			}
 		}
-		acc[[2]string{algoLabel(c), columnLabel(res, c)}] = cell + roundsNote(res, r)
+		acc[[2]string{algoLabel(c), columnLabel(res, r)}] = cell + roundsNote(res, r)
 	}
 	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
 	for _, p := range parts {
@@ -326,15 +331,19 @@ func algoLabel(c train.Config) string {
 	return c.Algo
 }
 
-// columnLabel is c's column in a compare grid's table: its partition, and
-// its simulated network when the grid's cells run on several.
-func columnLabel(res []CellResult, c train.Config) string {
-	for _, r := range res {
-		if r.Configs[0].NetworkLabel() != c.NetworkLabel() {
-			return c.Partition + " / " + c.NetworkLabel()
+// columnLabel is r's column in a compare grid's table: its partition, its
+// simulated network when the grid's cells run on several, and the values
+// --vary set.
+func columnLabel(res []CellResult, r CellResult) string {
+	c := r.Configs[0]
+	col := c.Partition
+	for _, o := range res {
+		if o.Configs[0].NetworkLabel() != c.NetworkLabel() {
+			col += " / " + c.NetworkLabel()
+			break
 		}
 	}
-	return c.Partition
+	return joinLabel(col, r.Vary)
 }
 
 // anySimulated reports whether a cell of res runs on a simulated network.

@@ -85,13 +85,18 @@ func simSecondsOf(c train.Config, s *train.Summary) float64 {
 // the runs that finished (or showing the diverged ones up to where they
 // stopped when none did). A compare grid (pivot) gives each algorithm a
 // colour and each partition a line style; a sweep gives each value a
-// colour.
+// colour; a robustness study, each group × rule a colour and each attack a
+// line style.
 func gridCurves(res []CellResult, pivot bool) []curves.Curve {
 	cs := make([]curves.Curve, len(res))
 	var algos, parts []string
 	for _, r := range res {
 		algos = appendNew(algos, algoLabel(r.Configs[0]))
-		parts = appendNew(parts, columnLabel(res, r.Configs[0]))
+		parts = appendNew(parts, columnLabel(res, r))
+	}
+	var robustColour, robustStyle []int
+	if robustGrid(res) {
+		robustColour, robustStyle = robustStyles(res)
 	}
 	for i, r := range res {
 		// The curve averages the runs that finished, or shows the diverged
@@ -126,9 +131,12 @@ func gridCurves(res []CellResult, pivot bool) []curves.Curve {
 				cs[i].Rounds[k] = meanOver(runs, k, func(r train.Row) float64 { return r.SimSeconds })
 			}
 		}
-		if pivot { // a colour per algorithm, a line style per partition (and network)
+		switch {
+		case robustColour != nil: // a colour per group × rule, a line style per attack
+			cs[i].Colour, cs[i].Style = robustColour[i], robustStyle[i]
+		case pivot: // a colour per algorithm, a line style per partition (and network)
 			c := r.Configs[0]
-			cs[i].Colour, cs[i].Style = slices.Index(algos, algoLabel(c)), slices.Index(parts, columnLabel(res, c))
+			cs[i].Colour, cs[i].Style = slices.Index(algos, algoLabel(c)), slices.Index(parts, columnLabel(res, r))
 		}
 	}
 	return cs

@@ -1,0 +1,193 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/train"
+)
+
+// Vary is one `--vary NAME=V1,V2,…` of a grid: a sweepable setting (see
+// [train.Sweepable]) and the values its cells take, in order.
+type Vary struct {
+	Name   string
+	Values []string
+}
+
+// String returns v in its flag form, NAME=V1,V2,….
+func (v Vary) String() string { return v.Name + "=" + strings.Join(v.Values, ",") }
+
+// ParseVary parses NAME=V1,V2,…, dropping blank values.
+func ParseVary(spec string) (Vary, error) {
+	name, values, ok := strings.Cut(spec, "=")
+	v := Vary{Name: strings.TrimSpace(name)}
+	for _, f := range strings.Split(values, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			v.Values = append(v.Values, f)
+		}
+	}
+	if !ok || v.Name == "" || len(v.Values) == 0 {
+		return Vary{}, &train.ConfigError{Flag: "vary", Value: spec,
+			Want: "NAME=V1,V2,… with NAME one of " + strings.Join(train.Sweepable(), ", ")}
+	}
+	return v, nil
+}
+
+// The parts of a cell's label that say it runs without lying nodes, and the
+// value of a varied attack that asks for that.
+const (
+	CleanLabel = "clean"
+	AttackNone = "none"
+)
+
+// robustNames are the settings whose varied values a clean cell drops: a
+// run without Byzantine nodes has no attack, whatever the grid lists.
+var robustNames = []string{"byzantine", "attack"}
+
+// VaryCells returns every cell of cells once per combination of the varied
+// values: the cartesian product, the first Vary outermost, each cell's
+// label gaining a "NAME=VALUE" part per Vary (also appended to Cell.Vary).
+// Every name must be a sweepable setting, varied once, each value listed
+// once.
+//
+// A combination with no Byzantine nodes (byzantine=0), or with attack=none
+// (which clears them), is a clean run: whatever attack it lists, it runs none. Its
+// byzantine and attack parts become one "clean" part, and the clean
+// combinations that differ only in those parts are one cell, run once: a
+// study of attacks × aggregation rules × B has one clean cell per rule.
+func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
+	for i, v := range vary {
+		if !slices.Contains(train.Sweepable(), v.Name) {
+			return nil, &train.ConfigError{Flag: "vary", Value: v.Name, Want: "one of " + strings.Join(train.Sweepable(), ", ")}
+		}
+		if slices.ContainsFunc(vary[:i], func(w Vary) bool { return w.Name == v.Name }) {
+			return nil, &train.ConfigError{Flag: "vary", Value: v.Name, Want: "each setting varied once (list its values in one --vary " + v.Name + "=V1,V2,…)"}
+		}
+		for k, x := range v.Values {
+			if slices.Contains(v.Values[:k], x) {
+				return nil, &train.ConfigError{Flag: "vary", Value: v.String(), Want: fmt.Sprintf("each value once (%s is listed twice)", x)}
+			}
+		}
+	}
+	type combo struct {
+		base  Cell
+		parts []string
+	}
+	combos := make([]combo, len(cells))
+	for i, c := range cells {
+		combos[i] = combo{base: c}
+	}
+	for _, v := range vary {
+		var next []combo
+		for _, c := range combos {
+			for _, val := range v.Values {
+				n := combo{base: c.base, parts: append(slices.Clip(c.parts), v.Name+"="+val)}
+				n.base.Configs = slices.Clone(c.base.Configs)
+				for k := range n.base.Configs {
+					if err := setVaried(&n.base.Configs[k], v.Name, val); err != nil {
+						return nil, err
+					}
+				}
+				next = append(next, n)
+			}
+		}
+		combos = next
+	}
+	var out []Cell
+	index := map[string]int{} // a clean cell's label → its place in out
+	for _, c := range combos {
+		cell, parts := c.base, c.parts
+		clean := varies(parts, robustNames...) && (slices.Contains(parts, "attack="+AttackNone) || noByzantine(cell.Configs))
+		if clean {
+			parts = cleanParts(parts)
+			for k := range cell.Configs {
+				cell.Configs[k].Byzantine, cell.Configs[k].Attack = "", ""
+			}
+		}
+		cell.Vary = slices.Concat(c.base.Vary, parts)
+		cell.Label = joinLabel(c.base.Label, parts)
+		if clean {
+			if i, dup := index[cell.Label]; dup {
+				if !sameConfigs(out[i].Configs, cell.Configs) {
+					return nil, &DuplicateCellsError{out[i].Label, cell.Label}
+				}
+				continue
+			}
+			index[cell.Label] = len(out)
+		}
+		out = append(out, cell)
+	}
+	return out, nil
+}
+
+// setVaried sets the setting name of c to value, as --vary does: the
+// attack "none" is no attack (VaryCells then clears the Byzantine nodes).
+func setVaried(c *train.Config, name, value string) error {
+	if name == "attack" && value == AttackNone {
+		c.Attack = ""
+		return nil
+	}
+	return c.Set(name, value)
+}
+
+// noByzantine reports whether the runs of configs have no Byzantine nodes.
+func noByzantine(configs []train.Config) bool {
+	for _, c := range configs {
+		nodes, err := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+		if err != nil || len(nodes) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanParts replaces the byzantine and attack parts of a cell's varied
+// parts with one "clean" part, where the first of them stood.
+func cleanParts(parts []string) []string {
+	var out []string
+	for _, p := range parts {
+		switch {
+		case !isPart(p, robustNames...):
+			out = append(out, p)
+		case !slices.Contains(out, CleanLabel):
+			out = append(out, CleanLabel)
+		}
+	}
+	return out
+}
+
+// varies reports whether parts holds a NAME=VALUE part of one of names.
+func varies(parts []string, names ...string) bool {
+	return slices.ContainsFunc(parts, func(p string) bool { return isPart(p, names...) })
+}
+
+// isPart reports whether the label part p is NAME=VALUE for one of names.
+func isPart(p string, names ...string) bool {
+	name, _, ok := strings.Cut(p, "=")
+	return ok && slices.Contains(names, name)
+}
+
+// joinLabel joins a base label (possibly empty) and parts with " / ".
+func joinLabel(base string, parts []string) string {
+	if base != "" {
+		parts = append([]string{base}, parts...)
+	}
+	return strings.Join(parts, " / ")
+}
+
+// sameConfigs reports whether a and b are the same runs.
+func sameConfigs(a, b []train.Config) bool {
+	return slices.EqualFunc(a, b, func(x, y train.Config) bool { return train.ResultKey(x) == train.ResultKey(y) })
+}
+
+// VaryTitle names the varied settings of a grid for its report's title,
+// such as "byzantine × attack × aggregate".
+func VaryTitle(vary []Vary) string {
+	names := make([]string, len(vary))
+	for i, v := range vary {
+		names[i] = v.Name
+	}
+	return strings.Join(names, " × ")
+}
