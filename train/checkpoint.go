@@ -282,7 +282,7 @@ func ConfigDifference(a, b Config) string {
 // there, 24 here"), leaving out the keys in skip.
 func ConfigDifferences(there, here Config, skip ...string) []string {
 	mt, mh := settingsMap(there), settingsMap(here)
-	keys := slices.Sorted(maps.Keys(mt))
+	keys := slices.Collect(maps.Keys(mt))
 	for k := range mh {
 		if _, ok := mt[k]; !ok {
 			keys = append(keys, k)

@@ -56,9 +56,6 @@ func (g *gridFlags) varies(fs *flag.FlagSet, fixed map[string]string) ([]experim
 		if fs.Lookup(v.Name) != nil && isSet(fs, v.Name) {
 			return nil, usagef("--%s: the grid varies %s (--vary %s); give its values there only", v.Name, v.Name, spec)
 		}
-		if _, err := uniqueList("vary "+v.Name, strings.Join(v.Values, ",")); err != nil {
-			return nil, err
-		}
 		out = append(out, v)
 	}
 	return out, nil

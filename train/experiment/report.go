@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -299,24 +300,40 @@ func writePivot(b *strings.Builder, res []CellResult) {
 		c := r.Configs[0]
 		algos = appendNew(algos, algoLabel(c))
 		parts = appendNew(parts, columnLabel(res, r))
-		cell := cellFailure(r)
-		if s := completed(r.Summaries); len(s) > 0 {
-			cell = statOf(s, func(s *train.Summary) float64 { return float64(s.FinalTestAcc) }).fmt("%.4f")
-			if len(s) < len(r.Summaries) {
-				cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
-			}
-		}
+		cell := pivotCell(r, "%.4f", func(s *train.Summary) float64 { return float64(s.FinalTestAcc) })
 		acc[[2]string{algoLabel(c), columnLabel(res, r)}] = cell + roundsNote(res, r)
 	}
-	b.WriteString("Test accuracy of the averaged model:\n\n| algorithm |")
-	for _, p := range parts {
-		fmt.Fprintf(b, " %s |", p)
+	writeTable(b, "Test accuracy of the averaged model", "algorithm", algos, parts, acc, "")
+}
+
+// pivotCell is a cell of a pivot table: f over the runs of r that
+// finished, mean ± std, noting those that did not; or how they ended when
+// none did.
+func pivotCell(r CellResult, format string, f func(*train.Summary) float64) string {
+	s := completed(r.Summaries)
+	if len(s) == 0 {
+		return cellFailure(r)
 	}
-	b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(parts)) + "\n")
-	for _, a := range algos {
-		fmt.Fprintf(b, "| %s |", a)
-		for _, p := range parts {
-			fmt.Fprintf(b, " %s |", acc[[2]string{a, p}])
+	cell := statOf(s, f).fmt(format)
+	if len(s) < len(r.Summaries) {
+		cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
+	}
+	return cell
+}
+
+// writeTable writes a Markdown table titled title: a row per rows, headed
+// corner, a column per cols, cell (row, col) from cells, or blank where
+// cells has none.
+func writeTable(b *strings.Builder, title, corner string, rows, cols []string, cells map[[2]string]string, blank string) {
+	fmt.Fprintf(b, "%s:\n\n| %s |", title, corner)
+	for _, c := range cols {
+		fmt.Fprintf(b, " %s |", c)
+	}
+	b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(cols)) + "\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s |", row)
+		for _, c := range cols {
+			fmt.Fprintf(b, " %s |", cmp.Or(cells[[2]string{row, c}], blank))
 		}
 		b.WriteString("\n")
 	}

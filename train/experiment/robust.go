@@ -92,36 +92,9 @@ func writeRobustPivots(b *strings.Builder, res []CellResult) {
 			if g != "" {
 				title += " (" + g + ")"
 			}
-			fmt.Fprintf(b, "%s:\n\n| attack |", title)
-			for _, c := range cols {
-				fmt.Fprintf(b, " %s |", c)
-			}
-			b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(cols)) + "\n")
-			for _, row := range rows {
-				fmt.Fprintf(b, "| %s |", row)
-				for _, c := range cols {
-					fmt.Fprintf(b, " %s |", cmp.Or(cells[[2]string{row, c}], "–"))
-				}
-				b.WriteString("\n")
-			}
-			b.WriteString("\n")
+			writeTable(b, title, "attack", rows, cols, cells, "–")
 		}
 	}
-}
-
-// pivotCell is a cell of a pivot table: f over the runs of r that
-// finished, mean ± std, noting those that did not; or how they ended when
-// none did.
-func pivotCell(r CellResult, format string, f func(*train.Summary) float64) string {
-	s := completed(r.Summaries)
-	if len(s) == 0 {
-		return cellFailure(r)
-	}
-	cell := statOf(s, f).fmt(format)
-	if len(s) < len(r.Summaries) {
-		cell += fmt.Sprintf(" (%d of %d %s)", len(r.Summaries)-len(s), len(r.Summaries), cellFailure(r))
-	}
-	return cell
 }
 
 // robustStyles gives the curves of a robustness study a colour per group ×

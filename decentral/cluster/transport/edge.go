@@ -27,6 +27,7 @@ type edge struct {
 	expect        [2]int64    // the round whose vectors in[p] must receive
 	in            [2]inbox    // receive buffers by round parity
 	multi         bool        // a multicast queue: local's jobs for several nodes of rank (see multicast.go)
+	dests         []int       // a multicast queue's last destination list, shared by its jobs (never changed)
 }
 
 // inbox holds the vectors of one round on one edge. An encoded message's

@@ -57,7 +57,10 @@ func (x *Exchange) queueSameLocked(node int, to []int, j job) {
 			}
 		} else {
 			e = x.multiLocked(node, r)
-			jj.dests = slices.Clone(dests)
+			if !slices.Equal(e.dests, dests) { // a new graph: jobs of the old keep their list
+				e.dests = slices.Clone(dests)
+			}
+			jj.dests = e.dests
 			e.queue = append(e.queue, jj)
 			x.outPending++
 		}
@@ -208,7 +211,10 @@ func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
 		d := &fi.ds[i]
 		if !enc {
 			copy(d.vec[d.off:], fi.floats)
-		} else if copy(d.raw[d.off:], fi.payload); err == nil {
+			continue
+		}
+		copy(d.raw[d.off:], fi.payload)
+		if err == nil {
 			err = x.decodeIn(fi.edges[i], d)
 		}
 	}
