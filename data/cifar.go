@@ -174,7 +174,7 @@ func NormalizeChannels(ref *Dataset, sets ...*Dataset) error {
 		}
 		cnt := float64(n * per)
 		m := float64(sum) / cnt / 255
-		v := float64(sq)/cnt/(255*255) - m*m
+		v := float64(sq)/cnt/(255*255) - float64(m*m)
 		s := math.Sqrt(max(v, 0))
 		if s == 0 {
 			s = 1

@@ -62,7 +62,7 @@ func (d *Dataset) Dense(i int, dst []float32) {
 		per := dim / d.Shape[0]
 		for k, b := range src {
 			c := k / per
-			dst[k] = (float32(b)*(1.0/255) - d.Mean[c]) / d.Std[c]
+			dst[k] = (float32(float32(b)*(1.0/255)) - d.Mean[c]) / d.Std[c]
 		}
 	case d.Floats != nil:
 		copy(dst, d.Floats[i*dim:(i+1)*dim])

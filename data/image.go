@@ -229,7 +229,7 @@ func ImageBytes(img image.Image, channels, height, width int, dst []uint8) {
 			for x, taps := range ws {
 				var v float64
 				for _, t := range taps {
-					v += t.w * row[c][t.i]
+					v += float64(t.w * row[c][t.i])
 				}
 				tmp[c][y*width+x] = v
 			}
@@ -241,7 +241,7 @@ func ImageBytes(img image.Image, channels, height, width int, dst []uint8) {
 			for x := range width {
 				var v float64
 				for _, t := range taps {
-					v += t.w * tmp[c][t.i*width+x]
+					v += float64(t.w * tmp[c][t.i*width+x])
 				}
 				out[y*width+x] = toByte(v)
 			}
@@ -272,7 +272,7 @@ func imageRow(img image.Image, y int, row [][]float64) {
 		// Alpha-premultiplied: transparency is composed over black.
 		cr, cg, cb, _ := img.At(r.Min.X+x, r.Min.Y+y).RGBA()
 		if len(row) == 1 {
-			row[0][x] = (0.299*float64(cr) + 0.587*float64(cg) + 0.114*float64(cb)) * scale
+			row[0][x] = (float64(0.299*float64(cr)) + float64(0.587*float64(cg)) + float64(0.114*float64(cb))) * scale
 		} else {
 			row[0][x], row[1][x], row[2][x] = float64(cr)*scale, float64(cg)*scale, float64(cb)*scale
 		}
@@ -310,7 +310,7 @@ func resampleWeights(n, m int) [][]tap {
 	default:
 		s := float64(n) / float64(m)
 		for o := range out {
-			c := min(max((float64(o)+0.5)*s-0.5, 0), float64(n-1))
+			c := min(max(float64((float64(o)+0.5)*s)-0.5, 0), float64(n-1))
 			i := int(math.Floor(c))
 			f := c - float64(i)
 			if f == 0 || i+1 >= n {

@@ -70,7 +70,7 @@ func (c Clip) Aggregate(dst, own []float32, self float32, ws []float32, vecs [][
 				f = 0
 			}
 			w[k] = float32(float64(ws[k]) * f)
-			selfW += float64(ws[k]) * (1 - f)
+			selfW += float64(float64(ws[k]) * (1 - f))
 			clipped = true
 		}
 	}

@@ -134,7 +134,7 @@ func vecDistance(a, b []float32) float64 {
 	s := 0.0
 	for k, v := range a {
 		d := float64(v) - float64(b[k])
-		s += d * d
+		s += float64(d * d)
 	}
 	return math.Sqrt(s)
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // Attacks by name, as ParseAttack takes them.
@@ -135,5 +137,5 @@ func alieZ(n, f int) float64 {
 	if !(p > 0 && p < 1) {
 		return 1
 	}
-	return math.Sqrt2 * math.Erfinv(2*p-1)
+	return math.Sqrt2 * detmath.Erfinv(2*p-1)
 }

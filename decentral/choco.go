@@ -139,7 +139,7 @@ func (m CHOCOMethod) Step(c RoundContext) error {
 	x := c.Next(chocoX) // x_{t+½}, from Prepare
 	gamma := float32(m.GammaOrDefault())
 	for k := range x {
-		x[k] += gamma * (sNext[k] - hatNext[k])
+		x[k] += float32(gamma * (sNext[k] - hatNext[k]))
 	}
 	return checkFinite("x", x)
 }

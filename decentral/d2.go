@@ -73,7 +73,7 @@ func (D2Method) Step(c RoundContext) error {
 	eta, etaNext := c.Eta(), c.EtaNext()
 	x, xn, g, gn = x[:len(zn)], xn[:len(zn)], g[:len(zn)], gn[:len(zn)]
 	for k := range zn {
-		zn[k] = 2*xn[k] - x[k] - etaNext*gn[k] + eta*g[k]
+		zn[k] = float32(2*xn[k]) - x[k] - float32(etaNext*gn[k]) + float32(eta*g[k])
 	}
 	if err := checkFinite("x", xn); err != nil {
 		return err

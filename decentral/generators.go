@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // ErdosRenyiTries bounds how many graphs ErdosRenyi draws before it gives up
@@ -85,7 +87,7 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	if !(pc >= 0 && pc <= 1) {
 		return nil, fmt.Errorf("erdos-renyi: edge probability p_c = %v, want a value in [0, 1]", pc)
 	}
-	expect := pc * float64(m) * float64(m-1) / 2
+	expect := float64(pc * float64(m) * float64(m-1) / 2)
 	if expect > MaxErdosRenyiEdges {
 		return nil, fmt.Errorf("erdos-renyi: G(m=%d, p_c=%g) expects %.3g edges, above the limit of %.0e "+
 			"(memory and the O(m²) draw): lower m or p_c", m, pc, expect, float64(MaxErdosRenyiEdges))
@@ -93,7 +95,7 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	rng := rand.New(rand.NewPCG(seed, erStream))
 	// Room for the expected edges plus a margin, but no more than
 	// erPreallocMax up front: append grows the rest.
-	edges := make([][2]int, 0, min(int(expect+4*math.Sqrt(expect))+1, erPreallocMax))
+	edges := make([][2]int, 0, min(int(expect+float64(4*math.Sqrt(expect)))+1, erPreallocMax))
 	for try := 0; try < ErdosRenyiTries; try++ {
 		edges = edges[:0]
 		for i := 0; i < m; i++ {
@@ -113,7 +115,7 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	}
 	return nil, fmt.Errorf("erdos-renyi: G(m=%d, p_c=%g) was not connected in %d draws from seed %d "+
 		"(connectivity needs p_c well above ln(m)/m = %.3g)",
-		m, pc, ErdosRenyiTries, seed, math.Log(float64(m))/float64(m))
+		m, pc, ErdosRenyiTries, seed, detmath.Log(float64(m))/float64(m))
 }
 
 // Ring returns the cycle 0-1-…-(m-1)-0; for m = 2 it is the single edge and

@@ -76,7 +76,7 @@ func (o *Optimizer) fullGrad(w, i int, x, dst []float32, size int) (float32, err
 			return 0, err
 		}
 		share := float64(b.Len()) / float64(total)
-		loss += share * float64(l)
+		loss += float64(share * float64(l))
 		if len(pieces) > 1 {
 			if k == 0 {
 				setScaled(dst, float32(share), g)

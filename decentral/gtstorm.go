@@ -59,7 +59,7 @@ func (GTSTORMMethod) Step(c RoundContext) error {
 	beta := c.Beta()
 	gOld, gNew = gOld[:len(vn)], gNew[:len(vn)]
 	for k := range vn {
-		vn[k] = beta*(vn[k]-gOld[k]) + gNew[k]
+		vn[k] = float32(beta*(vn[k]-gOld[k])) + gNew[k]
 	}
 	if err := checkFinite("x", xn); err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // lanczosWant says which end of the spectrum lanczos must converge.
@@ -145,7 +147,7 @@ func (lz *lanczosRun) newDirection(j int) error {
 	x := lz.row(j)
 	for range 3 {
 		for p := range x {
-			x[p] = lz.rng.NormFloat64()
+			x[p] = detmath.NormFloat64(lz.rng)
 		}
 		if nrm := lz.orthogonalize(x, j); nrm > 1e-8*math.Sqrt(float64(lz.n)) {
 			floats.Scale(1/nrm, x)

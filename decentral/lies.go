@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // gaussStream separates the gauss attack's noise from the seed's other
@@ -99,7 +101,7 @@ func (o *Optimizer) gauss(s *robustScratch, m, v []float32, sigma float64, t, b,
 	h = splitmix(h ^ uint64(b)<<20 ^ uint64(j))
 	s.pcg.Seed(h, uint64(k))
 	for q, x := range v {
-		m[q] = float32(float64(x) + sigma*s.rng.NormFloat64())
+		m[q] = float32(float64(x) + float64(sigma*detmath.NormFloat64(s.rng)))
 	}
 }
 
@@ -138,12 +140,12 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, mx *Mixing, j, k i
 				continue
 			}
 			for q, x := range o.shared(h, k) {
-				mean[q] += ws[n] * (float64(x) - float64(own[q]))
+				mean[q] += float64(ws[n] * (float64(x) - float64(own[q])))
 			}
 		}
 		f := a.param(1) / byzW
 		for q, x := range own {
-			m[q] = float32(float64(x) - f*mean[q])
+			m[q] = float32(float64(x) - float64(f*mean[q]))
 		}
 		return
 	}
@@ -155,7 +157,7 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, mx *Mixing, j, k i
 		count++
 		for q, x := range o.shared(h, k) {
 			mean[q] += float64(x)
-			sq[q] += float64(x) * float64(x)
+			sq[q] += float64(float64(x) * float64(x))
 		}
 	}
 	if count == 0 {
@@ -174,9 +176,9 @@ func (o *Optimizer) omniscient(s *robustScratch, m []float32, mx *Mixing, j, k i
 	case AttackALIE:
 		z := a.param(alieZ(len(nb)+1, liars))
 		for q := range m {
-			mu := mean[q] * inv
-			sd := math.Sqrt(max(sq[q]*inv-mu*mu, 0))
-			m[q] = float32(mu - z*sd)
+			mu := float64(mean[q] * inv)
+			sd := math.Sqrt(max(float64(sq[q]*inv)-float64(mu*mu), 0))
+			m[q] = float32(mu - float64(z*sd))
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (o *Optimizer) ConsensusError() float64 {
 		x := o.row(o.x, i)
 		for k, v := range x {
 			d := float64(v) - o.acc[k]
-			s += d * d
+			s += float64(d * d)
 		}
 	}
 	return s / float64(len(o.honest))
@@ -74,7 +74,7 @@ func (o *Optimizer) GradNormSq(ctx context.Context, batches []Batch) (normSq, lo
 	inv := 1 / float64(len(batches))
 	for _, s := range o.acc {
 		s *= inv
-		normSq += s * s
+		normSq += float64(s * s)
 	}
 	return normSq, loss * inv, nil
 }

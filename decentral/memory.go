@@ -79,7 +79,7 @@ func ByzantineBytes(algo string, byzantine, p, workers int, degree float64, lies
 	}
 	var b int64
 	if lies {
-		perNode := 2 * degree * float64(d.shares()) * (float64(p)*4 + sliceHeader)
+		perNode := 2 * degree * float64(d.shares()) * (float64(float64(p)*4) + sliceHeader)
 		b += int64(float64(byzantine) * perNode)
 	}
 	if lies || robust {
@@ -145,10 +145,10 @@ func ExpectedEdges(name string, m int, pc float64) float64 {
 // alive as well.
 func GraphBytes(name string, m int, e float64) (kept, build int64) {
 	n, ee := float64(m), math.Max(e, 0)
-	k := ee*edgeBytes + n*sliceHeader + 2*ee*8 + n*8 // Edges; adj; degrees
-	b := k + ee*edgeBytes*1.25                       // the generator's list, grown by append
+	k := float64(ee*edgeBytes) + float64(n*sliceHeader) + float64(2*ee*8) + float64(n*8) // Edges; adj; degrees
+	b := k + float64(ee*edgeBytes*1.25)                                                  // the generator's list, grown by append
 	if name == "torus" {
-		b += ee * 64 // map[[2]int]bool
+		b += float64(ee * 64) // map[[2]int]bool
 	}
 	return int64(k), int64(b)
 }
@@ -162,7 +162,7 @@ func GraphBytes(name string, m int, e float64) (kept, build int64) {
 // Lanczos basis.
 func MixingBytes(topology, mixing string, m int, e float64) (kept, spectrum int64) {
 	n, ee := float64(m), math.Max(e, 0)
-	kept = int64(n*(8+4+2*sliceHeader) + 2*ee*(8+4))
+	kept = int64(float64(n*(8+4+2*sliceHeader)) + float64(2*ee*(8+4)))
 	if m <= 1 || closedForm(topology, mixing) {
 		return kept, 0
 	}
@@ -171,5 +171,5 @@ func MixingBytes(topology, mixing string, m int, e float64) (kept, spectrum int6
 		return kept, int64(4 * 8 * n * n)
 	}
 	b := lanczosBasis(m)
-	return kept, int64(float64(b)*8*n + 8*8*n + float64(b*b)*8*4)
+	return kept, int64(float64(float64(b)*8*n) + float64(8*8*n) + float64(float64(b*b)*8*4))
 }

@@ -74,7 +74,7 @@ func laplacianWeights(g *Graph) (*Mixing, error) {
 	}
 	mx := newMixing(MixLaplacian, g)
 	for i := 0; i < g.N; i++ {
-		mx.self[i] = 1 - c*float64(g.Degree(i))
+		mx.self[i] = 1 - float64(c*float64(g.Degree(i)))
 		for k := range g.Neighbors(i) {
 			mx.w[i][k] = c
 		}

@@ -3,6 +3,8 @@ package decentral
 import (
 	"fmt"
 	"math"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // DefaultDecay is the paper's step-size decay: η_t = η_0/(1 + 0.1 t)^power.
@@ -43,7 +45,7 @@ func (s Schedule) Validate() error {
 
 // Eta returns η_t.
 func (s Schedule) Eta(t int) float64 {
-	return s.Eta0 / pow(1+s.Decay*float64(t), s.Power)
+	return s.Eta0 / pow(1+float64(s.Decay*float64(t)), s.Power)
 }
 
 // Beta returns β_t = 1 − ρη_{t−1}² clipped to [0, 1], the weight GT-STORM's
@@ -56,9 +58,9 @@ func (s Schedule) Beta(t int) float64 {
 	eta := s.Eta(t - 1)
 	if s.Rho == 0 {
 		r := eta / s.Eta0
-		return min(max(1-r*r, 0), 1)
+		return min(max(1-float64(r*r), 0), 1)
 	}
-	return min(max(1-s.Rho*eta*eta, 0), 1)
+	return min(max(1-float64(s.Rho*eta*eta), 0), 1)
 }
 
 // RhoValue returns ρ, resolving Rho = 0 to 1/Eta0².
@@ -80,19 +82,19 @@ func pow(x, y float64) float64 {
 	case y == CbrtPower && x > 0 && !math.IsInf(x, 0):
 		return thirdPower(x)
 	}
-	return math.Pow(x, y)
+	return detmath.Pow(x, y)
 }
 
 // thirdPower returns x^(1/3) for the float64 1/3 = 1/3 − 2⁻⁵⁴/3, correctly
 // rounded but for halfway cases: the cube root refined by one Newton step in
 // double-double arithmetic, times x^(−2⁻⁵⁴/3) ≈ 1 − (2⁻⁵⁴/3)·ln x.
 func thirdPower(x float64) float64 {
-	y := math.Cbrt(x)
-	sqHi := y * y
+	y := detmath.Cbrt(x)
+	sqHi := float64(y * y)
 	sqLo := math.FMA(y, y, -sqHi)
-	cubeHi := sqHi * y
-	cubeLo := math.FMA(sqHi, y, -cubeHi) + sqLo*y
-	newton := ((x - cubeHi) - cubeLo) / (3 * sqHi)
+	cubeHi := float64(sqHi * y)
+	cubeLo := math.FMA(sqHi, y, -cubeHi) + float64(sqLo*y)
+	newton := ((x - cubeHi) - cubeLo) / float64(3*sqHi)
 	const delta = 1.0 / (3 * (1 << 54))
-	return y + (newton - y*delta*math.Log(x))
+	return y + (newton - float64(y*delta*detmath.Log(x)))
 }

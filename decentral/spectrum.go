@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // How the spectral quantities of a graph — λ_max(L) for the Laplacian mixing
@@ -85,7 +87,7 @@ func closedSpectrum(g *Graph) (lapSpectrum, bool) {
 		s, edges = cycleSpectrum(m), m
 	case g.kind == "path":
 		x := math.Pi / (2 * float64(m))
-		s, edges = lapSpectrum{4 * sq(math.Sin(x)), 4 * sq(math.Cos(x)), -1}, m-1
+		s, edges = lapSpectrum{4 * sq(detmath.Sin(x)), 4 * sq(detmath.Cos(x)), -1}, m-1
 	case g.kind == "complete":
 		s, edges = lapSpectrum{float64(m), float64(m), m - 1}, m*(m-1)/2
 	case g.kind == "star":
@@ -117,8 +119,8 @@ func cycleSpectrum(n int) lapSpectrum {
 		return lapSpectrum{2, 2, 1}
 	}
 	return lapSpectrum{
-		fiedler: 4 * sq(math.Sin(math.Pi/float64(n))),
-		max:     4 * sq(math.Sin(math.Pi*float64(n/2)/float64(n))),
+		fiedler: 4 * sq(detmath.Sin(math.Pi/float64(n))),
+		max:     4 * sq(detmath.Sin(math.Pi*float64(n/2)/float64(n))),
 		degree:  2,
 	}
 }
@@ -186,7 +188,7 @@ func (mx *Mixing) computeLambda() (float64, error) {
 			c = 1 / float64(1+s.degree)
 		}
 		if c != 0 {
-			return max(math.Abs(1-c*s.fiedler), math.Abs(1-c*s.max)), nil
+			return max(math.Abs(1-float64(c*s.fiedler)), math.Abs(1-float64(c*s.max))), nil
 		}
 	}
 	if m <= denseSpectrumMax {
@@ -274,7 +276,7 @@ func (mx *Mixing) applyT(dst, src []float64) {
 	}
 	for i, nb := range mx.from {
 		for k, j := range nb {
-			dst[j] += mx.w[i][k] * src[i]
+			dst[j] += float64(mx.w[i][k] * src[i])
 		}
 	}
 }
@@ -284,7 +286,7 @@ func (mx *Mixing) apply(dst, src []float64) {
 	for i, nb := range mx.from {
 		s := mx.self[i] * src[i]
 		for k, j := range nb {
-			s += mx.w[i][k] * src[j]
+			s += float64(mx.w[i][k] * src[j])
 		}
 		dst[i] = s
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // TimeVarying is a [Topology] whose W_t changes from round to round and that
@@ -150,7 +152,7 @@ func (e *OnePeerExp) Lambda(rounds int) (float64, error) {
 			e.lamErr = fmt.Errorf("%s topology on %d nodes: λ: %w", ExpTopology, e.nodes, e.lamErr)
 			return
 		}
-		e.lam = math.Pow(sigma, 1/float64(len(e.ws)))
+		e.lam = detmath.Pow(sigma, 1/float64(len(e.ws)))
 	})
 	return e.lam, e.lamErr
 }
@@ -179,7 +181,7 @@ func (e *OnePeerExp) periodNormDense() (float64, error) {
 			}
 			for k, j := range w.From(i) {
 				for c, v := range cur[j*m : (j+1)*m] {
-					dst[c] += ws[k] * v
+					dst[c] += float64(ws[k] * v)
 				}
 			}
 		}

@@ -15,7 +15,7 @@ func setScaled(dst []float32, a float32, x []float32) {
 func setScaled2(dst []float32, a float32, x []float32, b float32, y []float32) {
 	x, y = x[:len(dst)], y[:len(dst)]
 	for k := range dst {
-		dst[k] = a*x[k] + b*y[k]
+		dst[k] = float32(a*x[k]) + float32(b*y[k])
 	}
 }
 
@@ -23,7 +23,7 @@ func setScaled2(dst []float32, a float32, x []float32, b float32, y []float32) {
 func setScaled3(dst []float32, a float32, x []float32, b float32, y []float32, c float32, z []float32) {
 	x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
 	for k := range dst {
-		dst[k] = a*x[k] + b*y[k] + c*z[k]
+		dst[k] = float32(a*x[k]) + float32(b*y[k]) + float32(c*z[k])
 	}
 }
 
@@ -31,7 +31,7 @@ func setScaled3(dst []float32, a float32, x []float32, b float32, y []float32, c
 func setScaled4(dst []float32, a float32, x []float32, b float32, y []float32, c float32, z []float32, d float32, u []float32) {
 	x, y, z, u = x[:len(dst)], y[:len(dst)], z[:len(dst)], u[:len(dst)]
 	for k := range dst {
-		dst[k] = a*x[k] + b*y[k] + c*z[k] + d*u[k]
+		dst[k] = float32(a*x[k]) + float32(b*y[k]) + float32(c*z[k]) + float32(d*u[k])
 	}
 }
 
@@ -39,7 +39,7 @@ func setScaled4(dst []float32, a float32, x []float32, b float32, y []float32, c
 func addScaled(dst []float32, a float32, x []float32) {
 	x = x[:len(dst)]
 	for k := range dst {
-		dst[k] += a * x[k]
+		dst[k] += float32(a * x[k])
 	}
 }
 
@@ -47,7 +47,7 @@ func addScaled(dst []float32, a float32, x []float32) {
 func addScaled2(dst []float32, a float32, x []float32, b float32, y []float32) {
 	x, y = x[:len(dst)], y[:len(dst)]
 	for k := range dst {
-		dst[k] += a*x[k] + b*y[k]
+		dst[k] += float32(a*x[k]) + float32(b*y[k])
 	}
 }
 
@@ -55,7 +55,7 @@ func addScaled2(dst []float32, a float32, x []float32, b float32, y []float32) {
 func addScaled3(dst []float32, a float32, x []float32, b float32, y []float32, c float32, z []float32) {
 	x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
 	for k := range dst {
-		dst[k] += a*x[k] + b*y[k] + c*z[k]
+		dst[k] += float32(a*x[k]) + float32(b*y[k]) + float32(c*z[k])
 	}
 }
 
@@ -63,7 +63,7 @@ func addScaled3(dst []float32, a float32, x []float32, b float32, y []float32, c
 func addScaled4(dst []float32, a float32, x []float32, b float32, y []float32, c float32, z []float32, d float32, u []float32) {
 	x, y, z, u = x[:len(dst)], y[:len(dst)], z[:len(dst)], u[:len(dst)]
 	for k := range dst {
-		dst[k] += a*x[k] + b*y[k] + c*z[k] + d*u[k]
+		dst[k] += float32(a*x[k]) + float32(b*y[k]) + float32(c*z[k]) + float32(d*u[k])
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/detmath"
 	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
@@ -247,7 +248,7 @@ func logSumExp(z []float32) float64 {
 	}
 	var s float64
 	for _, v := range z {
-		s += math.Exp(float64(v) - hi)
+		s += detmath.Exp(float64(v) - hi)
 	}
-	return hi + math.Log(s)
+	return hi + detmath.Log(s)
 }

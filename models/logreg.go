@@ -7,6 +7,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/detmath"
 	"github.com/gtstorm/gtstorm/models/internal/graphops"
 )
 
@@ -225,14 +226,14 @@ func (w *lrWorker) Eval(params []float32, b data.Batch) (float64, int, error) {
 	var reg float64
 	for _, v := range params {
 		v := float64(v)
-		reg += v * v / (1 + v*v)
+		reg += v * v / (1 + float64(v*v))
 	}
-	reg *= w.m.alpha
+	reg = float64(reg * w.m.alpha)
 	var lossSum float64
 	correct := 0
 	for k, i := range b.Index {
 		zk, y := float64(z[k]), float64(b.Data.Labels[i])
-		lossSum += math.Max(zk, 0) + math.Log1p(math.Exp(-math.Abs(zk))) - y*zk + reg
+		lossSum += math.Max(zk, 0) + detmath.Log1p(detmath.Exp(-math.Abs(zk))) - float64(y*zk) + reg
 		if (zk > 0) == (y == 1) {
 			correct++
 		}

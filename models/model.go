@@ -127,7 +127,7 @@ func (l *layout) Init(seed uint64) []float32 {
 	for i, p := range l.params {
 		bound := 1 / math.Sqrt(float64(l.fanIn[i]))
 		for k := p.Offset; k < p.Offset+p.Size(); k++ {
-			x[k] = float32((2*rng.Float64() - 1) * bound)
+			x[k] = float32((float64(2*float64(rng.Float64())) - 1) * bound)
 		}
 	}
 	return x

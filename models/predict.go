@@ -2,11 +2,11 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // Classifier reports the sample shape and class count of a model that maps
@@ -105,7 +105,7 @@ func Softmax(z []float32, dst []float64) []float64 {
 	lse := logSumExp(z)
 	dst = dst[:0]
 	for _, v := range z {
-		dst = append(dst, math.Exp(float64(v)-lse))
+		dst = append(dst, detmath.Exp(float64(v)-lse))
 	}
 	return dst
 }

@@ -116,7 +116,7 @@ func K(f float64, p int) int {
 	if p <= 0 {
 		return 0
 	}
-	x := f * float64(p)
+	x := float64(f * float64(p))
 	k := math.Ceil(x)
 	if r := math.Round(x); math.Abs(x-r) <= 1e-9*r {
 		k = r // F·p is an integer but for rounding: 0.07 × 100 keeps 7, not 8

@@ -60,10 +60,10 @@ func (c qsgd) Encode(dst []byte, v []float32, seed uint64) []byte {
 		} else {
 			r >>= 32
 		}
-		u := float64(uint32(r)) * 0x1p-32
+		u := float64(float64(uint32(r)) * 0x1p-32)
 		// Through int64, one instruction on amd64; min catches a level above
 		// S from rounding of the product, or any from a non-finite v.
-		l := min(uint64(int64(math.Abs(float64(x))*scale+u)), maxL)
+		l := min(uint64(int64(float64(math.Abs(float64(x))*scale)+u)), maxL)
 		code := l<<1 | uint64(negBit(x))
 		acc |= code << nacc
 		nacc += c.width

@@ -91,13 +91,13 @@ func sumSq(v []float32) float64 {
 	i := 0
 	for ; i+4 <= len(v); i += 4 {
 		w := v[i : i+4 : i+4]
-		s[0] += float64(w[0]) * float64(w[0])
-		s[1] += float64(w[1]) * float64(w[1])
-		s[2] += float64(w[2]) * float64(w[2])
-		s[3] += float64(w[3]) * float64(w[3])
+		s[0] += float64(float64(w[0]) * float64(w[0]))
+		s[1] += float64(float64(w[1]) * float64(w[1]))
+		s[2] += float64(float64(w[2]) * float64(w[2]))
+		s[3] += float64(float64(w[3]) * float64(w[3]))
 	}
 	for _, x := range v[i:] {
-		s[0] += float64(x) * float64(x)
+		s[0] += float64(float64(x) * float64(x))
 	}
 	return (s[0] + s[1]) + (s[2] + s[3])
 }

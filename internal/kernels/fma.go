@@ -11,7 +11,7 @@ import "math"
 // (double rounding), or when the result is a float32 subnormal; those rare
 // cases take fma32Slow, which rounds the float64 sum to odd first.
 func fma32Emulated(a, b, c float32) float32 {
-	p := float64(a) * float64(b)
+	p := float64(float64(a) * float64(b)) // exact
 	s := p + float64(c)
 	if roundsTwice(s) {
 		return fma32Slow(p, float64(c), s)
@@ -21,11 +21,13 @@ func fma32Emulated(a, b, c float32) float32 {
 
 // roundsTwice reports whether rounding the float64 sum s to float32 may
 // differ from rounding the exact sum once: s lies on a float32 midpoint, or
-// below float32's smallest normal (zero included; fma32Slow returns it
-// unchanged).
+// is a nonzero value below float32's smallest normal (biased float64
+// exponent 1 to 896). Zero, and the float64 subnormals, round to a float32
+// zero as the exact sum does, so they stay on the fast path: a chain of
+// zero products (a ReLU's zeros, an image's background) is common.
 func roundsTwice(s float64) bool {
 	u := math.Float64bits(s)
-	return u&(1<<29-1) == 1<<28 || u&(0x7ff<<52) < (1023-126)<<52
+	return u&(1<<29-1) == 1<<28 || (u>>52&0x7ff)-1 < 1023-126-1
 }
 
 // fma32Slow rounds s = p + c (rounded to nearest in float64) to odd, using

@@ -38,6 +38,14 @@ func TestFMA32(t *testing.T) {
 		{float32(math.MaxFloat32), 1, float32(math.MaxFloat32) * 0x1p-25},
 		{0, -1, float32(math.Copysign(0, -1))},
 		{0, 1, float32(math.Copysign(0, -1))},
+		{float32(math.Copysign(0, -1)), 1, float32(math.Copysign(0, -1))},
+		{1, -1, 1},                         // exact cancellation: +0
+		{0x1p-63, 0x1p-63, 0},              // float32's smallest normal
+		{0x1p-64, 0x1p-63, 0},              // just below it, exact
+		{0x1.000002p-64, 0x1.8p-63, -tiny}, // below it, exact
+		// 2⁻¹²⁷ + 2⁻¹⁴⁹ + 2⁻¹⁵⁰ − 2⁻¹⁹⁶: the float64 sum is a midpoint of
+		// the subnormals at 2⁻¹²⁷, and rounds twice upwards.
+		{0x1.000002p-75, 0x1.fffffcp-76, 0x1.000004p-127},
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 200000 {

@@ -165,7 +165,7 @@ func bcastShape(maxMR []int, lanes, m, n int) int {
 	for nv := 1; nv <= len(maxMR); nv++ {
 		tiles, base, extra := split(m, maxMR[nv-1])
 		panels := (n + 16*nv - 1) / (16 * nv)
-		cost := float64(extra)*tileCost(base+1, nv*16/lanes) + float64(tiles-extra)*tileCost(base, nv*16/lanes)
+		cost := float64(float64(extra)*tileCost(base+1, nv*16/lanes)) + float64(float64(tiles-extra)*tileCost(base, nv*16/lanes))
 		cost *= float64(panels)
 		if nv == 1 || cost < bestCost {
 			best, bestCost = nv, cost
@@ -182,7 +182,7 @@ func tileCost(mr, nr int) float64 {
 	}
 	fma := float64(mr*nr) / 2
 	loads := float64(nr+mr) / 2.5
-	return max(fma, 4, loads) + 1 + float64(mr*nr)/4
+	return max(fma, 4, loads) + 1 + float64(float64(mr*nr)/4)
 }
 
 // gemmBcast runs C = alpha·Σ_s A_s·B_s + beta·C with A read through strides

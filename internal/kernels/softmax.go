@@ -2,7 +2,8 @@ package kernels
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // Label is an integer class label type.
@@ -42,14 +43,14 @@ func SoftmaxCrossEntropy[L Label](dlogits, logits []float32, labels []L, classes
 		}
 		var s float64
 		for _, v := range row {
-			s += math.Exp(float64(v) - m)
+			s += detmath.Exp(float64(v) - m)
 		}
-		lse := m + math.Log(s)
+		lse := m + detmath.Log(s)
 		loss += lse - float64(row[l])
 		if dlogits != nil {
 			d := dlogits[r*classes : (r+1)*classes]
 			for j, v := range row {
-				d[j] = float32(math.Exp(float64(v)-lse) * inv)
+				d[j] = float32(detmath.Exp(float64(v)-lse) * inv)
 			}
 			d[l] -= float32(inv)
 		}

@@ -53,7 +53,7 @@ func MeanStd(xs []float64) (mean, std float64) {
 	}
 	var ss float64
 	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+		ss += float64((x - mean) * (x - mean))
 	}
 	return mean, math.Sqrt(ss / float64(len(xs)-1))
 }
@@ -375,7 +375,7 @@ func (s span) empty() bool    { return s.lo > s.hi }
 // with a margin: axisMargin of hi - lo on either side, or of |lo| where
 // lo = hi. Near ±math.MaxFloat64 the margin shrinks to stay finite.
 func linearRange(lo, hi float64) (minV, maxV float64) {
-	m := (hi/2 - lo/2) * 2 * axisMargin // halves: hi - lo may overflow
+	m := (float64(hi/2) - float64(lo/2)) * 2 * axisMargin // halves: hi - lo may overflow
 	if m == 0 {
 		m = math.Abs(lo) * axisMargin
 	}

@@ -134,5 +134,5 @@ func pow10(m, e int) float64 {
 // within reports whether v lies in [minV, maxV], give or take rounding.
 func within(v, minV, maxV float64) bool {
 	const eps = 1e-9
-	return v >= minV-eps*math.Abs(minV) && v <= maxV+eps*math.Abs(maxV)
+	return v >= minV-float64(eps*math.Abs(minV)) && v <= maxV+float64(eps*math.Abs(maxV))
 }

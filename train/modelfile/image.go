@@ -137,7 +137,7 @@ func lightInk(img image.Image) bool {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			// Premultiplied: the luma is already weighted by opacity.
 			cr, cg, cb, ca := img.At(x, y).RGBA()
-			luma += 0.299*float64(cr) + 0.587*float64(cg) + 0.114*float64(cb)
+			luma += float64(0.299*float64(cr)) + float64(0.587*float64(cg)) + float64(0.114*float64(cb))
 			alpha += float64(ca)
 		}
 	}

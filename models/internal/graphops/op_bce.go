@@ -2,10 +2,11 @@ package graphops
 
 import (
 	"fmt"
-	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // bceLayer is the batch mean of the binary cross-entropy
@@ -116,7 +117,7 @@ func softplus32(x float32) float32 {
 	if x > 14 {
 		return x
 	}
-	return float32(math.Log1p(math.Exp(float64(x))))
+	return float32(detmath.Log1p(detmath.Exp(float64(x))))
 }
 
 // sigmoid32 is Gorgonia's float32 sigmoid, 1/(1 + e⁻ˣ) (its build without
@@ -128,5 +129,5 @@ func sigmoid32(x float32) float32 {
 	if x > 15 {
 		return 1
 	}
-	return float32(1.0 / (1.0 + math.Exp(float64(-x))))
+	return float32(1.0 / (1.0 + detmath.Exp(float64(-x))))
 }

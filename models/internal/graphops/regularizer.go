@@ -60,7 +60,7 @@ func (op *nonConvexRegOp) Do(inputs ...G.Value) (G.Value, error) {
 	}
 	var s float64
 	for _, v := range w {
-		q := v * v
+		q := float32(v * v)
 		s += float64(q / (1 + q))
 	}
 	*op.out = G.F32(op.alpha * float32(s))
@@ -121,7 +121,7 @@ func (op *nonConvexRegGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	}
 	c := 2 * op.alpha * g
 	for k, v := range w {
-		d := 1 + v*v
+		d := 1 + float32(v*v)
 		out[k] = c * v / (d * d)
 	}
 	return op.out, nil

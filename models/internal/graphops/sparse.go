@@ -83,7 +83,7 @@ func (op *sparseScoresOp) Do(inputs ...G.Value) (G.Value, error) {
 			if c < 0 || int(c) >= op.p {
 				return nil, fmt.Errorf("%v: sample %d has feature index %d, model has %d features", op, i, c, op.p)
 			}
-			s += vals[j] * w[c]
+			s += float32(vals[j] * w[c])
 		}
 		z[k] = s
 	}
@@ -132,7 +132,7 @@ func (op *sparseScoresGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	for k, i := range op.rows.Index {
 		cols, vals := op.rows.Data.Sparse(i)
 		for j, c := range cols {
-			out[c] += g[k] * vals[j]
+			out[c] += float32(g[k] * vals[j])
 		}
 	}
 	return op.out, nil

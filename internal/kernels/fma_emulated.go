@@ -1,18 +1,26 @@
-//go:build !arm64
+//go:build !(arm64 || ppc64 || ppc64le || s390x || riscv64 || loong64 || amd64.v3)
 
 package kernels
 
 // fma32 returns a·b + c rounded once to float32: the pure-Go kernels' only
 // multiply-add, so that they give the vector kernels' bits. Go does not fuse
-// it into an FMA instruction here (amd64 before x86-64-v3 has none), so it
-// is emulated.
+// it into an FMA instruction here (amd64 before x86-64-v3 has none, 386,
+// wasm and mips neither), so it is emulated.
 func fma32(a, b, c float32) float32 { return fma32Emulated(a, b, c) }
 
 // axpy32 sets y[j] = fma32(a, x[j], y[j]) for j < len(y), with
 // fma32Emulated's fast path written out so that the loop has no call
-// (fma32Emulated itself is too big to inline).
+// (fma32Emulated itself is too big to inline). A zero multiplier (a ReLU's
+// zeros in a gradient) makes every product an exact zero, so float32's own
+// multiply and add round once, as the FMA does.
 func axpy32(y, x []float32, a float32) {
 	x = x[:len(y)]
+	if a == 0 {
+		for j, xv := range x {
+			y[j] += float32(a * xv) // the conversion forbids fusing
+		}
+		return
+	}
 	fa := float64(a)
 	for j, xv := range x {
 		p := fa * float64(xv)
