@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // Partition assigns the samples of a dataset to m nodes.
@@ -165,7 +165,6 @@ func PartitionDirichlet(d *Dataset, m int, alpha float64, seed uint64) (*Partiti
 	}
 	src := newPCG(seed, streamPartition, 0)
 	rng := rand.New(src)
-	gamma := distuv.Gamma{Alpha: alpha, Beta: 1, Src: src}
 	classes := byClass(d)
 	prop := make([]float64, m)
 	for try := 0; try < dirichletTries; try++ {
@@ -178,7 +177,7 @@ func PartitionDirichlet(d *Dataset, m int, alpha float64, seed uint64) (*Partiti
 			rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
 			sum := 0.0
 			for j := range prop {
-				prop[j] = gamma.Rand()
+				prop[j] = detmath.Gamma(rng, alpha) // gonum distuv.Gamma{Beta: 1}'s draws, on every architecture
 				sum += prop[j]
 			}
 			if math.IsInf(sum, 1) {

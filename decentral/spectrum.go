@@ -3,7 +3,6 @@ package decentral
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -304,17 +303,6 @@ func closedForm(topology, mixing string) bool {
 		return mixing == MixLaplacian
 	}
 	return false
-}
-
-// eigenvalues returns the eigenvalues of a in increasing order.
-func eigenvalues(a *mat.SymDense) ([]float64, error) {
-	var es mat.EigenSym
-	if !es.Factorize(a, false) {
-		return nil, fmt.Errorf("eigendecomposition of a %d×%d matrix did not converge", a.SymmetricDim(), a.SymmetricDim())
-	}
-	ev := es.Values(nil)
-	slices.Sort(ev)
-	return ev, nil
 }
 
 func flatten(rows [][]float64) []float64 {

@@ -79,6 +79,24 @@ func TestDigest(t *testing.T) {
 			}
 			return ys
 		}},
+		{"ExpFloat64", "5de556160d6c2f77d9259fc04b2ee75f3293f409465933a87c869db068ff076d", func() []float64 {
+			r := rand.New(rand.NewPCG(2024, 2))
+			ys := make([]float64, 100000)
+			for i := range ys {
+				ys[i] = ExpFloat64(r)
+			}
+			return ys
+		}},
+		{"Gamma", "f0ba2a54ceb1768f052adc7290315b9c99e2896d3f2f885fb051585f0cfdbe04", func() []float64 {
+			var ys []float64
+			for k, alpha := range []float64{0.05, 0.19, 0.5, 1, 1.5, 3, 1e3} {
+				r := rand.New(rand.NewPCG(2024, 3+uint64(k)))
+				for range 20000 {
+					ys = append(ys, Gamma(r, alpha))
+				}
+			}
+			return ys
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := digestOf(tc.out()); got != tc.want {

@@ -1,0 +1,125 @@
+package decentral
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// laplacianOf returns the dense Laplacian of g.
+func laplacianOf(g *Graph) *mat.SymDense {
+	lap := mat.NewSymDense(g.N, nil)
+	for i := range g.N {
+		lap.SetSym(i, i, float64(g.Degree(i)))
+	}
+	for _, e := range g.Edges {
+		lap.SetSym(e[0], e[1], -1)
+	}
+	return lap
+}
+
+// TestEigenvaluesAgainstGonum checks eigenvalues against gonum's EigenSym
+// on Laplacians, random symmetric matrices and matrices with repeated and
+// zero eigenvalues: every eigenvalue within 1e-12 of the matrix's scale.
+func TestEigenvaluesAgainstGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cases []*mat.SymDense
+	for _, m := range []int{1, 2, 3, 10, 57, 200} {
+		g, err := NewTopology("er", m, 0.3, uint64(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, laplacianOf(g))
+		r := mat.NewSymDense(m, nil)
+		for i := range m {
+			for j := i; j < m; j++ {
+				r.SetSym(i, j, rng.Float64()*2-1)
+			}
+		}
+		cases = append(cases, r)
+	}
+	for _, name := range []string{"ring", "complete", "star", "path"} {
+		g, err := NewTopology(name, 40, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, laplacianOf(g))
+	}
+	cases = append(cases, mat.NewSymDense(5, nil)) // all zero
+	// The complete graph's Metropolis W, every entry 1/64: one eigenvalue
+	// 1 and 63 zeros, where a relative deflation test alone never holds.
+	ones := make([]float64, 64*64)
+	for i := range ones {
+		ones[i] = 1.0 / 64
+	}
+	cases = append(cases, mat.NewSymDense(64, ones))
+	for _, a := range cases {
+		n := a.SymmetricDim()
+		got, err := eigenvalues(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var es mat.EigenSym
+		if !es.Factorize(a, false) {
+			t.Fatal("gonum did not converge")
+		}
+		want := es.Values(nil)
+		slices.Sort(want)
+		scale := 1.0
+		for _, v := range want {
+			scale = max(scale, math.Abs(v))
+		}
+		for i := range n {
+			if math.Abs(got[i]-want[i]) > 1e-12*scale {
+				t.Fatalf("%d×%d: eigenvalue %d = %v, gonum %v", n, n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestEigenvaluesDigest checks the bits of eigenvalues and of the
+// Laplacian mixing's weights on Erdős–Rényi graphs against a digest
+// recorded on amd64: the test that catches an architecture whose bits
+// differ (.ci/run runs decentral's tests under qemu-aarch64).
+func TestEigenvaluesDigest(t *testing.T) {
+	h := sha256.New()
+	put := func(v float64) { h.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(v))) }
+	for m := 10; m <= 150; m += 20 {
+		g, err := NewTopology("er", m, 0.3, uint64(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := eigenvalues(laplacianOf(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range ev {
+			put(v)
+		}
+		mx, err := NewMixing(MixLaplacian, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m {
+			self, ws := mx.Row(i)
+			put(self)
+			for _, w := range ws {
+				put(w)
+			}
+		}
+		put(mx.Lambda())
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != wantEigenDigest {
+		t.Errorf("eigenvalues and Laplacian weights on %s: digest %s, amd64 gives %s", runtime.GOARCH, got, wantEigenDigest)
+	}
+}
+
+// wantEigenDigest is TestEigenvaluesDigest's digest, recorded on amd64.
+const wantEigenDigest = "a68c588463c2248432c7292c4ab05400170a7bc12dc75a6d7679d0dad96000dd"
