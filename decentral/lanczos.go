@@ -5,11 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
@@ -83,20 +78,19 @@ type lanczosRun struct {
 	n, nb, keep int
 	a           func(dst, src []float64)
 	rng         *rand.Rand
-	v           blas64.General // nb × n basis
-	h           []float64      // Vᵀ A V, nb × nb row-major
-	w           []float64      // A v_j
-	coef, corr  []float64      // Gram–Schmidt coefficients
-	products    int            // products with a so far
-	anorm       float64        // largest ‖A v_j‖ seen, a lower bound of ‖A‖
+	v           []float64 // nb × n basis, row-major
+	h           []float64 // Vᵀ A V, nb × nb row-major
+	w           []float64 // A v_j
+	coef, corr  []float64 // Gram–Schmidt coefficients
+	products    int       // products with a so far
+	anorm       float64   // largest ‖A v_j‖ seen, a lower bound of ‖A‖
 
-	es   mat.EigenSym
-	hm   *mat.SymDense
-	ritz []float64 // Ritz values θ, increasing
-	vecs mat.Dense // Ritz vectors y of H, by column
-	sel  []int     // the Ritz pairs a restart keeps
-	ysel blas64.General
-	tmp  blas64.General
+	hcopy []float64 // H for symEigen, which destroys it
+	ritz  []float64 // Ritz values θ, increasing
+	vecs  []float64 // Ritz vectors y of H, by column, nb × nb row-major
+	sel   []int     // the Ritz pairs a restart keeps
+	ysel  []float64 // the kept Ritz vectors as rows, keep × nb
+	tmp   []float64 // keep × lanczosChunk
 }
 
 func newLanczosRun(n int, a func(dst, src []float64)) *lanczosRun {
@@ -104,20 +98,22 @@ func newLanczosRun(n int, a func(dst, src []float64)) *lanczosRun {
 	keep := nb / 2
 	return &lanczosRun{
 		n: n, nb: nb, keep: keep, a: a,
-		rng:  rand.New(rand.NewPCG(uint64(n), lanczosStream)),
-		v:    blas64.General{Rows: nb, Cols: n, Stride: n, Data: make([]float64, nb*n)},
-		h:    make([]float64, nb*nb),
-		w:    make([]float64, n),
-		coef: make([]float64, nb),
-		corr: make([]float64, nb),
-		hm:   mat.NewSymDense(nb, nil),
-		sel:  make([]int, 0, keep),
-		ysel: blas64.General{Rows: keep, Cols: nb, Stride: nb, Data: make([]float64, keep*nb)},
-		tmp:  blas64.General{Rows: keep, Cols: lanczosChunk, Stride: lanczosChunk, Data: make([]float64, keep*lanczosChunk)},
+		rng:   rand.New(rand.NewPCG(uint64(n), lanczosStream)),
+		v:     make([]float64, nb*n),
+		h:     make([]float64, nb*nb),
+		w:     make([]float64, n),
+		coef:  make([]float64, nb),
+		corr:  make([]float64, nb),
+		hcopy: make([]float64, nb*nb),
+		ritz:  make([]float64, nb),
+		vecs:  make([]float64, nb*nb),
+		sel:   make([]int, 0, keep),
+		ysel:  make([]float64, keep*nb),
+		tmp:   make([]float64, keep*lanczosChunk),
 	}
 }
 
-func (lz *lanczosRun) row(i int) []float64 { return lz.v.Data[i*lz.n : (i+1)*lz.n] }
+func (lz *lanczosRun) row(i int) []float64 { return lz.v[i*lz.n : (i+1)*lz.n] }
 
 // orthogonalize makes x orthogonal to 1 and to the first j basis vectors,
 // leaves the coefficients removed in coef[:j] and returns the norm of what
@@ -125,20 +121,100 @@ func (lz *lanczosRun) row(i int) []float64 { return lz.v.Data[i*lz.n : (i+1)*lz.
 func (lz *lanczosRun) orthogonalize(x []float64, j int) float64 {
 	n := lz.n
 	clear(lz.coef[:j])
-	xv := blas64.Vector{N: n, Inc: 1, Data: x}
 	for range 2 {
-		mean := floats.Sum(x) / float64(n)
-		floats.AddConst(-mean, x)
+		mean := sum(x) / float64(n)
+		for p := range x {
+			x[p] -= mean
+		}
 		if j == 0 {
 			continue
 		}
-		vj := blas64.General{Rows: j, Cols: n, Stride: n, Data: lz.v.Data[:j*n]}
-		c := blas64.Vector{N: j, Inc: 1, Data: lz.corr[:j]}
-		blas64.Gemv(blas.NoTrans, 1, vj, xv, 0, c)
-		blas64.Gemv(blas.Trans, -1, vj, c, 1, xv)
-		floats.Add(lz.coef[:j], lz.corr[:j])
+		c := lz.corr[:j]
+		lz.dotRows(c, x)
+		lz.subtractRows(x, c)
+		for i, ci := range c {
+			lz.coef[i] += ci
+		}
 	}
-	return floats.Norm(x, 2)
+	return math.Sqrt(dot(x, x))
+}
+
+// dotRows sets c_i = v_i · x for the first len(c) basis vectors, each a
+// sum in order of p, four rows a pass (one pass over x instead of four).
+func (lz *lanczosRun) dotRows(c, x []float64) {
+	i := 0
+	for ; i+4 <= len(c); i += 4 {
+		v0, v1, v2, v3 := lz.row(i)[:len(x)], lz.row(i + 1)[:len(x)], lz.row(i + 2)[:len(x)], lz.row(i + 3)[:len(x)]
+		var s0, s1, s2, s3 float64
+		for p, xp := range x {
+			s0 += float64(v0[p] * xp)
+			s1 += float64(v1[p] * xp)
+			s2 += float64(v2[p] * xp)
+			s3 += float64(v3[p] * xp)
+		}
+		c[i], c[i+1], c[i+2], c[i+3] = s0, s1, s2, s3
+	}
+	for ; i < len(c); i++ {
+		s := 0.0
+		for p, v := range lz.row(i)[:len(x)] {
+			s += float64(v * x[p])
+		}
+		c[i] = s
+	}
+}
+
+// subtractRows sets x −= Σ_i c_i v_i over the first len(c) basis vectors,
+// each x_p taking its terms in order of i, four rows a pass (one pass
+// over x instead of four).
+func (lz *lanczosRun) subtractRows(x, c []float64) {
+	i := 0
+	for ; i+4 <= len(c); i += 4 {
+		v0, v1, v2, v3 := lz.row(i)[:len(x)], lz.row(i + 1)[:len(x)], lz.row(i + 2)[:len(x)], lz.row(i + 3)[:len(x)]
+		c0, c1, c2, c3 := c[i], c[i+1], c[i+2], c[i+3]
+		for p := range x {
+			x[p] = x[p] - float64(v0[p]*c0) - float64(v1[p]*c1) - float64(v2[p]*c2) - float64(v3[p]*c3)
+		}
+	}
+	for ; i < len(c); i++ {
+		for p, v := range lz.row(i)[:len(x)] {
+			x[p] -= float64(v * c[i])
+		}
+	}
+}
+
+// sum returns Σ x_p in four interleaved partial sums (p mod 4), added as
+// (s0 + s1) + (s2 + s3): one fixed order, so the same bits everywhere, and
+// four independent chains.
+func sum(x []float64) float64 {
+	var s0, s1, s2, s3 float64
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		s0 += x[p]
+		s1 += x[p+1]
+		s2 += x[p+2]
+		s3 += x[p+3]
+	}
+	for ; p < len(x); p++ {
+		s0 += x[p]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// dot returns Σ x_p y_p in sum's order, unfused.
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	p := 0
+	for ; p+4 <= len(x); p += 4 {
+		s0 += float64(x[p] * y[p])
+		s1 += float64(x[p+1] * y[p+1])
+		s2 += float64(x[p+2] * y[p+2])
+		s3 += float64(x[p+3] * y[p+3])
+	}
+	for ; p < len(x); p++ {
+		s0 += float64(x[p] * y[p])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // newDirection makes basis vector j a random unit vector orthogonal to 1
@@ -150,7 +226,10 @@ func (lz *lanczosRun) newDirection(j int) error {
 			x[p] = detmath.NormFloat64(lz.rng)
 		}
 		if nrm := lz.orthogonalize(x, j); nrm > 1e-8*math.Sqrt(float64(lz.n)) {
-			floats.Scale(1/nrm, x)
+			scale := 1 / nrm
+			for p := range x {
+				x[p] *= scale
+			}
 			return nil
 		}
 	}
@@ -160,7 +239,10 @@ func (lz *lanczosRun) newDirection(j int) error {
 // next makes w/beta basis vector j, or a new direction when w vanished.
 func (lz *lanczosRun) next(j int, beta float64) error {
 	if beta > 1e-12*lz.anorm {
-		floats.ScaleTo(lz.row(j), 1/beta, lz.w)
+		scale, row := 1/beta, lz.row(j)
+		for p, v := range lz.w {
+			row[p] = scale * v
+		}
 		return nil
 	}
 	return lz.newDirection(j)
@@ -173,7 +255,7 @@ func (lz *lanczosRun) extend(j int) (beta float64, err error) {
 	for ; j < nb; j++ {
 		lz.a(lz.w, lz.row(j))
 		lz.products++
-		lz.anorm = max(lz.anorm, floats.Norm(lz.w, 2))
+		lz.anorm = max(lz.anorm, math.Sqrt(dot(lz.w, lz.w)))
 		beta = lz.orthogonalize(lz.w, j+1)
 		for i := 0; i <= j; i++ {
 			lz.h[i*nb+j], lz.h[j*nb+i] = lz.coef[i], lz.coef[i]
@@ -190,17 +272,10 @@ func (lz *lanczosRun) extend(j int) (beta float64, err error) {
 
 // factorize computes the Ritz values and vectors of H.
 func (lz *lanczosRun) factorize() error {
-	nb := lz.nb
-	for r := 0; r < nb; r++ {
-		for c := r; c < nb; c++ {
-			lz.hm.SetSym(r, c, lz.h[r*nb+c])
-		}
+	copy(lz.hcopy, lz.h)
+	if err := symEigen(lz.hcopy, lz.nb, lz.ritz, lz.vecs); err != nil {
+		return fmt.Errorf("lanczos: eigendecomposition of the projection: %w", err)
 	}
-	if !lz.es.Factorize(lz.hm, true) {
-		return fmt.Errorf("lanczos: eigendecomposition of the %d×%d projection did not converge", nb, nb)
-	}
-	lz.ritz = lz.es.Values(lz.ritz)
-	lz.es.VectorsTo(&lz.vecs)
 	return nil
 }
 
@@ -209,10 +284,10 @@ func (lz *lanczosRun) factorize() error {
 func (lz *lanczosRun) residual(beta float64, want lanczosWant) float64 {
 	res := 0.0
 	if want&wantLow != 0 {
-		res = max(res, beta*math.Abs(lz.vecs.At(lz.nb-1, 0)))
+		res = max(res, beta*math.Abs(lz.vecs[(lz.nb-1)*lz.nb]))
 	}
 	if want&wantHigh != 0 {
-		res = max(res, beta*math.Abs(lz.vecs.At(lz.nb-1, lz.nb-1)))
+		res = max(res, beta*math.Abs(lz.vecs[(lz.nb-1)*lz.nb+lz.nb-1]))
 	}
 	return res
 }
@@ -241,17 +316,23 @@ func (lz *lanczosRun) restart(beta float64, want lanczosWant) error {
 	}
 	for s, k := range lz.sel {
 		for i := 0; i < nb; i++ {
-			lz.ysel.Data[s*nb+i] = lz.vecs.At(i, k)
+			lz.ysel[s*nb+i] = lz.vecs[i*nb+k]
 		}
 	}
 	// V[:keep] = Ysel V, a column block at a time, in place.
 	for start := 0; start < n; start += lanczosChunk {
 		width := min(lanczosChunk, n-start)
-		block := blas64.General{Rows: nb, Cols: width, Stride: n, Data: lz.v.Data[start:]}
-		out := blas64.General{Rows: keep, Cols: width, Stride: lanczosChunk, Data: lz.tmp.Data}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, lz.ysel, block, 0, out)
 		for s := range lz.sel {
-			copy(lz.v.Data[s*n+start:s*n+start+width], lz.tmp.Data[s*lanczosChunk:s*lanczosChunk+width])
+			out := lz.tmp[s*lanczosChunk : s*lanczosChunk+width]
+			clear(out)
+			for i, y := range lz.ysel[s*nb : (s+1)*nb] {
+				for p, v := range lz.v[i*n+start : i*n+start+width] {
+					out[p] += float64(y * v)
+				}
+			}
+		}
+		for s := range lz.sel {
+			copy(lz.v[s*n+start:s*n+start+width], lz.tmp[s*lanczosChunk:s*lanczosChunk+width])
 		}
 	}
 	clear(lz.h)

@@ -177,3 +177,112 @@ func hypot(a, b float64) float64 {
 	q := b / a
 	return float64(a * math.Sqrt(1+float64(q*q)))
 }
+
+// symEigen computes all eigenvalues and eigenvectors of the symmetric n×n
+// matrix a (row-major; its upper triangle is destroyed) by the cyclic
+// Jacobi method (Numerical Recipes' jacobi), unfused, so with the same
+// bits on every architecture: vals gets the eigenvalues in increasing
+// order, vecs (n×n, row-major) the unit eigenvector of vals[k] in column k.
+// It serves Lanczos's small projected matrices.
+func symEigen(a []float64, n int, vals, vecs []float64) error {
+	d, b, z := vals[:n], make([]float64, n), make([]float64, n)
+	clear(vecs[:n*n])
+	for i := range n {
+		vecs[i*n+i] = 1
+		d[i] = a[i*n+i]
+		b[i] = d[i]
+	}
+	// rotate applies the rotation (s, tau) to the pair m[i*n+j], m[k*n+l].
+	rotate := func(m []float64, i, j, k, l int, s, tau float64) {
+		g, h := m[i*n+j], m[k*n+l]
+		m[i*n+j] = g - float64(s*(h+float64(g*tau)))
+		m[k*n+l] = h + float64(s*(g-float64(h*tau)))
+	}
+	for sweep := 1; sweep <= 50; sweep++ {
+		off := 0.0
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				off += math.Abs(a[p*n+q])
+			}
+		}
+		if off == 0 {
+			sortEigen(vals[:n], vecs, n)
+			return nil
+		}
+		thresh := 0.0
+		if sweep < 4 {
+			thresh = float64(0.2*off) / float64(n*n)
+		}
+		for p := range n - 1 {
+			for q := p + 1; q < n; q++ {
+				apq := a[p*n+q]
+				g := float64(100 * math.Abs(apq))
+				if sweep > 4 && math.Abs(d[p])+g == math.Abs(d[p]) && math.Abs(d[q])+g == math.Abs(d[q]) {
+					a[p*n+q] = 0
+					continue
+				}
+				if math.Abs(apq) <= thresh {
+					continue
+				}
+				h := d[q] - d[p]
+				var t float64
+				if math.Abs(h)+g == math.Abs(h) {
+					t = apq / h
+				} else {
+					theta := float64(0.5*h) / apq
+					t = 1 / (math.Abs(theta) + math.Sqrt(1+float64(theta*theta)))
+					if theta < 0 {
+						t = -t
+					}
+				}
+				c := 1 / math.Sqrt(1+float64(t*t))
+				s := float64(t * c)
+				tau := s / (1 + c)
+				h = float64(t * apq)
+				z[p] -= h
+				z[q] += h
+				d[p] -= h
+				d[q] += h
+				a[p*n+q] = 0
+				for j := 0; j < p; j++ {
+					rotate(a, j, p, j, q, s, tau)
+				}
+				for j := p + 1; j < q; j++ {
+					rotate(a, p, j, j, q, s, tau)
+				}
+				for j := q + 1; j < n; j++ {
+					rotate(a, p, j, q, j, s, tau)
+				}
+				for j := range n {
+					rotate(vecs, j, p, j, q, s, tau)
+				}
+			}
+		}
+		for p := range n {
+			b[p] += z[p]
+			d[p] = b[p]
+			z[p] = 0
+		}
+	}
+	return fmt.Errorf("Jacobi iteration on a %d×%d matrix did not converge in 50 sweeps", n, n)
+}
+
+// sortEigen orders the eigenvalues vals increasingly, moving the columns of
+// vecs (n×n, row-major) with them (a selection sort: n is small).
+func sortEigen(vals, vecs []float64, n int) {
+	for i := range n {
+		k := i
+		for j := i + 1; j < n; j++ {
+			if vals[j] < vals[k] {
+				k = j
+			}
+		}
+		if k == i {
+			continue
+		}
+		vals[i], vals[k] = vals[k], vals[i]
+		for r := range n {
+			vecs[r*n+i], vecs[r*n+k] = vecs[r*n+k], vecs[r*n+i]
+		}
+	}
+}
