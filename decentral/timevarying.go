@@ -187,11 +187,23 @@ func (e *OnePeerExp) periodNormDense() (float64, error) {
 		}
 		cur, next = next, cur
 	}
-	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(m, m, cur), mat.SVDNone) {
-		return 0, fmt.Errorf("singular value decomposition of a %d×%d matrix did not converge", m, m)
+	// ‖A‖₂ = √λ_max(AᵀA), from the eigenvalues of AᵀA (symeig.go: the
+	// same bits on every architecture, where gonum's SVD differed).
+	ata := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			s := 0.0
+			for k := range m {
+				s += float64(cur[k*m+i] * cur[k*m+j])
+			}
+			ata.SetSym(i, j, s)
+		}
 	}
-	return svd.Values(nil)[0], nil
+	ev, err := eigenvalues(ata)
+	if err != nil {
+		return 0, err
+	}
+	return math.Sqrt(max(ev[m-1], 0)), nil
 }
 
 // periodNormSparse returns ‖W_{τ−1} ⋯ W_0 − J‖₂ as the square root of the
