@@ -3,17 +3,17 @@ package graphops
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // denseScoresLayer is the logistic regression's scores z = X w of a dense
-// batch X [n,p]. Like Gorgonia's Mul of a matrix by a vector, which it
-// replaces, it calls gonum's Sgemv (the BLAS Gorgonia's tensors use unless
-// told otherwise) with the same arguments, and so has the same results bit
-// for bit; but it writes into buffers of the layer instead of allocating.
+// batch X [n,p], in place of Gorgonia's Mul of a matrix by a vector. It
+// sums each score, and each gradient element, in order of the features
+// (the samples), unfused, as SparseMatVec does over the nonzeros: the same
+// bits as the sparse path on the same data, on every architecture (gonum's
+// Sgemv, which Mul calls, sums in another order on amd64, in assembly,
+// than on arm64). It writes into buffers of the layer instead of allocating.
 type denseScoresLayer struct {
 	n, p int
 	z    tensor.Tensor // output [n]
@@ -56,7 +56,14 @@ func (op *denseScoresOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	gonum.Implementation{}.Sgemv(blas.NoTrans, l.n, l.p, 1, a[0], l.p, a[1], 1, 0, f32(l.z), 1)
+	x, w, z := a[0], a[1][:l.p], f32(l.z)
+	for i := range l.n {
+		var s float32
+		for k, v := range x[i*l.p : (i+1)*l.p] {
+			s += float32(v * w[k])
+		}
+		z[i] = s
+	}
 	return l.z, nil
 }
 
@@ -81,6 +88,12 @@ func (op *denseScoresGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	gonum.Implementation{}.Sgemv(blas.Trans, l.n, l.p, 1, a[0], l.p, a[1], 1, 0, f32(l.dw), 1)
+	x, dz, dw := a[0], a[1][:l.n], f32(l.dw)
+	clear(dw)
+	for i, g := range dz {
+		for k, v := range x[i*l.p : (i+1)*l.p] {
+			dw[k] += float32(g * v)
+		}
+	}
 	return l.dw, nil
 }
