@@ -3,8 +3,6 @@ package decentral
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // This file gives bounds on W's spectrum beyond λ (spectrum.go) for the
@@ -21,7 +19,7 @@ func (mx *Mixing) lambdaMin() (float64, error) {
 		return self, nil
 	}
 	if m <= denseSpectrumMax {
-		ev, err := eigenvalues(mat.NewSymDense(m, flatten(mx.Dense())))
+		ev, err := eigenvalues(flatten(mx.Dense()), m)
 		if err != nil {
 			return 0, fmt.Errorf("λ_min of a %d-node %s mixing matrix: %w", m, mx.Name(), err)
 		}

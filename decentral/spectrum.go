@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
@@ -133,14 +131,7 @@ func laplacianMax(g *Graph) (float64, error) {
 	}
 	m := g.N
 	if m <= denseSpectrumMax {
-		lap := mat.NewSymDense(m, nil)
-		for i := 0; i < m; i++ {
-			lap.SetSym(i, i, float64(g.Degree(i)))
-		}
-		for _, e := range g.Edges {
-			lap.SetSym(e[0], e[1], -1)
-		}
-		ev, err := eigenvalues(lap)
+		ev, err := eigenvalues(laplacian(g), m)
 		if err != nil {
 			return 0, err
 		}
@@ -151,6 +142,19 @@ func laplacianMax(g *Graph) (float64, error) {
 		return 0, fmt.Errorf("λ_max of the Laplacian of a %d-node graph: %w", m, err)
 	}
 	return hi, nil
+}
+
+// laplacian returns the Laplacian L = D − A of g, dense and row-major.
+func laplacian(g *Graph) []float64 {
+	m := g.N
+	lap := make([]float64, m*m)
+	for i := range m {
+		lap[i*m+i] = float64(g.Degree(i))
+	}
+	for _, e := range g.Edges {
+		lap[e[0]*m+e[1]], lap[e[1]*m+e[0]] = -1, -1
+	}
+	return lap
 }
 
 // laplacianOp returns dst = L src for the Laplacian L = D − A of g.
@@ -199,7 +203,7 @@ func (mx *Mixing) computeLambda() (float64, error) {
 // lambdaDense computes λ from the dense eigendecomposition of W.
 func (mx *Mixing) lambdaDense() (float64, error) {
 	m := mx.graph.N
-	ev, err := eigenvalues(mat.NewSymDense(m, flatten(mx.Dense())))
+	ev, err := eigenvalues(flatten(mx.Dense()), m)
 	if err != nil {
 		return 0, err
 	}
@@ -255,7 +259,7 @@ func (mx *Mixing) lambdaDirected() (float64, error) {
 				a[i*m+j], a[j*m+i] = v, v
 			}
 		}
-		ev, err := eigenvalues(mat.NewSymDense(m, a))
+		ev, err := eigenvalues(a, m)
 		if err != nil {
 			return 0, err
 		}

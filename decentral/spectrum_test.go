@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // generators lists the deterministic generators by name.
@@ -17,17 +15,10 @@ var generators = []struct {
 }{{"ring", Ring}, {"path", Path}, {"complete", Complete}, {"star", Star}, {"torus", Torus}}
 
 // denseLaplacian returns the eigenvalues of g's Laplacian in increasing
-// order, from gonum's dense EigenSym.
+// order, from the dense eigenvalue solver.
 func denseLaplacian(t *testing.T, g *Graph) []float64 {
 	t.Helper()
-	lap := mat.NewSymDense(g.N, nil)
-	for i := 0; i < g.N; i++ {
-		lap.SetSym(i, i, float64(g.Degree(i)))
-	}
-	for _, e := range g.Edges {
-		lap.SetSym(e[0], e[1], -1)
-	}
-	ev, err := eigenvalues(lap)
+	ev, err := eigenvalues(laplacian(g), g.N)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // eigenvalues returns the eigenvalues of a in increasing order, with the
@@ -15,17 +13,11 @@ import (
 // compiler fuses it. gonum's EigenSym, which this replaces, gave other last
 // bits on arm64 than on amd64 (its kernels are assembly on one, fused Go
 // on the other), so the Laplacian mixing's c = 2/(3 λ_max(L)) and the λ a
-// run reports differed between machines.
-func eigenvalues(a *mat.SymDense) ([]float64, error) {
-	n := a.SymmetricDim()
-	m := make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			m[i*n+j] = a.At(i, j)
-		}
-	}
+// run reports differed between machines. a is the n×n matrix, row-major
+// (only its lower triangle is read); it is overwritten.
+func eigenvalues(a []float64, n int) ([]float64, error) {
 	d, e := make([]float64, n), make([]float64, n)
-	tridiagonalize(m, n, d, e)
+	tridiagonalize(a, n, d, e)
 	if err := tridiagonalEigenvalues(d, e); err != nil {
 		return nil, fmt.Errorf("eigenvalues of a %d×%d matrix: %w", n, n, err)
 	}

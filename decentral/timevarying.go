@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
@@ -189,17 +187,17 @@ func (e *OnePeerExp) periodNormDense() (float64, error) {
 	}
 	// ‖A‖₂ = √λ_max(AᵀA), from the eigenvalues of AᵀA (symeig.go: the
 	// same bits on every architecture, where gonum's SVD differed).
-	ata := mat.NewSymDense(m, nil)
+	ata := make([]float64, m*m) // its lower triangle, all eigenvalues reads
 	for i := range m {
-		for j := i; j < m; j++ {
+		for j := range i + 1 {
 			s := 0.0
 			for k := range m {
 				s += float64(cur[k*m+i] * cur[k*m+j])
 			}
-			ata.SetSym(i, j, s)
+			ata[i*m+j] = s
 		}
 	}
-	ev, err := eigenvalues(ata)
+	ev, err := eigenvalues(ata, m)
 	if err != nil {
 		return 0, err
 	}

@@ -31,20 +31,7 @@ func TestChocoOverRanks(t *testing.T) {
 			x0 := make([]float32, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			src, orc := quadratic(m, p)
-			ref, err := decentral.New(cfg, er.Mixing(0), src, orc, x0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ref.Close()
-			if err := ref.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for range rounds {
-				if err := ref.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ref := reference(t, ctx, cfg, m, p, rounds, x0)
 			owner := func(i int) int { return i * tt.ranks / m }
 			// 128-byte chunks: every message travels in several frames.
 			cl := newCluster(t, tt.ranks, m, owner, func(r int, c *Config) { c.VectorLen, c.ChunkBytes = p, 128 })
@@ -55,20 +42,12 @@ func TestChocoOverRanks(t *testing.T) {
 				c := cfg
 				c.Local, c.Exchange = x.Local(), x
 				src, orc := quadratic(m, p)
+				var err error
 				if opts[r], err = decentral.New(c, er.Mixing(0), src, orc, x0); err != nil {
 					t.Fatal(err)
 				}
 				defer opts[r].Close()
-				wg.Go(func() {
-					if errs[r] = opts[r].Init(ctx); errs[r] != nil {
-						return
-					}
-					for range rounds {
-						if errs[r] = opts[r].Step(ctx); errs[r] != nil {
-							return
-						}
-					}
-				})
+				wg.Go(func() { errs[r] = runRounds(ctx, opts[r], rounds) })
 			}
 			wg.Wait()
 			checkErrs(t, errs)

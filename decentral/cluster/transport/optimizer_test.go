@@ -42,6 +42,35 @@ func quadratic(m, p int) (*qSource, qOracle) {
 	return s, o
 }
 
+// runRounds initialises o and takes rounds steps.
+func runRounds(ctx context.Context, o *decentral.Optimizer, rounds int) error {
+	if err := o.Init(ctx); err != nil {
+		return err
+	}
+	for range rounds {
+		if err := o.Step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reference runs cfg's m nodes in one process for rounds rounds on the
+// quadratic of dimension p: the run the ranks must equal.
+func reference(t *testing.T, ctx context.Context, cfg decentral.Config, m, p, rounds int, x0 []float32) *decentral.Optimizer {
+	t.Helper()
+	src, orc := quadratic(m, p)
+	ref, err := decentral.New(cfg, cfg.Topology.Mixing(0), src, orc, x0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	if err := runRounds(ctx, ref, rounds); err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
 // TestOptimizerOverRanks runs decentral optimizers spread over ranks through
 // the transport and checks every node's parameters against a single process
 // running all nodes with decentral.MemExchange, bit for bit, with and
@@ -76,22 +105,9 @@ func testOptimizerOverRanks(t *testing.T, pipe bool) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := decentral.Config{Algorithm: tt.algo, Eta0: 0.05, Workers: 2, Topology: tt.topo}
 			x0 := make([]float32, p)
-			src, orc := quadratic(m, p)
-			ref, err := decentral.New(cfg, tt.topo.Mixing(0), src, orc, x0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ref.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			if err := ref.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for range rounds {
-				if err := ref.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ref := reference(t, ctx, cfg, m, p, rounds, x0)
 			owner := func(i int) int { return i * tt.ranks / m }
 			cl := newCluster(t, tt.ranks, m, owner, func(r int, c *Config) { c.VectorLen, c.ChunkBytes = p, 1024 })
 			opts := make([]*decentral.Optimizer, tt.ranks)
@@ -101,6 +117,7 @@ func testOptimizerOverRanks(t *testing.T, pipe bool) {
 				c := cfg
 				c.Local, c.Exchange = x.Local(), x
 				src, orc := quadratic(m, p)
+				var err error
 				if opts[r], err = decentral.New(c, tt.topo.Mixing(0), src, orc, x0); err != nil {
 					t.Fatal(err)
 				}
@@ -111,13 +128,8 @@ func testOptimizerOverRanks(t *testing.T, pipe bool) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if errs[r] = opts[r].Init(ctx); errs[r] != nil {
+					if errs[r] = runRounds(ctx, opts[r], rounds); errs[r] != nil {
 						return
-					}
-					for range rounds {
-						if errs[r] = opts[r].Step(ctx); errs[r] != nil {
-							return
-						}
 					}
 					// Every rank's nodes reach rank 0, which imports them.
 					var states []decentral.NodeState
