@@ -31,3 +31,21 @@ func TestDenseNormalised(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDenseNormalised times Dense on a CIFAR-10 batch of 128
+// standardised images:
+//
+//	go test ./data/ -run '^$' -bench DenseNormalised
+func BenchmarkDenseNormalised(b *testing.B) {
+	d := &Dataset{Shape: []int{3, 32, 32}, Labels: make([]uint8, 128), Mean: []float32{0.49, 0.48, 0.45}, Std: []float32{0.247, 0.243, 0.261}}
+	d.Bytes = make([]uint8, 128*d.Dim())
+	for k := range d.Bytes {
+		d.Bytes[k] = uint8(k * 7)
+	}
+	x := make([]float32, d.Dim())
+	for b.Loop() {
+		for i := range d.Len() {
+			d.Dense(i, x)
+		}
+	}
+}

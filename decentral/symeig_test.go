@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -211,3 +212,33 @@ func TestEigenvaluesDigest(t *testing.T) {
 
 // wantEigenDigest is TestEigenvaluesDigest's digest, recorded on amd64.
 const wantEigenDigest = "848919459891e58c81a868a58f9aeaaa9b4f5d31452d7051e4f87bdf75251be6"
+
+// BenchmarkEigenvalues times the dense spectrum of an Erdős–Rényi
+// Laplacian (as laplacianMax computes it up to denseSpectrumMax nodes)
+// against gonum's EigenSym, which it replaced:
+//
+//	go test ./decentral/ -run '^$' -bench Eigenvalues -benchtime 5x
+func BenchmarkEigenvalues(b *testing.B) {
+	for _, m := range []int{100, denseSpectrumMax} {
+		g, err := NewTopology("er", m, 0.3, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("m=%d/ours", m), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := eigenvalues(laplacian(g), m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("m=%d/gonum", m), func(b *testing.B) {
+			lap := laplacianOf(g)
+			for b.Loop() {
+				var es mat.EigenSym
+				if !es.Factorize(lap, false) {
+					b.Fatal("no convergence")
+				}
+			}
+		})
+	}
+}
