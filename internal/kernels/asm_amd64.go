@@ -45,8 +45,23 @@ func im2colAsm(cols, x []float32, s ConvShape, tbl []int32) {
 	im2col512(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
 }
 
-// im2colAVX2 runs the AVX2 im2col (it needs s.OW() ≥ 4).
+// im2colAVX2 runs the AVX2 im2col (it needs s.OW() ≥ 4): rows of 8 to 32
+// floats (every CNN layer of the paper) by a kernel with the row written
+// out, wider or narrower ones by a step loop.
 func im2colAVX2(cols, x []float32, s ConvShape) {
+	if ow := s.OW(); ow >= 8 && ow <= 32 {
+		switch (ow - 1) / 8 {
+		case 0:
+			im2col256r0(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), ow)
+		case 1:
+			im2col256r1(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), ow)
+		case 2:
+			im2col256r2(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), ow)
+		default:
+			im2col256r3(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), ow)
+		}
+		return
+	}
 	if s.OW() >= 8 {
 		im2col256x8(&cols[0], &x[0], s.C, s.H, s.W, s.KH, s.KW, s.OH(), s.OW())
 		return

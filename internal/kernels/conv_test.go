@@ -21,6 +21,9 @@ var convShapes = []ConvShape{
 	{C: 3, H: 4, W: 20, KH: 1, KW: 1},
 	{C: 2, H: 6, W: 20, KH: 2, KW: 5},  // ow = 16
 	{C: 2, H: 6, W: 21, KH: 2, KW: 5},  // ow = 17
+	{C: 2, H: 4, W: 29, KH: 2, KW: 5},  // ow = 25: AVX2's unrolled rows of three steps and one
+	{C: 1, H: 3, W: 33, KH: 1, KW: 2},  // ow = 32: the widest unrolled rows
+	{C: 1, H: 3, W: 35, KH: 2, KW: 3},  // ow = 33: AVX2's step loop
 	{C: 2, H: 5, W: 63, KH: 3, KW: 7},  // widest rows on the assembly col2im (w < 64)
 	{C: 1, H: 3, W: 64, KH: 2, KW: 1},  // w = 64: col2im falls back to Go
 	{C: 1, H: 3, W: 70, KH: 2, KW: 40}, // w > 64

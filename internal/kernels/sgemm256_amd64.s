@@ -3058,6 +3058,190 @@ done:
 	VZEROUPPER
 	RET
 
+// func im2col256r0(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256r0(SB), NOSPLIT, $0-72
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	LEAQ -32(R12*4), R13
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	VMOVUPS (AX)(R13*1), Y0
+	VMOVUPS Y0, (DI)(R13*1)
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func im2col256r1(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256r1(SB), NOSPLIT, $0-72
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	LEAQ -32(R12*4), R13
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS (AX)(R13*1), Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, (DI)(R13*1)
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func im2col256r2(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256r2(SB), NOSPLIT, $0-72
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	LEAQ -32(R12*4), R13
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS (AX)(R13*1), Y2
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R13*1)
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
+// func im2col256r3(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+TEXT ·im2col256r3(SB), NOSPLIT, $0-72
+	MOVQ src+8(FP), R10
+	MOVQ w+32(FP), R8
+	SHLQ $2, R8
+	MOVQ ow+64(FP), R12
+	MOVQ h+24(FP), DX
+	SUBQ kh+40(FP), DX
+	IMULQ R8, DX
+	MOVQ dst+0(FP), DI
+	LEAQ -32(R12*4), R13
+	MOVQ c+16(FP), R14
+	TESTQ R14, R14
+	JZ done
+plane:
+	MOVQ kh+40(FP), R15
+krow:
+	MOVQ R10, R11
+	MOVQ kw+48(FP), BX
+kcol:
+	MOVQ R11, AX
+	MOVQ oh+56(FP), CX
+orow:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS (AX)(R13*1), Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, (DI)(R13*1)
+rowdone:
+	LEAQ (DI)(R12*4), DI
+	ADDQ R8, AX
+	DECQ CX
+	JNZ orow
+	ADDQ $4, R11
+	DECQ BX
+	JNZ kcol
+	ADDQ R8, R10
+	DECQ R15
+	JNZ krow
+	ADDQ DX, R10
+	DECQ R14
+	JNZ plane
+done:
+	VZEROUPPER
+	RET
+
 // func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
 TEXT ·col2im256(SB), NOSPLIT, $0-72
 	MOVQ dx+0(FP), R10

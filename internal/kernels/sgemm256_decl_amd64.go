@@ -120,6 +120,18 @@ func im2col256x8(dst, src *float32, c, h, w, kh, kw, oh, ow int)
 func im2col256x4(dst, src *float32, c, h, w, kh, kw, oh, ow int)
 
 //go:noescape
+func im2col256r0(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2col256r1(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2col256r2(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
+func im2col256r3(dst, src *float32, c, h, w, kh, kw, oh, ow int)
+
+//go:noescape
 func col2im256(dx, cols *float32, c, h, w, kh, kw, oh, ow int)
 
 //go:noescape

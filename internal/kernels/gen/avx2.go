@@ -65,6 +65,9 @@ func genAVX2(s, d *bytes.Buffer) {
 	genPoolMask256(s)
 	genIm2col256(s, d, 8)
 	genIm2col256(s, d, 4)
+	for n := 0; n <= 3; n++ {
+		genIm2col256Rows(s, d, n)
+	}
 	genCol2im256(s, d)
 	genTranspose256(s, d)
 }

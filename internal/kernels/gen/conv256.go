@@ -79,6 +79,29 @@ func genIm2col256(s, d *bytes.Buffer, v int) {
 	})
 }
 
+// genIm2col256Rows writes im2col256r{n}, the AVX2 im2col for rows of
+// 8n < ow ≤ 8n+8 floats: each row is n steps of 8 floats and an
+// overlapping last step at ow−8, written out without a step loop.
+func genIm2col256Rows(s, d *bytes.Buffer, n int) {
+	name := fmt.Sprintf("im2col256r%d", n)
+	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
+	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	convLoops(s, "src+8(FP)", "DI", func() {
+		p(s, "MOVQ dst+0(FP), DI")
+		p(s, "LEAQ -32(R12*4), R13") // byte offset of a row's last step
+	}, func() {
+		for q := 0; q < n; q++ {
+			p(s, "VMOVUPS %d(AX), Y%d", 32*q, q)
+		}
+		p(s, "VMOVUPS (AX)(R13*1), Y%d", n)
+		for q := 0; q < n; q++ {
+			p(s, "VMOVUPS Y%d, %d(DI)", q, 32*q)
+		}
+		p(s, "VMOVUPS Y%d, (DI)(R13*1)", n)
+	})
+}
+
 // genCol2im256 writes col2im256, the AVX2 col2im: for each kernel offset
 // (c, i, j) in order and each of its oh rows, dx[c][oy+i][j : j+ow] +=
 // cols[(c, i, j)][oy][0 : ow], 8 floats a step, then 4, then one at a time.
