@@ -59,9 +59,7 @@ func convLoops(s *bytes.Buffer, image, cols string, setup, row func()) {
 // step (YMM for 8, XMM for 4) with an overlapping last step (ow ≥ v).
 func genIm2col256(s, d *bytes.Buffer, v int) {
 	name := fmt.Sprintf("im2col256x%d", v)
-	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
-	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	im2colHeader(s, d, name)
 	reg := "Y0"
 	if v == 4 {
 		reg = "X0"
@@ -79,14 +77,20 @@ func genIm2col256(s, d *bytes.Buffer, v int) {
 	})
 }
 
+// im2colHeader declares the im2col kernel name in d and opens its text in
+// s: func name(dst, src *float32, c, h, w, kh, kw, oh, ow int).
+func im2colHeader(s, d *bytes.Buffer, name string) {
+	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
+	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+}
+
 // genIm2col256Rows writes im2col256r{n}, the AVX2 im2col for rows of
 // 8n < ow ≤ 8n+8 floats: each row is n steps of 8 floats and an
 // overlapping last step at ow−8, written out without a step loop.
 func genIm2col256Rows(s, d *bytes.Buffer, n int) {
 	name := fmt.Sprintf("im2col256r%d", n)
-	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
-	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	im2colHeader(s, d, name)
 	convLoops(s, "src+8(FP)", "DI", func() {
 		p(s, "MOVQ dst+0(FP), DI")
 		p(s, "LEAQ -32(R12*4), R13") // byte offset of a row's last step

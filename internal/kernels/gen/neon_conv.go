@@ -59,9 +59,7 @@ func convLoopsNEON(s *bytes.Buffer, image, cols string, setup, row func()) {
 // (ow ≥ v).
 func genIm2colNEON(s, d *bytes.Buffer, v int) {
 	name := fmt.Sprintf("im2colNEONx%d", v)
-	fmt.Fprintf(d, "//go:noescape\nfunc %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n\n", name)
-	fmt.Fprintf(s, "\n// func %s(dst, src *float32, c, h, w, kh, kw, oh, ow int)\n", name)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	im2colHeader(s, d, name)
 	convLoopsNEON(s, "src+8(FP)", "R1", func() {
 		p(s, "MOVD dst+0(FP), R1")
 		p(s, "SUB $%d, R12, R13", v) // start of a row's last step
