@@ -86,7 +86,7 @@ func im2colHeader(s, d *bytes.Buffer, name string) {
 }
 
 // genIm2col256Rows writes im2col256r{n}, the AVX2 im2col for rows of
-// 8n < ow ≤ 8n+8 floats: each row is n steps of 8 floats and an
+// max(8, 8n+1) ≤ ow ≤ 8n+8 floats: each row is n steps of 8 floats and an
 // overlapping last step at ow−8, written out without a step loop.
 func genIm2col256Rows(s, d *bytes.Buffer, n int) {
 	name := fmt.Sprintf("im2col256r%d", n)
