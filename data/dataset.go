@@ -69,12 +69,12 @@ func (d *Dataset) Dense(i int, dst []float32) {
 			out, in := dst[c*per:(c+1)*per], src[c*per:(c+1)*per]
 			if per <= len(table) {
 				for k, b := range in {
-					out[k] = (float32(float32(b)*(1.0/255)) - mean) / std
+					out[k] = standardise(b, mean, std)
 				}
 				continue
 			}
 			for b := range table {
-				table[b] = (float32(float32(b)*(1.0/255)) - mean) / std
+				table[b] = standardise(uint8(b), mean, std)
 			}
 			for k, b := range in {
 				out[k] = table[b]
@@ -88,6 +88,13 @@ func (d *Dataset) Dense(i int, dst []float32) {
 			dst[d.Cols[k]] = d.Vals[k]
 		}
 	}
+}
+
+// standardise is byte b of a channel of mean mean and standard deviation
+// std as Dense gives it: (b/255 − mean)/std, the product converted so that
+// no architecture fuses it.
+func standardise(b uint8, mean, std float32) float32 {
+	return (float32(float32(b)*(1.0/255)) - mean) / std
 }
 
 // Sparse returns sample i's non-zero features; it panics unless IsSparse.

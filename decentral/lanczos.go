@@ -200,6 +200,13 @@ func sum(x []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// scaleTo sets dst = a·x (dst may be x).
+func scaleTo(dst []float64, a float64, x []float64) {
+	for p, v := range x {
+		dst[p] = a * v
+	}
+}
+
 // dot returns Σ x_p y_p in sum's order, unfused.
 func dot(x, y []float64) float64 {
 	y = y[:len(x)]
@@ -226,10 +233,7 @@ func (lz *lanczosRun) newDirection(j int) error {
 			x[p] = detmath.NormFloat64(lz.rng)
 		}
 		if nrm := lz.orthogonalize(x, j); nrm > 1e-8*math.Sqrt(float64(lz.n)) {
-			scale := 1 / nrm
-			for p := range x {
-				x[p] *= scale
-			}
+			scaleTo(x, 1/nrm, x)
 			return nil
 		}
 	}
@@ -239,10 +243,7 @@ func (lz *lanczosRun) newDirection(j int) error {
 // next makes w/beta basis vector j, or a new direction when w vanished.
 func (lz *lanczosRun) next(j int, beta float64) error {
 	if beta > 1e-12*lz.anorm {
-		scale, row := 1/beta, lz.row(j)
-		for p, v := range lz.w {
-			row[p] = scale * v
-		}
+		scaleTo(lz.row(j), 1/beta, lz.w)
 		return nil
 	}
 	return lz.newDirection(j)

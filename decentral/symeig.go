@@ -33,21 +33,17 @@ func tridiagonalize(a []float64, n int, d, e []float64) {
 	at := func(i, j int) *float64 { return &a[i*n+j] }
 	for i := n - 1; i > 0; i-- {
 		l := i - 1
-		h := 0.0
-		if l == 0 {
-			e[i] = *at(i, l)
-			d[i] = h
-			continue
-		}
 		scale := 0.0
-		for k := 0; k <= l; k++ {
-			scale += math.Abs(*at(i, k))
+		if l > 0 {
+			for k := 0; k <= l; k++ {
+				scale += math.Abs(*at(i, k))
+			}
 		}
-		if scale == 0 {
+		if scale == 0 { // row 1, or zeros left of the diagonal: nothing to reduce
 			e[i] = *at(i, l)
-			d[i] = h
 			continue
 		}
+		h := 0.0
 		for k := 0; k <= l; k++ {
 			*at(i, k) /= scale
 			h += float64(*at(i, k) * *at(i, k))
@@ -81,10 +77,9 @@ func tridiagonalize(a []float64, n int, d, e []float64) {
 				*at(j, k) -= float64(f*e[k]) + float64(g**at(i, k))
 			}
 		}
-		d[i] = h
 	}
 	e[0] = 0
-	for i := range n {
+	for i := range n { // tred2 keeps h in d[i] for the vectors; here d is the diagonal
 		d[i] = *at(i, i)
 	}
 }

@@ -199,13 +199,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return runError(err)
 	}
-	names := make([]string, len(vary))
-	for i, v := range vary {
-		names[i] = v.Name
-	}
 	defaulted := g.out == ""
 	if defaulted {
-		g.out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), strings.Join(names, "-"))
+		g.out = fmt.Sprintf("runs/%s-sweep-%s", time.Now().Format("20060102-150405"), strings.Join(experiment.VaryNames(vary), "-"))
 	}
 	title := fmt.Sprintf("%s on %s: effect of %s", cfg.Algo, cfg.DataName(), experiment.VaryTitle(vary))
 	return runGrid(cells, g, rerunCommand("sweep", args, g.out, defaulted), title, false, stdout, stderr)

@@ -104,9 +104,9 @@ func robustStyles(res []CellResult) (colour, style []int) {
 	colour, style = make([]int, len(res)), make([]int, len(res))
 	for i, r := range res {
 		c := r.Configs[0]
-		key := robustGroup(r) + " / " + aggregateColumn(c)
-		keys, rows = appendNew(keys, key), appendNew(rows, attackRow(c))
-		colour[i], style[i] = slices.Index(keys, key), slices.Index(rows, attackRow(c))
+		key, row := robustGroup(r)+" / "+aggregateColumn(c), attackRow(c)
+		keys, rows = appendNew(keys, key), appendNew(rows, row)
+		colour[i], style[i] = slices.Index(keys, key), slices.Index(rows, row)
 	}
 	return colour, style
 }

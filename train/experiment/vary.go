@@ -184,10 +184,13 @@ func sameConfigs(a, b []train.Config) bool {
 
 // VaryTitle names the varied settings of a grid for its report's title,
 // such as "byzantine × attack × aggregate".
-func VaryTitle(vary []Vary) string {
+func VaryTitle(vary []Vary) string { return strings.Join(VaryNames(vary), " × ") }
+
+// VaryNames returns the names of the varied settings, in order.
+func VaryNames(vary []Vary) []string {
 	names := make([]string, len(vary))
 	for i, v := range vary {
 		names[i] = v.Name
 	}
-	return strings.Join(names, " × ")
+	return names
 }

@@ -130,20 +130,6 @@ func (x *Exchange) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	return int64(floats) * 4 * int64(len(to)), nil
 }
 
-// queueLocked queues, for each node to[n] on another rank, the vectors
-// vecs(n) that node sends it this round, and wakes the edge's writer.
-func (x *Exchange) queueLocked(node int, to []int, vecs func(n int) [][]float32) {
-	for n, j := range to {
-		if x.owner[j] == x.cfg.Rank {
-			continue
-		}
-		e := x.edgeLocked(node, j)
-		e.queue = append(e.queue, job{round: x.round, vecs: vecs(n)})
-		x.outPending++
-		e.wakeWriter()
-	}
-}
-
 // checkSendLocked returns the error of a Send (or SendEncoded, named by
 // op) of n vectors from node to the nodes of to, or nil.
 func (x *Exchange) checkSendLocked(op string, node int, to []int, n int) error {

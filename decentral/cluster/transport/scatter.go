@@ -55,8 +55,22 @@ func (x *Exchange) SendEach(node int, to []int, vecs [][][]float32) (int64, erro
 	par := x.round & 1
 	x.sent[par][node] = x.sent[par][node][:0]
 	x.each[par][node] = scattered{to, vecs}
-	x.queueLocked(node, to, func(n int) [][]float32 { return vecs[n] })
+	x.queueEachLocked(node, to, vecs)
 	return floats * 4, nil
+}
+
+// queueEachLocked queues, for each node to[n] on another rank, the vectors
+// vecs[n] that node sends it this round, and wakes the edge's writer.
+func (x *Exchange) queueEachLocked(node int, to []int, vecs [][][]float32) {
+	for n, j := range to {
+		if x.owner[j] == x.cfg.Rank {
+			continue
+		}
+		e := x.edgeLocked(node, j)
+		e.queue = append(e.queue, job{round: x.round, vecs: vecs[n]})
+		x.outPending++
+		e.wakeWriter()
+	}
 }
 
 // floatsLocked checks the lengths of node's vectors vecs, setting the
