@@ -10,8 +10,9 @@ import (
 	_ "image/png"  // register the PNG decoder with image.Decode
 	"io"
 	"math"
-	"os"
 	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
 
 // ImageInput describes the samples a model was trained on, so that image
@@ -28,6 +29,11 @@ type ImageInput struct {
 // (32 Mi, more than an 8K frame), so that a corrupt or hostile header
 // cannot make it allocate gigabytes.
 const MaxImagePixels = 1 << 25
+
+// maxImageFile bounds the size of an image file ReadImage reads: what
+// MaxImagePixels of 8-bit RGBA take, more than any PNG or JPEG of that many
+// pixels needs in practice.
+const maxImageFile = 4 * MaxImagePixels
 
 // Check validates the description: 1 or 3 channels, a positive size, 1 to
 // 256 classes, and either no standardisation or a finite mean and positive
@@ -90,12 +96,14 @@ func LoadImages(paths []string, in ImageInput) (*Dataset, error) {
 	return d, nil
 }
 
-// ReadImage decodes a PNG or JPEG file. Its errors name the file and say
-// what is wrong with it.
+// ReadImage decodes a PNG or JPEG file, a regular file of at most
+// maxImageFile bytes (see inputfile.Read: a link to /dev/zero or a named
+// pipe is refused before it is read). Its errors name the file and say what
+// is wrong with it.
 func ReadImage(path string) (image.Image, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, maxImageFile, "an image file")
 	if err != nil {
-		return nil, err // *PathError: names the file
+		return nil, err // names the file
 	}
 	img, err := DecodeImage(b)
 	if err != nil {

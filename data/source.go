@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
 
 // source is an opened data file, transparently decompressed when it starts
@@ -23,21 +25,15 @@ type source struct {
 
 // openSource opens path for reading and detects gzip (1f 8b) or bzip2 ("BZh")
 // compression from its first bytes. Close releases the file.
+//
+// Only a regular file is opened: a directory, a device such as /dev/zero or
+// a named pipe is refused (see inputfile.Open) before anything is read.
 func openSource(path string) (*source, error) {
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("is a directory, want a file")
-	}
-	s := &source{f: f, size: fi.Size()}
+	s := &source{f: f, size: size}
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(3)
 	switch {

@@ -87,7 +87,7 @@ const (
 // holds only while W stays the same).
 func (m CHOCOMethod) Describe() Description {
 	return Description{Name: CHOCO, Slabs: []string{"x", "xhat", "s"}, StateFloats: 2,
-		Power: SqrtPower, StaticGraph: true, Compress: cmp.Or(m.Compress, "none")}
+		Power: SqrtPower, StaticGraph: true, Compress: cmp.Or(m.Compress, "none"), Knobs: []string{"compress", "gamma"}}
 }
 
 // Init starts the public copies at x_0: x̂_{i,0} = s_{i,0} = x_0.

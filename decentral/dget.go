@@ -76,7 +76,7 @@ const (
 // tracks y, on a constant step.
 func (DGETMethod) Describe() Description {
 	return Description{Name: DGET, Slabs: []string{"x", "y", "v"}, Shared: []int{dgetX, dgetY},
-		Direction: dgetY, StateFloats: 2}
+		Direction: dgetY, StateFloats: 2, Knobs: []string{"period", "big-batch"}}
 }
 
 // Init sets v_0 = y_0, the large-batch gradient at x_0.

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -34,7 +34,7 @@ const utf8BOM = "\ufeff"
 // too large indices and a file with neither edges nor a declared count are
 // errors naming the file and line.
 func ReadEdgeList(path string) (*Graph, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path) // not a FIFO or a device, which never end
 	if err != nil {
 		return nil, fmt.Errorf("read edge list: %w", err)
 	}

@@ -19,6 +19,11 @@ const ErdosRenyiTries = 1000
 // the neighbour lists and a mixing matrix, so 10⁸ edges already take ~10 GB.
 const MaxErdosRenyiEdges = 100_000_000
 
+// MaxGraphNodes bounds the node count of a generated graph, as
+// MaxEdgeListNodes bounds a file's: the largest graph whose mixing matrix is
+// supported. A generator refuses more before it allocates anything.
+const MaxGraphNodes = MaxEdgeListNodes
+
 // erPreallocMax caps the edges ErdosRenyi allocates room for before drawing
 // (16 MiB of edges); larger graphs grow by append.
 const erPreallocMax = 1 << 20
@@ -79,7 +84,8 @@ func NewTopology(name string, m int, pc float64, seed uint64) (*Graph, error) {
 // ErdosRenyi draws G(m, pc): every pair of nodes is an edge independently
 // with probability pc. It draws again, from the same stream seeded by seed,
 // until the graph is connected, and fails after ErdosRenyiTries draws. It
-// refuses m and p_c whose expected edge count exceeds MaxErdosRenyiEdges.
+// refuses m and p_c whose expected edge count exceeds MaxErdosRenyiEdges,
+// and m past MaxGraphNodes.
 func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("erdos-renyi: %d nodes, want at least 1", m)
@@ -91,6 +97,9 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 	if expect > MaxErdosRenyiEdges {
 		return nil, fmt.Errorf("erdos-renyi: G(m=%d, p_c=%g) expects %.3g edges, above the limit of %.0e "+
 			"(memory and the O(m²) draw): lower m or p_c", m, pc, expect, float64(MaxErdosRenyiEdges))
+	}
+	if err := checkNodes("erdos-renyi", m); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, erStream))
 	// Room for the expected edges plus a margin, but no more than
@@ -118,11 +127,20 @@ func ErdosRenyi(m int, pc float64, seed uint64) (*Graph, error) {
 		m, pc, ErdosRenyiTries, seed, detmath.Log(float64(m))/float64(m))
 }
 
+// checkNodes refuses a node count out of 1..MaxGraphNodes for the graph
+// named name.
+func checkNodes(name string, m int) error {
+	if m < 1 || m > MaxGraphNodes {
+		return fmt.Errorf("%s: %d nodes, want 1 to %d", name, m, MaxGraphNodes)
+	}
+	return nil
+}
+
 // Ring returns the cycle 0-1-…-(m-1)-0; for m = 2 it is the single edge and
 // for m = 1 the lone node.
 func Ring(m int) (*Graph, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("ring: %d nodes, want at least 1", m)
+	if err := checkNodes("ring", m); err != nil {
+		return nil, err
 	}
 	var edges [][2]int
 	for i := 0; i+1 < m; i++ {
@@ -136,8 +154,8 @@ func Ring(m int) (*Graph, error) {
 
 // Path returns the line 0-1-…-(m-1).
 func Path(m int) (*Graph, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("path: %d nodes, want at least 1", m)
+	if err := checkNodes("path", m); err != nil {
+		return nil, err
 	}
 	var edges [][2]int
 	for i := 0; i+1 < m; i++ {
@@ -146,10 +164,14 @@ func Path(m int) (*Graph, error) {
 	return generated("path", m, edges)
 }
 
-// Complete returns the graph with an edge between every pair of nodes.
+// Complete returns the graph with an edge between every pair of nodes. It
+// refuses m whose m(m−1)/2 edges exceed MaxErdosRenyiEdges.
 func Complete(m int) (*Graph, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("complete: %d nodes, want at least 1", m)
+	if err := checkNodes("complete", m); err != nil {
+		return nil, err
+	}
+	if n := float64(m) * float64(m-1) / 2; n > MaxErdosRenyiEdges {
+		return nil, fmt.Errorf("complete: %d nodes make %.3g edges, above the limit of %.0e (memory): lower m or take another graph", m, n, float64(MaxErdosRenyiEdges))
 	}
 	edges := make([][2]int, 0, m*(m-1)/2)
 	for i := 0; i < m; i++ {
@@ -162,8 +184,8 @@ func Complete(m int) (*Graph, error) {
 
 // Star returns the star with centre 0 and leaves 1..m-1.
 func Star(m int) (*Graph, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("star: %d nodes, want at least 1", m)
+	if err := checkNodes("star", m); err != nil {
+		return nil, err
 	}
 	var edges [][2]int
 	for i := 1; i < m; i++ {
@@ -177,8 +199,8 @@ func Star(m int) (*Graph, error) {
 // column c. When m is prime (or 2 or 3) rows = 1 and the torus is the ring;
 // a side of length 2 contributes one edge, not two.
 func Torus(m int) (*Graph, error) {
-	if m < 1 {
-		return nil, fmt.Errorf("torus: %d nodes, want at least 1", m)
+	if err := checkNodes("torus", m); err != nil {
+		return nil, err
 	}
 	rows, cols := TorusShape(m)
 	seen := make(map[[2]int]bool)

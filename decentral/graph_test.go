@@ -395,3 +395,12 @@ func TestErdosRenyiTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestReadEdgeListNotRegular: an edge list that is a device is refused in
+// one line naming it, not read forever.
+func TestReadEdgeListNotRegular(t *testing.T) {
+	_, err := ReadEdgeList("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), "want a regular file") {
+		t.Errorf("ReadEdgeList(/dev/zero): %v, want a refusal naming it", err)
+	}
+}

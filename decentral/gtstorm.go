@@ -29,7 +29,7 @@ const (
 // with β.
 func (GTSTORMMethod) Describe() Description {
 	return Description{Name: GTSTORM, Slabs: []string{"x", "v"}, Shared: []int{gtstormX, gtstormV},
-		Direction: gtstormV, StateFloats: 2, Power: CbrtPower, Momentum: true}
+		Direction: gtstormV, StateFloats: 2, Power: CbrtPower, Momentum: true, Knobs: []string{"rho"}}
 }
 
 // Init sets v_0, the gradient at x_0.

@@ -66,6 +66,11 @@ type Description struct {
 	// its encoded length as the bytes sent. Empty means the method sends
 	// its Shared rows uncompressed.
 	Compress string
+	// Knobs names, by flag, the run settings that apply to this method
+	// only: those its constructor reads from [Knobs] (D-GET's period), and
+	// GT-STORM's rho, which its schedule's β reads. A run of another
+	// method refuses them (see [TakesKnob]).
+	Knobs []string
 }
 
 // shares returns the number of vectors a node sends each neighbour per round.

@@ -2,6 +2,7 @@ package decentral
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,6 +56,41 @@ var registry = []registration{
 	{DGET, newDGET},
 	{GTSTORM, func(Knobs) (Method, error) { return GTSTORMMethod{}, nil }},
 	{CHOCO, newCHOCO},
+}
+
+// MethodKnobs returns the names of the settings that apply to some methods
+// only (Description.Knobs: D-GET's period, CHOCO's gamma, …), each once,
+// in registry order.
+func MethodKnobs() []string {
+	var names []string
+	for _, r := range registry {
+		d, _ := describe(r.name)
+		for _, k := range d.Knobs {
+			if !slices.Contains(names, k) {
+				names = append(names, k)
+			}
+		}
+	}
+	return names
+}
+
+// TakesKnob reports whether the method named algo takes the method knob
+// named knob (its Description.Knobs lists it); false for an unknown method.
+func TakesKnob(algo, knob string) bool {
+	d, err := describe(algo)
+	return err == nil && slices.Contains(d.Knobs, knob)
+}
+
+// KnobMethods returns the names of the methods that take the knob named
+// knob, in registry order.
+func KnobMethods(knob string) []string {
+	var names []string
+	for _, r := range registry {
+		if TakesKnob(r.name, knob) {
+			names = append(names, r.name)
+		}
+	}
+	return names
 }
 
 // Algorithms returns the registered methods' names in the order the paper

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -28,8 +29,8 @@ func byzantineSettings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "attack", Usage: "what the Byzantine nodes do: " + decentral.AttackKinds + " (alie, ipm and dissensus read the honest vectors their target receives)", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*stringValue)(&c.Attack) },
+		{Name: "attack", Usage: "what the Byzantine nodes do: " + decentral.AttackKinds + " (alie, ipm and dissensus read the honest vectors their target receives); none: no attack", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*attackValue)(&c.Attack) },
 			want: func(c Config) string {
 				a, err := decentral.ParseAttack(c.Attack)
 				if err != nil {
@@ -80,27 +81,82 @@ func (c Config) hasByzantine() bool {
 	return c.Attack != "" || c.Aggregate != "" && c.Aggregate != decentral.AggMean
 }
 
+// The checks before round 1 visit each distinct W_t a run mixes with, not
+// each round: one matrix for a static graph and one period of the one-peer
+// exponential graph, whatever --iters is. A graph whose links fail has a new
+// W_t every round; its checks build at most maxCheckedRounds of them, and
+// fewer on a large graph (maxCheckedEdges edges over all the rounds built),
+// so that they end in moments however large --iters is. Its later rounds are
+// checked as the run reaches them: the optimizer refuses a W_t its rule or
+// algorithm cannot use, naming the round.
+const (
+	maxCheckedRounds = 1000
+	maxCheckedEdges  = 1 << 24
+)
+
+// checkedRounds returns how many of the first iters rounds of topo the
+// checks before round 1 visit, and whether that leaves rounds unchecked:
+// 1 for a static graph, at most one period of a periodic one (exp), and
+// for one that changes every round (--link-drop) the bound above.
+func checkedRounds(topo decentral.Topology, iters int) (rounds int, partial bool) {
+	iters = max(iters, 1)
+	switch tp := topo.(type) {
+	case decentral.Static:
+		return 1, false
+	case interface{ Period() int }:
+		return min(iters, max(tp.Period(), 1)), false
+	case *decentral.LinkDrop:
+		rounds = min(maxCheckedRounds, max(1, maxCheckedEdges/max(len(tp.Base().Edges), 1)))
+	default:
+		rounds = maxCheckedRounds
+	}
+	return min(iters, rounds), iters > rounds
+}
+
+// errNoMixing is a round whose mixing matrix could not be built.
+var errNoMixing = errors.New("the topology gave no mixing matrix")
+
+// eachMixing calls f with each distinct W_t of the rounds of topo that
+// checkedRounds names, in order, and returns its first error, prefixed by
+// the round (counted from 1) unless topo is static.
+func eachMixing(topo decentral.Topology, iters int, f func(*decentral.Mixing) error) error {
+	rounds, _ := checkedRounds(topo, iters)
+	var last *decentral.Mixing
+	for t := range rounds {
+		mx := topo.Mixing(t)
+		if mx == last {
+			continue
+		}
+		err := errNoMixing
+		if mx != nil {
+			err = f(mx)
+		}
+		if err != nil {
+			if _, static := topo.(decentral.Static); !static {
+				err = fmt.Errorf("round %d: %w", t+1, err)
+			}
+			return err
+		}
+		last = mx
+	}
+	return nil
+}
+
 // checkAggregate refuses a rule that needs more neighbours than some node
 // of some round's graph has (trim:b needs 2b < degree + 1), naming the
-// node and the round.
+// node and the round. Plain gossip (mean) needs nothing and visits no
+// round; the rounds of a graph whose links fail are visited up to the
+// bound of checkedRounds.
 func (c Config) checkAggregate(topo decentral.Topology) error {
 	_, _, agg, err := c.robust()
 	if err != nil {
 		return err
 	}
-	var last *decentral.Mixing
-	for t := range c.Iters {
-		mx := topo.Mixing(t)
-		if mx == last {
-			continue
-		}
-		if err := agg.Check(mx); err != nil {
-			if _, static := topo.(decentral.Static); !static {
-				err = fmt.Errorf("round %d: %w", t+1, err)
-			}
-			return &ConfigError{"aggregate", c.Aggregate, fmt.Sprintf("a rule every node's neighbourhood allows: %v", err)}
-		}
-		last = mx
+	if agg.String() == decentral.AggMean {
+		return nil
+	}
+	if err := eachMixing(topo, c.Iters, agg.Check); err != nil {
+		return &ConfigError{"aggregate", c.Aggregate, fmt.Sprintf("a rule every node's neighbourhood allows: %v", err)}
 	}
 	return nil
 }
@@ -109,6 +165,9 @@ func (c Config) checkAggregate(topo decentral.Topology) error {
 // omniscient attack has a Byzantine node lie, in some round's graph, to a
 // node that its rank does not run with all its honest neighbours (see
 // decentral.CheckPlacement): every rank refuses it, before the first round.
+// The rounds of a graph whose links fail are visited up to the bound of
+// checkedRounds; each rank's optimizer checks the later ones as it reaches
+// them.
 func (c Config) CheckPlacement(owner []int) error {
 	byz, attack, _, err := c.robust()
 	if err != nil || !attack.Omniscient() || len(byz) == 0 {
@@ -118,21 +177,9 @@ func (c Config) CheckPlacement(owner []int) error {
 	if err != nil {
 		return err
 	}
-	var last *decentral.Mixing
-	for t := range max(c.Iters, 1) {
-		mx := topo.Mixing(t)
-		if mx == last {
-			continue
-		}
-		if err := decentral.CheckPlacement(mx, byz, attack, owner); err != nil {
-			if _, static := topo.(decentral.Static); !static {
-				err = fmt.Errorf("round %d: %w", t+1, err)
-			}
-			return err
-		}
-		last = mx
-	}
-	return nil
+	return eachMixing(topo, c.Iters, func(mx *decentral.Mixing) error {
+		return decentral.CheckPlacement(mx, byz, attack, owner)
+	})
 }
 
 // flipLabels returns d with every label y replaced by C − 1 − y: the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -34,6 +35,10 @@ type meta struct {
 	// Compute is the gradient time the simulated network uses, measured
 	// when the run started unless --compute set it.
 	Compute float64 `json:"compute,omitempty"`
+	// Placement is set in the checkpoints of one rank of a run over
+	// several processes (nil in a single process's, and in ranks'
+	// checkpoints of earlier releases).
+	Placement *RankPlacement `json:"placement,omitempty"`
 }
 
 // checkpoint writes the resume state of the last completed round.
@@ -53,7 +58,11 @@ func (r *runner) checkpoint() error {
 			return err
 		}
 	}
-	m, err := json.Marshal(meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute})
+	md := meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute}
+	if r.rank != nil {
+		md.Placement = placementOf(r.rank.id, r.rank.owner)
+	}
+	m, err := json.Marshal(md)
 	if err != nil {
 		return err
 	}
@@ -113,20 +122,18 @@ type ModelMeta struct {
 }
 
 // ReadModelFile reads a model file (model.gtck, or a checkpoint) and its
-// run metadata, and requires its parameters to be finite.
+// run metadata, and checks it with CheckModelFile: eval, predict and export
+// accept the same files.
 func ReadModelFile(path string) (*weights.Checkpoint, ModelMeta, error) {
-	var m modelMeta
 	ck, err := weights.Read(path)
 	if err != nil {
 		return nil, ModelMeta{}, err
 	}
-	if err := json.Unmarshal(ck.Meta, &m); err != nil {
-		return nil, ModelMeta{}, fmt.Errorf("%s: run metadata: %w", path, err)
+	m, err := CheckModelFile(path, ck)
+	if err != nil {
+		return nil, ModelMeta{}, err
 	}
-	if err := ck.CheckFinite(); err != nil {
-		return nil, ModelMeta{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return ck, ModelMeta{Config: m.Config, Input: m.Input}, nil
+	return ck, m, nil
 }
 
 // resumeState is a parsed resume checkpoint.
@@ -216,7 +223,7 @@ func keepRows(rows []Row, cfg Config, done int) []Row {
 // interrupted resume --iters leaves.
 func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error {
 	path := filepath.Join(out, ConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, maxConfigFile, "a run's settings")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

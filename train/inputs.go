@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,7 +111,7 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 
 // fingerprint hashes the file at path.
 func fingerprint(path string, cache map[string]InputFile) (InputFile, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path) // a FIFO or /dev/zero would never end
 	if err != nil {
 		return InputFile{}, fmt.Errorf("fingerprint input: %w", err)
 	}
@@ -206,9 +207,14 @@ func finished(sum *Summary, rows []Row, cfg Config) bool {
 	return sum.CommRounds == cfg.Iters && sum.Iters == cfg.Iters && rows[len(rows)-1].Round == cfg.Iters
 }
 
+// maxConfigFile bounds the config.json a run reads back: a run's own is
+// a few kilobytes.
+const maxConfigFile = 1 << 20
+
+// readConfig reads the run settings in the config.json at path.
 func readConfig(path string) (Config, error) {
 	var c Config
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, maxConfigFile, "a run's settings")
 	if err != nil {
 		return c, err
 	}
@@ -250,3 +256,54 @@ func ResultKey(c Config) string {
 
 // sameResults reports whether runs of a and b give the same results.
 func sameResults(a, b Config) bool { return ResultKey(a) == ResultKey(b) }
+
+// CheckRankInputs refuses to resume the rank checkpoints in dir with the
+// settings given, whose input files (data, edge list, speeds) hold other
+// content than those the run started with: --data-dir may name another
+// path on another host, but not other data. Files are compared by size and
+// SHA-256, in the order the run reads them, not by path.
+func CheckRankInputs(given Config, dir string) error {
+	rounds, err := RankCheckpoints(dir)
+	if err != nil || len(rounds) == 0 {
+		return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
+	}
+	path := filepath.Join(dir, RankCheckpointFile(rounds[len(rounds)-1]))
+	ck, err := readCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	had := ck.meta.Inputs
+	if had == nil {
+		return nil // an earlier release's checkpoint: reopenRun checks the paths it names
+	}
+	given, err = given.Resolved()
+	if err != nil {
+		return err
+	}
+	now, err := inputFiles(given, nil)
+	if err != nil {
+		return err
+	}
+	if d := inputsDiffer(had, now); d != "" {
+		return fmt.Errorf("%s: %s; give the run's data, or another --out", path, d)
+	}
+	return nil
+}
+
+// inputsDiffer compares, by content, the input files a run started with
+// (had) and those that settings name now, in the order the run reads
+// them, and describes the first difference, or returns "".
+func inputsDiffer(had, now []InputFile) string {
+	for k := range max(len(had), len(now)) {
+		switch {
+		case k >= len(had):
+			return fmt.Sprintf("the run read %d input files, the flags name %d (%s)", len(had), len(now), now[k].Path)
+		case k >= len(now):
+			return fmt.Sprintf("the run read %d input files, the flags name %d (not %s)", len(had), len(now), had[k].Path)
+		case had[k].Size != now[k].Size || had[k].SHA256 != now[k].SHA256:
+			return fmt.Sprintf("the run read %s (%d bytes, SHA-256 %.12s…), the flags name %s (%d bytes, SHA-256 %.12s…)",
+				had[k].Path, had[k].Size, had[k].SHA256, now[k].Path, now[k].Size, now[k].SHA256)
+		}
+	}
+	return ""
+}

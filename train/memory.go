@@ -3,7 +3,6 @@ package train
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"github.com/gtstorm/gtstorm/internal/memlimit"
 	"github.com/gtstorm/gtstorm/models"
 )
@@ -333,9 +333,10 @@ func (c Config) dataSizes() dataSizes {
 	return ds
 }
 
-// countEdges counts the edge lines of an edge-list file (0 if unreadable).
+// countEdges counts the edge lines of an edge-list file (0 if unreadable,
+// or not a regular file: a named pipe would block its open).
 func countEdges(path string) int64 {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return 0
 	}

@@ -180,14 +180,14 @@ type Summary struct {
 	Params             int    `json:"params"`
 	Partition          string `json:"partition"`
 	Topology           string `json:"topology"`
-	PC                 Num    `json:"pc"`
+	PC                 Num    `json:"pc,omitempty"` // the Erdős–Rényi graph's p_c; absent for another topology
 	Mixing             string `json:"mixing"`
 	Nodes              int    `json:"nodes"`
 	Edges              int    `json:"edges"`
 	Iters              int    `json:"iters"`
 	Batch              int    `json:"batch"`
 	Eta0               Num    `json:"eta0"`
-	Rho                Num    `json:"rho"`
+	Rho                Num    `json:"rho,omitempty"` // GT-STORM's ρ, 1/η_0² made explicit; absent for another method
 	Seed               uint64 `json:"seed"`
 	Lambda             Num    `json:"lambda"`
 	LambdaMeaning      string `json:"lambda_meaning,omitempty"` // what λ summarises on a time-varying graph
@@ -205,8 +205,10 @@ type Summary struct {
 	StateFloatsPerNode int    `json:"state_floats_per_node"`
 	Seconds            Num    `json:"seconds"`
 	// Kernels is the compute kernel set that ran the models (avx512, avx2,
-	// neon or go; every set gives the same bits) and Workers the goroutines
-	// that ran the nodes (which does not change the results either).
+	// neon or go; every set gives the same bits; for a run over ranks whose
+	// sets differ, "mixed: " and each set with its ranks) and Workers the
+	// goroutines that ran the nodes (which does not change the results
+	// either).
 	Kernels string `json:"kernels,omitempty"`
 	Workers int    `json:"workers,omitempty"`
 	// NetworkWaitPerRound is, for a run over several processes, the wall

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // Peers is the network side of one rank of a run spread over processes:
@@ -29,18 +30,28 @@ type inputAgreer interface {
 	AgreeInputs(ctx context.Context, files []transport.Fingerprint) error
 }
 
+// kernelAgreer is an inputAgreer that also tells rank 0 the kernel set
+// each rank computes with; rank 0's summary then names every rank's (see
+// kernelLister).
+type kernelAgreer interface {
+	AgreeInputsKernels(ctx context.Context, files []transport.Fingerprint, kernels string) error
+}
+
 // agreeInputs compares, through peers that can, this rank's input files
-// with the other ranks'.
+// with the other ranks', telling rank 0 this rank's kernel set where the
+// peers carry it.
 func agreeInputs(ctx context.Context, peers Peers, inputs []InputFile) error {
-	a, ok := peers.(inputAgreer)
-	if !ok {
-		return nil
-	}
 	files := make([]transport.Fingerprint, len(inputs))
 	for k, f := range inputs {
 		files[k] = transport.Fingerprint{Path: f.Path, Size: f.Size, SHA256: f.SHA256}
 	}
-	return a.AgreeInputs(ctx, files)
+	if a, ok := peers.(kernelAgreer); ok {
+		return a.AgreeInputsKernels(ctx, files, kernels.Name())
+	}
+	if a, ok := peers.(inputAgreer); ok {
+		return a.AgreeInputs(ctx, files)
+	}
+	return nil
 }
 
 // waitClock is Peers that time how long their rank waited for its
@@ -59,6 +70,10 @@ type RankOptions struct {
 	Rank  int
 	Owner []int // Owner[i] is the rank running node i
 	Peers Peers
+	// RanksFile, on rank 0 of ranks a cluster placed, is the ranks file
+	// it derived, which it writes into Out as ranks.txt once the run holds
+	// the folder (nil: none to write).
+	RanksFile []byte
 }
 
 // rankRole is a runner's part in a run over several ranks.
@@ -173,6 +188,9 @@ func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error)
 		return nil, err
 	}
 	defer unlock()
+	if err := writeRanksFile(opt, opt.Overwrite); err != nil {
+		return nil, err
+	}
 	if err := agreeInputs(ctx, opt.Peers, inputs); err != nil {
 		return nil, err
 	}

@@ -104,6 +104,12 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	if len(opt.Owner) != cfg.Nodes || opt.Peers == nil {
 		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
 	}
+	if err := ck.meta.Placement.check(path, opt.Rank, opt.Owner); err != nil {
+		return nil, err
+	}
+	if err := writeRanksFile(opt, false); err != nil {
+		return nil, err
+	}
 	inputs, err := reopenRun(cfg, ck, path, opt.Options)
 	if err != nil {
 		return nil, err

@@ -172,22 +172,29 @@ func clearPrevious(opt Options) error {
 // lock, and what launch adds for its ranks (whose checkpoints, named by
 // RankCheckpointFile, a run folder may hold too).
 var runEntries = []string{ConfigFile, CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile,
-	LockFile, "ranks.txt", "ranks", "certs"}
+	LockFile, RanksFileName, "ranks", "certs"}
 
 // refuseForeign refuses a folder holding anything a run does not write (a
 // grid's tables, a user's own metrics.csv beside other files), so that a
-// run never writes into, or clears, files that are not its own. Hidden
-// files (temporary files of an interrupted write) do not count.
+// run never writes into, or clears, files that are not its own. A run's
+// metrics and plot count as its own only beside its config.json, which a
+// run writes first: alone, they are a user's. Hidden files (temporary
+// files of an interrupted write) do not count.
 func refuseForeign(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
+	_, noConfig := os.Stat(filepath.Join(dir, ConfigFile))
 	var foreign []string
 	for _, e := range entries {
 		name := e.Name()
 		rankCheckpoint := strings.HasPrefix(name, rankCheckpointPrefix) && strings.HasSuffix(name, ".gtck")
-		if !strings.HasPrefix(name, ".") && !slices.Contains(runEntries, name) && !rankCheckpoint {
+		ours := slices.Contains(runEntries, name) || rankCheckpoint
+		if noConfig != nil && (name == MetricsFile || name == CurveFile) {
+			ours = false
+		}
+		if !strings.HasPrefix(name, ".") && !ours {
 			foreign = append(foreign, e.Name())
 		}
 	}
@@ -216,6 +223,9 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	defer unlock()
 	ck, err := readCheckpoint(ckPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseRankRun(out, ck); err != nil {
 		return nil, err
 	}
 	cfg := ck.meta.Config

@@ -1,12 +1,16 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -48,7 +52,9 @@ func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
 		lastCkp:  -1,
 		measured: -1,
 		xbar:     make([]float32, s.model.NumParams()),
-		report:   newReporter(opt.Progress, opt.Bar, cfg),
+		// A rank that does not measure has no metrics to show: it prints
+		// a line on its own nodes at each evaluation round (logNodes).
+		report:   newReporter(opt.Progress, opt.Bar, cfg, part == nil || part.measures),
 		progress: opt.Progress,
 	}, nil
 }
@@ -289,9 +295,9 @@ func (r *runner) summary() *Summary {
 	}
 	sum := &Summary{
 		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
-		Partition: cfg.Partition, Topology: cfg.Topology, PC: Num(cfg.PC), Mixing: s.mix.Name(),
+		Partition: cfg.Partition, Topology: cfg.Topology, Mixing: s.mix.Name(),
 		Nodes: cfg.Nodes, Edges: len(s.mix.Graph().Edges), Iters: cfg.Iters, Batch: cfg.Batch,
-		Eta0: Num(cfg.Eta0), Rho: Num(s.opt.Schedule().RhoValue()), Seed: cfg.Seed,
+		Eta0: Num(cfg.Eta0), Seed: cfg.Seed,
 		Lambda: Num(lambda), LambdaMeaning: meaning, EvalSet: evalSet,
 		FinalTestAcc: Num(last.TestAcc), FinalTestLoss: Num(last.TestLoss),
 		LocalTestAcc: Num(last.LocalTestAcc), TrainLoss: Num(last.TrainLoss),
@@ -301,7 +307,15 @@ func (r *runner) summary() *Summary {
 		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
 		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
 		ComputeSeconds: Num(s.compute), Target: Target(cfg, r.rows),
-		Kernels: kernels.Name(), Workers: s.opt.Workers(),
+		Kernels: r.kernels(), Workers: s.opt.Workers(),
+	}
+	// Only the settings that apply: p_c draws the Erdős–Rényi graph, ρ
+	// weighs GT-STORM's momentum.
+	if cfg.Topology == "er" {
+		sum.PC = Num(cfg.PC)
+	}
+	if KnobApplies(cfg, "rho") {
+		sum.Rho = Num(s.opt.Schedule().RhoValue())
 	}
 	if s.compute > 0 {
 		sum.SimSeconds = Num(last.SimSeconds)
@@ -311,6 +325,61 @@ func (r *runner) summary() *Summary {
 		sum.Measured = measuredNodes(sum.Byzantine, cfg.Nodes)
 	}
 	return sum
+}
+
+// kernelLister is Peers that know, on rank 0, every rank's kernel set
+// (by rank; "" for a rank that did not say), which agreeInputs told them.
+type kernelLister interface {
+	KernelSets() []string
+}
+
+// kernels names the compute kernel sets that ran the run's models: this
+// process's, or on rank 0 of a run over ranks whose peers list them,
+// every rank's (see kernelSetsName).
+func (r *runner) kernels() string {
+	own := kernels.Name()
+	if r.rank == nil {
+		return own
+	}
+	l, ok := r.rank.peers.(kernelLister)
+	if !ok {
+		return own
+	}
+	sets := l.KernelSets()
+	if len(sets) == 0 {
+		return own
+	}
+	sets = slices.Clone(sets)
+	sets[0] = own
+	return kernelSetsName(sets)
+}
+
+// kernelSetsName names the kernel sets of the ranks of a run, sets[r]
+// being rank r's ("" unknown): the set, where every rank ran the same, or
+// "mixed: " and each set with its ranks, such as "mixed: avx2 on ranks 0,
+// 2; go on rank 1". Every set gives the same bits.
+func kernelSetsName(sets []string) string {
+	if !slices.ContainsFunc(sets, func(s string) bool { return s != sets[0] }) {
+		return sets[0]
+	}
+	var names []string
+	ranks := map[string][]string{}
+	for r, s := range sets {
+		s = cmp.Or(s, "unknown")
+		if _, ok := ranks[s]; !ok {
+			names = append(names, s)
+		}
+		ranks[s] = append(ranks[s], strconv.Itoa(r))
+	}
+	parts := make([]string, len(names))
+	for i, s := range names {
+		word := "rank"
+		if len(ranks[s]) > 1 {
+			word = "ranks"
+		}
+		parts[i] = fmt.Sprintf("%s on %s %s", s, word, strings.Join(ranks[s], ", "))
+	}
+	return "mixed: " + strings.Join(parts, "; ")
 }
 
 // writeJSON writes v as indented JSON, atomically.
@@ -323,7 +392,9 @@ func writeJSON(path string, v any) error {
 }
 
 // reporter shows a run's progress: a bar with rounds/s, ETA and the latest
-// headline metric on a terminal, or a plain line at every evaluation.
+// headline metric on a terminal, or a plain line at every evaluation. On a
+// rank that does not measure (measures false) it shows nothing: that rank
+// has no metrics, and logs its own nodes instead.
 type reporter struct {
 	w      io.Writer
 	bar    *progressbar.ProgressBar
@@ -333,7 +404,10 @@ type reporter struct {
 	logged int // round of the last plain line
 }
 
-func newReporter(w io.Writer, bar bool, cfg Config) *reporter {
+func newReporter(w io.Writer, bar bool, cfg Config, measures bool) *reporter {
+	if !measures {
+		w = nil
+	}
 	r := &reporter{w: w, cfg: cfg, logged: -1}
 	if w != nil && bar {
 		r.bar = progressbar.NewOptions(cfg.Iters,
@@ -396,9 +470,9 @@ func (r *reporter) step(t int, row *Row) {
 	}
 }
 
-// line prints one plain progress line.
+// line prints one plain progress line; none without a row to show.
 func (r *reporter) line(t int, row *Row) {
-	if t == r.logged {
+	if t == r.logged || row == nil {
 		return
 	}
 	r.logged = t

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -201,9 +202,6 @@ func settings() []Setting {
 				if _, err := compress.Parse(c.Compress); err != nil {
 					return "none, topk:F or randk:F with F in (0, 1], qsgd:S with S in [1, 65535], or sign"
 				}
-				if c.Algo != decentral.CHOCO {
-					return "none with --algo " + c.Algo + ": compression applies to --algo " + decentral.CHOCO
-				}
 				return ""
 			}},
 		{Name: "gamma", Usage: fmt.Sprintf("CHOCO's consensus step γ (0: %g)", decentral.DefaultGamma), Sweepable: true,
@@ -211,9 +209,6 @@ func settings() []Setting {
 			want: func(c Config) string {
 				if !finite(c.Gamma) || c.Gamma < 0 || c.Gamma > 1 {
 					return fmt.Sprintf("a consensus step in (0, 1] (0: %g)", decentral.DefaultGamma)
-				}
-				if c.Gamma != 0 && c.Algo != decentral.CHOCO {
-					return "0 with --algo " + c.Algo + ": γ applies to --algo " + decentral.CHOCO
 				}
 				return ""
 			}},
@@ -285,17 +280,73 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 }
 
 // Validate checks every setting without touching any file but an edge-list
-// topology's; it returns a *ConfigError for the first bad one.
+// topology's; it returns a *ConfigError for the first bad one. A method
+// knob (see decentral.MethodKnobs: --period, --gamma, …) given to a
+// method that does not take it is refused, all by one rule (see
+// knobWant).
 func (c Config) Validate() error {
 	for _, s := range settings() {
-		if s.want == nil {
-			continue
+		w := ""
+		if s.want != nil {
+			w = s.want(c)
 		}
-		if w := s.want(c); w != "" {
+		if w == "" {
+			w = knobWant(s, c)
+		}
+		if w != "" {
 			return &ConfigError{s.Name, s.field(&c).String(), w}
 		}
 	}
 	return nil
+}
+
+// knobWant returns what setting s accepts when it is a method knob that c
+// gives a value although c's method does not take it, else "".
+func knobWant(s Setting, c Config) string {
+	if !slices.Contains(decentral.MethodKnobs(), s.Name) || decentral.TakesKnob(c.Algo, s.Name) || !knobGiven(s, c) {
+		return ""
+	}
+	return fmt.Sprintf("%s with --algo %s: --%s applies to --algo %s", knobOff(s), c.Algo, s.Name,
+		strings.Join(decentral.KnobMethods(s.Name), ", "))
+}
+
+// knobGiven reports whether c gives the method knob s a value of its own:
+// one other than its zero (which means the method's default), Default()'s
+// (D-GET's period is written out there) and, for a string, none.
+func knobGiven(s Setting, c Config) bool {
+	var zero Config
+	def := Default()
+	v := s.field(&c).String()
+	return v != s.field(&zero).String() && v != s.field(&def).String() && v != "none"
+}
+
+// knobOff returns the flag form of the value that leaves knob s unset: its
+// zero, written none for a string.
+func knobOff(s Setting) string {
+	var zero Config
+	return cmp.Or(s.field(&zero).String(), "none")
+}
+
+// WithoutForeignKnobs returns c with every method knob that c's method does
+// not take set back to Default()'s value, but those named in keep: a grid
+// cell's settings where a knob given for the whole grid (compare --gamma)
+// applies to the cells whose method takes it. A kept knob is left as it is,
+// for Validate to refuse where it does not apply (a varied one).
+func (c Config) WithoutForeignKnobs(keep ...string) Config {
+	def := Default()
+	for _, s := range settings() {
+		if slices.Contains(decentral.MethodKnobs(), s.Name) && !decentral.TakesKnob(c.Algo, s.Name) && !slices.Contains(keep, s.Name) {
+			s.field(&c).Set(s.field(&def).String()) // Default()'s own value: it parses
+		}
+	}
+	return c
+}
+
+// KnobApplies reports whether the setting named name applies to c's
+// method: true for every setting but a method knob that c's method does not
+// take.
+func KnobApplies(c Config, name string) bool {
+	return !slices.Contains(decentral.MethodKnobs(), name) || decentral.TakesKnob(c.Algo, name)
 }
 
 // Sweepable returns the names of the settings `sweep --vary` accepts.
@@ -335,6 +386,23 @@ type (
 
 func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
 func (v *stringValue) String() string     { return string(*v) }
+
+// attackValue is --attack: a string setting whose value none, as `--vary
+// attack=none,…` lists it, is no attack (the empty setting), so that
+// config.json and the run are those of a run without the flag.
+type attackValue string
+
+func (v *attackValue) Set(s string) error {
+	if s == AttackNone {
+		s = ""
+	}
+	*v = attackValue(s)
+	return nil
+}
+func (v *attackValue) String() string { return string(*v) }
+
+// AttackNone is the --attack value that means no attack.
+const AttackNone = "none"
 
 func (v *intValue) Set(s string) error {
 	x, err := strconv.Atoi(s)

@@ -171,8 +171,12 @@ func (c Config) CheckGraphs() error {
 	if err := c.checkAggregate(topo); err != nil {
 		return err
 	}
-	if err := decentral.CheckTopology(c.Algo, topo, c.Iters); err != nil {
+	rounds, partial := checkedRounds(topo, c.Iters)
+	if err := decentral.CheckTopology(c.Algo, topo, rounds); err != nil {
 		want := fmt.Sprintf("graphs --algo %s can use in all %d rounds: %v", c.Algo, c.Iters, err)
+		if partial {
+			want = fmt.Sprintf("graphs --algo %s can use in its first %d rounds, checked before round 1: %v", c.Algo, rounds, err)
+		}
 		if c.LinkDrop > 0 {
 			return &ConfigError{"link-drop", c.LinkDrop, want}
 		}

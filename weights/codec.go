@@ -135,26 +135,9 @@ func appendInt64s(b []byte, v []int64) []byte {
 // Decode parses and validates a checkpoint held in b. The result does not
 // alias b.
 func Decode(b []byte) (*Checkpoint, error) {
-	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
-		return nil, fmt.Errorf("not a gtstorm checkpoint (the file does not start with %q)", Magic)
-	}
-	if len(b) < len(Magic)+4 {
-		return nil, fmt.Errorf("truncated: %d bytes end inside the header", len(b))
-	}
-	version := binary.LittleEndian.Uint32(b[len(Magic):])
-	if v := version; !slices.Contains(supportedVersions, v) {
-		return nil, fmt.Errorf("format version %d, this build reads version %v", v, supportedVersions)
-	}
-	if len(b) < headerSize+trailerSize {
-		return nil, fmt.Errorf("truncated: %d bytes, less than the %d of header and checksum", len(b), headerSize+trailerSize)
-	}
-	bodyLen := binary.LittleEndian.Uint64(b[len(Magic)+4:])
-	if have := uint64(len(b) - headerSize - trailerSize); bodyLen != have {
-		what := "truncated"
-		if bodyLen < have {
-			what = "trailing bytes"
-		}
-		return nil, fmt.Errorf("%s: the header announces a %d-byte body, the file holds %d bytes for it", what, bodyLen, have)
+	version, err := checkHeader(b[:min(len(b), headerSize)], int64(len(b)))
+	if err != nil {
+		return nil, err
 	}
 	end := len(b) - trailerSize
 	if sum, want := crc32.Checksum(b[:end], castagnoli), binary.LittleEndian.Uint32(b[end:]); sum != want {
@@ -172,6 +155,35 @@ func Decode(b []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("inconsistent checkpoint: %w", err)
 	}
 	return c, nil
+}
+
+// checkHeader checks the header of a checkpoint of size bytes, given its
+// first min(size, headerSize) bytes in head: the magic, a version this
+// package reads, and a body length that is what the size leaves for it. It
+// returns the format version.
+func checkHeader(head []byte, size int64) (uint32, error) {
+	if len(head) < len(Magic) || string(head[:len(Magic)]) != Magic {
+		return 0, fmt.Errorf("not a gtstorm checkpoint (the file does not start with %q)", Magic)
+	}
+	if len(head) < len(Magic)+4 {
+		return 0, fmt.Errorf("truncated: %d bytes end inside the header", size)
+	}
+	version := binary.LittleEndian.Uint32(head[len(Magic):])
+	if v := version; !slices.Contains(supportedVersions, v) {
+		return 0, fmt.Errorf("format version %d, this build reads version %v", v, supportedVersions)
+	}
+	if size < int64(headerSize+trailerSize) {
+		return 0, fmt.Errorf("truncated: %d bytes, less than the %d of header and checksum", size, headerSize+trailerSize)
+	}
+	bodyLen := binary.LittleEndian.Uint64(head[len(Magic)+4:])
+	if have := uint64(size) - uint64(headerSize+trailerSize); bodyLen != have {
+		what := "truncated"
+		if bodyLen < have {
+			what = "trailing bytes"
+		}
+		return 0, fmt.Errorf("%s: the header announces a %d-byte body, the file holds %d bytes for it", what, bodyLen, have)
+	}
+	return version, nil
 }
 
 // decoder consumes a body; the first error sticks and makes every later read

@@ -56,10 +56,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
+	"github.com/gtstorm/gtstorm/internal/memlimit"
 )
 
 // Magic starts every checkpoint file.
@@ -124,9 +125,13 @@ func Write(path string, c *Checkpoint) error {
 // encode is Encode, replaced by tests to make a write fail half-way.
 var encode = Encode
 
-// Read reads and validates the checkpoint at path.
+// Read reads and validates the checkpoint at path. It trusts the file no
+// more than Decode trusts its bytes: a path that is not a regular file (a
+// link to /dev/zero, a named pipe) is refused before anything is read, and
+// the header is checked against the file's size before the rest is read,
+// so that only a file that is what its header announces is read whole.
 func Read(path string) (*Checkpoint, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint: %w", err)
 	}
@@ -135,6 +140,43 @@ func Read(path string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("read checkpoint %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// readFile returns the bytes of the checkpoint file at path after checking
+// that it is a regular file whose header (checkHeader) announces the body
+// its size leaves room for. Its errors name path.
+func readFile(path string) ([]byte, error) {
+	f, size, err := inputfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, min(size, int64(headerSize)))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := checkHeader(head, size); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A file that is what its header says may still be too large to hold
+	// (a sparse file of a terabyte): refuse it rather than fail allocating.
+	if lim, err := memlimit.Detect(); err == nil && size > lim.Bytes {
+		return nil, fmt.Errorf("%s: a checkpoint of %s, more than the %s this process may use (%s)",
+			path, memlimit.Format(size), memlimit.Format(lim.Bytes), lim.Source)
+	}
+	if size > math.MaxInt {
+		return nil, fmt.Errorf("%s: a checkpoint of %d bytes, more than this machine can address", path, size)
+	}
+	b := make([]byte, size)
+	copy(b, head)
+	if _, err := io.ReadFull(f, b[len(head):]); err != nil {
+		return nil, fmt.Errorf("%s: changed while it was read: %w", path, err)
+	}
+	// The header fixed the length: a byte beyond it means the file grew.
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("%s: changed while it was read: longer than its %d bytes", path, size)
+	}
+	return b, nil
 }
 
 // CheckFinite reports the first parameter of c that is NaN or infinite,

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/train"
@@ -23,8 +25,13 @@ func advise(err error) error {
 		memory   *train.MemoryError
 		features *data.FeatureCountError
 		absent   *data.NotPresentError
+		rankRun  *train.RankRunError
 	)
 	switch {
+	case errors.As(err, &rankRun):
+		return fmt.Errorf("%w; continue it with %s", err, rankResume(rankRun.Dir))
+	case errors.As(err, &exists) && isRankRun(exists.Dir):
+		return fmt.Errorf("%w; continue it with %s, or choose another folder, or pass --force to replace it", err, rankResume(exists.Dir))
 	case errors.As(err, &exists):
 		return fmt.Errorf("%w; continue it with gtstorm resume --out %s, or choose another folder, or pass --force to replace it", err, exists.Dir)
 	case errors.As(err, &foreign):
@@ -49,4 +56,23 @@ func advise(err error) error {
 		return fmt.Errorf("%w; run: gtstorm data fetch %s --data-dir %s", err, absent.Name, absent.Dir)
 	}
 	return err
+}
+
+// isRankRun reports whether dir holds rank 0's part of a run over several
+// processes: checkpoints kept by round, which only ranks write.
+func isRankRun(dir string) bool {
+	rounds, err := train.RankCheckpoints(dir)
+	return err == nil && len(rounds) > 0
+}
+
+// rankResume returns the command that resumes the run over several
+// processes whose run folder is dir: launch's resume where launch wrote
+// it (its ranks file and the other ranks' folders are there).
+func rankResume(dir string) string {
+	_, errRanks := os.Stat(filepath.Join(dir, "ranks.txt"))
+	_, errDirs := os.Stat(filepath.Join(dir, "ranks"))
+	if errRanks == nil && errDirs == nil {
+		return "gtstorm launch --resume --out " + dir
+	}
+	return "gtstorm rank --resume on every rank (or the job submitted again with --resume-or-start)"
 }

@@ -27,8 +27,8 @@ func runCerts(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
-	case *ranks < 1:
-		return usagef("--ranks %d: want at least 1 rank", *ranks)
+	case *ranks < 1 || *ranks > certs.MaxRanks:
+		return usagef("--ranks %d: want 1 to %d ranks", *ranks, certs.MaxRanks)
 	case *out == "":
 		return usagef("--out: want the folder to write the certificates into")
 	}

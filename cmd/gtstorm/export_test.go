@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
 )
 
@@ -127,8 +129,12 @@ func TestExportErrors(t *testing.T) {
 	text := filepath.Join(dir, "notes.txt")
 	os.WriteFile(text, []byte("hello\n"), 0o644)
 	logreg := filepath.Join(dir, "logreg.gtck")
+	// Both files carry run metadata, as train writes them: export refuses
+	// a file without it, as eval and predict do.
+	lcfg := train.Default()
+	lcfg.Dataset, lcfg.DataDir = "libsvm", "a9a.txt"
 	m := models.NewLogReg(4, models.DefaultAlpha)
-	ck := &weights.Checkpoint{Model: m.Name(), Params: m.Init(1)}
+	ck := &weights.Checkpoint{Model: m.Name(), Params: m.Init(1), Meta: mustMarshal(t, map[string]any{"config": lcfg})}
 	for _, p := range m.Params() {
 		ck.Tensors = append(ck.Tensors, weights.Tensor{Name: p.Name, Shape: p.Shape})
 	}
@@ -137,7 +143,7 @@ func TestExportErrors(t *testing.T) {
 	}
 	cnn := filepath.Join(dir, "model.gtck")
 	c := models.NewMNISTCNN()
-	ck = &weights.Checkpoint{Model: c.Name(), Params: c.Init(1)}
+	ck = &weights.Checkpoint{Model: c.Name(), Params: c.Init(1), Meta: mustMarshal(t, map[string]any{"config": train.Default()})}
 	for _, p := range c.Params() {
 		ck.Tensors = append(ck.Tensors, weights.Tensor{Name: p.Name, Shape: p.Shape})
 	}
@@ -183,4 +189,14 @@ func TestExportErrors(t *testing.T) {
 	if fi, err := os.Stat(good); err != nil || fi.Size() < 4*int64(c.NumParams()) {
 		t.Errorf("good.onnx: %v, %v", fi, err)
 	}
+}
+
+// mustMarshal returns the JSON encoding of v.
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

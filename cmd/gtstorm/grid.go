@@ -63,8 +63,8 @@ func (g *gridFlags) varies(fs *flag.FlagSet, fixed map[string]string) ([]experim
 
 // check validates the flags against the base settings.
 func (g *gridFlags) check(cfg train.Config) error {
-	if g.seeds < 1 {
-		return usagef("--seeds %d: want at least 1", g.seeds)
+	if g.seeds < 1 || g.seeds > experiment.MaxGridRuns {
+		return usagef("--seeds %d: want 1 to %d (the most runs of a grid)", g.seeds, experiment.MaxGridRuns)
 	}
 	if cfg.Seed > math.MaxUint64-uint64(g.seeds-1) {
 		return usagef("--seed %d with --seeds %d: the seeds would pass %d and wrap around; want a smaller --seed", cfg.Seed, g.seeds, uint64(math.MaxUint64))
@@ -109,9 +109,6 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if isSet(fs, "gamma") && !slices.ContainsFunc(al, isCHOCO) {
-		return usagef("--gamma %v: γ is CHOCO's consensus step; --algos %s has no %s", cfg.Gamma, *algos, decentral.CHOCO)
-	}
 	vary, err := g.varies(fs, map[string]string{"algo": "algos", "partition": "partitions"})
 	if err != nil {
 		return err
@@ -120,9 +117,15 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if defaulted {
 		g.out = fmt.Sprintf("runs/%s-compare-%s", time.Now().Format("20060102-150405"), cfg.Dataset)
 	}
+	if err := experiment.CheckRuns(len(al)*len(pl), g.seeds); err != nil {
+		return usagef("--algos and --partitions: %v", err)
+	}
 	cells, err := experiment.VaryCells(experiment.CompareCells(cfg, al, pl, g.seeds), vary)
 	if err != nil {
 		return runError(err)
+	}
+	if err := knobsApply(fs, cells); err != nil {
+		return err
 	}
 	title := fmt.Sprintf("%s: %s", cfg.DataName(), compareTitle(al, pl, vary))
 	if *budget != "" {
@@ -168,10 +171,24 @@ func compareTitle(algos, partitions []string, vary []experiment.Vary) string {
 	return strings.Join(append(names, experiment.VaryTitle(vary)), " × ")
 }
 
-// isCHOCO reports whether a --algos entry names CHOCO (choco or choco:SPEC).
-func isCHOCO(algo string) bool {
-	name, _, _ := strings.Cut(algo, ":")
-	return name == decentral.CHOCO
+// knobsApply refuses a method knob given as a flag (--gamma, --period, …)
+// that no cell's method takes: the grid applies it to the cells whose
+// method takes it (see experiment.CompareCells), and would drop it from
+// every cell.
+func knobsApply(fs *flag.FlagSet, cells []experiment.Cell) error {
+	for _, name := range decentral.MethodKnobs() {
+		if !isSet(fs, name) {
+			continue
+		}
+		applies := func(c experiment.Cell) bool {
+			return slices.ContainsFunc(c.Configs, func(cfg train.Config) bool { return train.KnobApplies(cfg, name) })
+		}
+		if len(cells) > 0 && !slices.ContainsFunc(cells, applies) {
+			return usagef("--%s %v: want a grid with --algo %s, which --%s applies to; no cell of this grid runs it",
+				name, fs.Lookup(name).Value, strings.Join(decentral.KnobMethods(name), ", "), name)
+		}
+	}
+	return nil
 }
 
 // runSweep varies one setting, or several in every combination, and
@@ -198,6 +215,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	cells, err := experiment.VaryCells([]experiment.Cell{{Configs: experiment.Seeds(cfg, g.seeds)}}, vary)
 	if err != nil {
 		return runError(err)
+	}
+	if err := knobsApply(fs, cells); err != nil {
+		return err
 	}
 	defaulted := g.out == ""
 	if defaulted {

@@ -107,3 +107,27 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainKeepsUsersOutputs: a folder holding only a user's own
+// metrics.csv or curve.png (no config.json, which a run writes first) is
+// not a run's: train refuses it without --force, naming the file, and
+// leaves the file as it was.
+func TestTrainKeepsUsersOutputs(t *testing.T) {
+	for _, name := range []string{"metrics.csv", "curve.png"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"train", "--out", dir, "--iters", "2", "--eval-every", "2", "--local-eval", "20", "--grad-samples", "10"}, &stdout, &stderr)
+			if code == 0 || !strings.Contains(stderr.String(), name) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("train into a folder holding only %s: exit %d, stderr %q; want a one-line refusal naming it", name, code, stderr.String())
+			}
+			if b, err := os.ReadFile(path); err != nil || string(b) != "mine" {
+				t.Errorf("%s after the refusal: %q, %v", name, b, err)
+			}
+		})
+	}
+}

@@ -17,11 +17,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/train"
 )
+
+// maxLaunchRanks bounds the rank processes launch starts on one machine
+// (each with its own copy of the data, a port and, by default, a
+// certificate pair), checked before anything is written.
+const maxLaunchRanks = 256
 
 // runLaunch runs a run as K `gtstorm rank` processes on loopback.
 func runLaunch(args []string, stdout, stderr io.Writer) error {
@@ -52,6 +58,10 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *k < 1 || *k > cfg.Nodes:
 		return usagef("--ranks %d: want 1 to --nodes (%d) ranks", *k, cfg.Nodes)
+	case *k > maxLaunchRanks:
+		return usagef("--ranks %d: want at most %d rank processes on this machine (spread more over hosts with gtstorm rank)", *k, maxLaunchRanks)
+	case cfg.Nodes > decentral.MaxGraphNodes:
+		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", cfg.Nodes, decentral.MaxGraphNodes)
 	case *peerTimeout <= 0:
 		return usagef("--peer-timeout %v: want a positive duration", *peerTimeout)
 	case cfg.SimulatesNetwork():
@@ -114,6 +124,11 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
 	k := len(rk.Addrs)
+	if p, err := train.RunPlacement(out); err != nil {
+		return fmt.Errorf("resume %s: %w", out, err)
+	} else if p != nil && p.Ranks != k {
+		return fmt.Errorf("resume %s: %s lists %d ranks, but the run's checkpoints were written by %d ranks: restore its ranks file (one host:port per rank)", out, rk.Name, k, p.Ranks)
+	}
 	dirs := make([]string, k)
 	for r := range dirs {
 		dirs[r] = rankDir(out, r)

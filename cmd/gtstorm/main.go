@@ -31,7 +31,7 @@ func commands() []command {
 		{"export", "write a saved MNIST or CIFAR-10 CNN as an ONNX model (--model FILE --onnx FILE)", runExport},
 		{"predict", "classify PNG or JPEG images with a saved MNIST or CIFAR-10 model", runPredict},
 		{"compare", "run algorithms × partitions × seeds and print the accuracy table", runCompare},
-		{"sweep", "vary one setting (rho, pc, nodes, eta0, …) and tabulate its effect", runSweep},
+		{"sweep", "vary settings (rho, pc, nodes, eta0, …; --vary once or more, every combination) and tabulate their effect", runSweep},
 		{"bench", "time rounds of one algorithm and print one JSON line", runBench},
 		{"topology", "print a communication graph, its mixing matrix W and λ", runTopology},
 		{"rank", "run one rank (a process hosting some of the nodes) of a run spread over processes and hosts", runRank},
@@ -58,8 +58,14 @@ func main() {
 }
 
 // run dispatches to a subcommand and turns its error into an exit status.
+// No command is a usage error: the usage goes to stderr, exit status 2;
+// `gtstorm help` prints it to stdout, exit status 0.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral/cluster"
-	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/train"
 )
 
@@ -72,8 +71,10 @@ func (pf *placeFlags) place(rank int, ranksFile string) (placement, error) {
 // folder returns the rank's folder for --out out: with a placement from
 // the environment every task gets the same --out, the run folder, and a
 // rank R > 0 keeps its part under out/ranks/rank-R, as with launch.
+// Every rank refuses a missing --out, rank 0 too, so that none waits for
+// the others or leaves a folder behind.
 func (p placement) folder(out string) (string, error) {
-	if p.env == nil || p.rank == 0 {
+	if p.env == nil {
 		return out, nil
 	}
 	if out == "" {
@@ -82,21 +83,24 @@ func (p placement) folder(out string) (string, error) {
 	return rankDir(out, p.rank), nil
 }
 
-// announce prints where the placement came from and, on rank 0, writes the
-// ranks file it derived into the run folder out.
-func (p placement) announce(out string, stderr io.Writer) error {
+// announce prints where the placement came from and where rank 0 writes
+// the ranks file it derived: into the run folder out, once the run holds
+// it (see ranksFile).
+func (p placement) announce(out string, stderr io.Writer) {
 	if p.env == nil {
+		return
+	}
+	fmt.Fprintf(stderr, "rank %d of %d from %s; ranks file %s\n", p.rank, len(p.ranks.Addrs), p.env.Source, filepath.Join(out, train.RanksFileName))
+}
+
+// ranksFile returns the ranks file rank 0 writes into the run folder once
+// it holds it: the one derived from the environment; nil on other ranks
+// and where the ranks came from --ranks.
+func (p placement) ranksFile() []byte {
+	if p.env == nil || p.rank != 0 {
 		return nil
 	}
-	path := filepath.Join(out, "ranks.txt")
-	fmt.Fprintf(stderr, "rank %d of %d from %s; ranks file %s\n", p.rank, len(p.ranks.Addrs), p.env.Source, path)
-	if p.rank != 0 {
-		return nil
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(path, p.ranks.Marshal())
+	return p.ranks.Marshal()
 }
 
 // resumes reports whether --resume-or-start finds this rank's checkpoints
@@ -127,6 +131,9 @@ func sameSettings(cfg train.Config, dir string) error {
 	}
 	if d := train.ConfigDifferences(had, given, hashOmits...); len(d) > 0 {
 		return usagef("--resume-or-start: %s holds a run of other settings (%s); give its flags, or another --out", dir, strings.Join(d, ", "))
+	}
+	if err := train.CheckRankInputs(cfg, dir); err != nil {
+		return fmt.Errorf("--resume-or-start: %w", err)
 	}
 	return nil
 }

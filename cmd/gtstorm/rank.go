@@ -68,6 +68,11 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if *out, err = place.folder(*out); err != nil {
 		return err
 	}
+	if *pf.either && !pf.resumes(*out) {
+		if err := missingRankCheckpoints(runOut, *out, *rank); err != nil {
+			return err
+		}
+	}
 	if cfg, *resume, *agree, err = rankStart(fs, cfg, *out, *resume, *agree, pf.resumes(*out)); err != nil {
 		return err
 	}
@@ -75,9 +80,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	*out = rankOut(*out, cfg, *rank)
-	if err := place.announce(cmp.Or(runOut, *out), stderr); err != nil {
-		return err
-	}
+	place.announce(cmp.Or(runOut, *out), stderr)
 	ctx, stop := signalContext(stderr, *out)
 	defer stop()
 	if *launched != "" {
@@ -87,7 +90,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := nf.run(ctx, cfg, *rank, rk, opt, *resume, *agree, stderr)
+	sum, stats, err := nf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, *resume, *agree, stderr)
 	reportRankEnd(stderr, *rank, stats, err)
 	if err != nil {
 		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, nf.security(), *out)))
@@ -139,7 +142,9 @@ func rankOut(out string, cfg train.Config, rank int) string {
 // whose run ended with err and, where err blames another rank, a line
 // naming it.
 func reportRankEnd(stderr io.Writer, rank int, stats string, err error) {
-	fmt.Fprintf(stderr, "rank %d: %s\n", rank, stats)
+	if stats != "" { // empty where the transport never started
+		fmt.Fprintf(stderr, "rank %d: %s\n", rank, stats)
+	}
 	if b, ok := transport.Blame(err); ok && b != rank {
 		// Read by launch, which names the rank most others waited for.
 		fmt.Fprintf(stderr, "%s\n", blameLine(rank, b))
@@ -201,6 +206,28 @@ func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree
 	}
 	c, err := train.RankCheckpointConfig(dir, resume)
 	return c, resume, agree, err
+}
+
+// missingRankCheckpoints refuses --resume-or-start on a rank with no
+// checkpoint in its folder dir where the run folder runOut holds rank 0's:
+// the job was resubmitted with more tasks than the run has ranks, or this
+// rank's checkpoints are gone, and starting afresh beside resumed ranks
+// would only time out.
+func missingRankCheckpoints(runOut, dir string, rank int) error {
+	if runOut == "" || runOut == dir {
+		return nil
+	}
+	p, err := train.RunPlacement(runOut)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p != nil && rank >= p.Ranks:
+		return fmt.Errorf("--resume-or-start: %s holds checkpoints of a run over %d ranks, which has no rank %d: submit the job again with %d tasks", runOut, p.Ranks, rank, p.Ranks)
+	case p != nil:
+		return fmt.Errorf("--resume-or-start: %s holds checkpoints of a run over %d ranks, but rank %d has none in %s: restore them, or start the run again in another folder", runOut, p.Ranks, rank, dir)
+	}
+	return nil
 }
 
 // givenSetting returns the first run setting given on fs's command line.
@@ -265,13 +292,21 @@ func errSimulatedOverRanks(cmd string) error {
 // with resume ≥ 0, from the rank's checkpoint of that round (with agree,
 // of the latest round all ranks keep, which they agree on through rank 0);
 // it returns rank 0's summary and the transport's figures.
-func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, opt train.Options, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
+func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
+	opt := no.Options
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
 	}
 	if err := cfg.CheckPlacement(owner); err != nil {
 		return nil, "", err // on every rank, before it connects
+	}
+	if resume >= 0 {
+		// Another rank count, or other node lines, would resume each node
+		// beside other neighbours: refuse before connecting.
+		if err := train.CheckRankCheckpoint(opt.Out, resume, rank, owner); err != nil {
+			return nil, "", err
+		}
 	}
 	hash, err := cluster.ConfigHash(cfg, hashOmits...)
 	if err != nil {
@@ -309,7 +344,7 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 		}
 		x.Close()
 	}()
-	no := train.RankOptions{Options: opt, Rank: rank, Owner: owner, Peers: x}
+	no.Rank, no.Owner, no.Peers = rank, owner, x
 	if agree {
 		rounds, err := train.RankCheckpoints(opt.Out)
 		if err != nil {

@@ -17,6 +17,14 @@ import (
 // prints W as a full matrix; larger W are printed row by row, nonzeros only.
 const topologyDenseMax = 32
 
+// topologyMaxRounds bounds --rounds, and topologyMaxPrinted the entries it
+// prints over all of them (rounds × nodes), so that a time-varying graph's
+// listing stays a listing (at most a few hundred MB).
+const (
+	topologyMaxRounds  = 10_000
+	topologyMaxPrinted = 1 << 24
+)
+
 // runTopology prints a communication graph, its mixing matrix and λ. The
 // output is itself an edge-list file: everything but the edges is a comment.
 func runTopology(args []string, stdout, stderr io.Writer) error {
@@ -80,14 +88,18 @@ func (tf *topologyFlags) check() error {
 	switch {
 	case tf.nodes < 1 && (tf.builtin() || tf.nodesSet):
 		return usagef("--nodes %d: want at least 1", tf.nodes)
+	case tf.nodes > decentral.MaxGraphNodes:
+		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", tf.nodes, decentral.MaxGraphNodes)
 	case !(tf.pc >= 0 && tf.pc <= 1):
 		return usagef("--pc %v: want a probability in [0, 1]", tf.pc)
 	case tf.mixing != decentral.MixLaplacian && tf.mixing != decentral.MixMetropolis:
 		return usagef("--mixing %q: want %s or %s", tf.mixing, decentral.MixLaplacian, decentral.MixMetropolis)
 	case !(tf.linkDrop >= 0 && tf.linkDrop < 1):
 		return usagef("--link-drop %v: want a probability in [0, 1)", tf.linkDrop)
-	case tf.rounds < 0:
-		return usagef("--rounds %d: want 0 (the default) or a positive round count", tf.rounds)
+	case tf.rounds < 0 || tf.rounds > topologyMaxRounds:
+		return usagef("--rounds %d: want 0 (the default) or a round count of at most %d", tf.rounds, topologyMaxRounds)
+	case tf.rounds*max(tf.nodes, 1) > topologyMaxPrinted:
+		return usagef("--rounds %d: want at most %d rounds of %d nodes (%d entries printed at most)", tf.rounds, topologyMaxPrinted/max(tf.nodes, 1), tf.nodes, topologyMaxPrinted)
 	case tf.topo == decentral.ExpTopology && tf.linkDrop > 0:
 		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", tf.linkDrop, decentral.ExpTopology)
 	}

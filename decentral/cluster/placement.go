@@ -51,11 +51,19 @@ func FromEnv(getenv func(string) string, hostname string, opt EnvOptions) (*Plac
 	return nil, nil
 }
 
+// MaxRanks bounds the ranks a launcher's environment may declare
+// (SLURM_NTASKS, GTSTORM_RANKS): every rank's address is held in memory and
+// every rank keeps a connection to its neighbours, so a count past it is a
+// mistake, refused before anything is allocated for it.
+const MaxRanks = 1 << 16
+
 // fromSlurm places a task of an srun step. Ranks are task ids; the hosts
 // are the step's node list, holding the step's tasks in blocks
 // (SLURM_STEP_TASKS_PER_NODE), which is srun's default distribution. A
 // task whose own node or local id disagrees with that order was placed
-// otherwise (--distribution=cyclic) and is refused.
+// otherwise (--distribution=cyclic) and is refused. Without a tasks-per-node
+// variable a node list of one host holds every task; one of several hosts is
+// refused, as the split of the tasks among them is unknown.
 func fromSlurm(getenv func(string) string, basePort int) (*Placement, error) {
 	first := func(names ...string) (string, string) {
 		for _, n := range names {
@@ -67,15 +75,24 @@ func fromSlurm(getenv func(string) string, basePort int) (*Placement, error) {
 	}
 	rank, err := envInt(getenv, "SLURM_PROCID")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Slurm: %w", err)
 	}
 	tasksVar, tasksText := first("SLURM_STEP_NUM_TASKS", "SLURM_NTASKS")
 	tasks, err := strconv.Atoi(tasksText)
-	if err != nil || tasks < 1 {
-		return nil, fmt.Errorf("Slurm: %s=%q: want a task count ≥ 1 (run gtstorm node under srun)", tasksVar, tasksText)
+	if err != nil || tasks < 1 || tasks > MaxRanks {
+		return nil, fmt.Errorf("Slurm: %s=%q: want a task count of 1 to %d (run gtstorm rank under srun)", tasksVar, tasksText, MaxRanks)
 	}
 	if rank < 0 || rank >= tasks {
 		return nil, fmt.Errorf("Slurm: SLURM_PROCID=%d: want a task id of [0, %d)", rank, tasks)
+	}
+	local := -1 // SLURM_LOCALID, when set
+	if getenv("SLURM_LOCALID") != "" {
+		if local, err = envInt(getenv, "SLURM_LOCALID"); err != nil {
+			return nil, fmt.Errorf("Slurm: %w", err)
+		}
+		if local < 0 || local >= tasks {
+			return nil, fmt.Errorf("Slurm: SLURM_LOCALID=%d: want a task index of [0, %d)", local, tasks)
+		}
 	}
 	listVar, list := first("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST")
 	hosts, err := ExpandNodeList(list)
@@ -83,32 +100,49 @@ func fromSlurm(getenv func(string) string, basePort int) (*Placement, error) {
 		return nil, fmt.Errorf("Slurm: %s: %w", listVar, err)
 	}
 	perVar, perText := first("SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE")
-	per := make([]int, len(hosts))
-	if perText == "" {
-		per[0] = tasks // one node: every task on it
-	} else if per, err = ExpandTasksPerNode(perText); err != nil {
-		return nil, fmt.Errorf("Slurm: %s: %w", perVar, err)
+	var per []int
+	switch {
+	case perText != "":
+		if per, err = ExpandTasksPerNode(perText); err != nil {
+			return nil, fmt.Errorf("Slurm: %s: %w", perVar, err)
+		}
+	case len(hosts) == 1:
+		per = []int{tasks} // one node: every task on it
+	default:
+		return nil, fmt.Errorf("Slurm: SLURM_STEP_TASKS_PER_NODE and SLURM_TASKS_PER_NODE are unset, and %s=%q names %d hosts: want the tasks per node (srun sets them)", listVar, list, len(hosts))
 	}
-	if len(per) != len(hosts) || sum(per) != tasks {
+	// Every count is checked before the addresses are allocated: each host
+	// holds at most tasks tasks (so that the sum cannot wrap), listening on
+	// consecutive ports from basePort.
+	placed := -1 // the tasks per places so far; -1 where it does not fit the hosts or tasks
+	if len(per) == len(hosts) {
+		placed = 0
+		for n, k := range per {
+			if k > tasks-placed {
+				placed = -1
+				break
+			}
+			if basePort+k-1 > 65535 {
+				return nil, fmt.Errorf("Slurm: base port %d + %d tasks on %s passes 65535", basePort, k, hosts[n])
+			}
+			placed += k
+		}
+	}
+	if placed != tasks {
 		return nil, fmt.Errorf("Slurm: %s=%q does not place %d tasks on the %d hosts of %s=%q", perVar, perText, tasks, len(hosts), listVar, list)
 	}
 	rk := &Ranks{Name: "slurm", Addrs: make([]string, 0, tasks)}
 	for n, h := range hosts {
-		for local := range per[n] {
-			if basePort+local > 65535 {
-				return nil, fmt.Errorf("Slurm: base port %d + %d tasks on %s passes 65535", basePort, per[n], h)
-			}
-			rk.Addrs = append(rk.Addrs, net.JoinHostPort(h, strconv.Itoa(basePort+local)))
+		for l := range per[n] {
+			rk.Addrs = append(rk.Addrs, net.JoinHostPort(h, strconv.Itoa(basePort+l)))
 		}
 	}
 	host, port, _ := net.SplitHostPort(rk.Addrs[rank])
 	if node := getenv("SLURMD_NODENAME"); node != "" && node != host {
 		return nil, fmt.Errorf("Slurm: task %d runs on %s, but the block order of %s puts it on %s: run srun with --distribution=block", rank, node, perVar, host)
 	}
-	if local := getenv("SLURM_LOCALID"); local != "" {
-		if p, _ := strconv.Atoi(port); strconv.Itoa(p-basePort) != local {
-			return nil, fmt.Errorf("Slurm: task %d has SLURM_LOCALID=%s, but the block order of %s makes it task %d of %s: run srun with --distribution=block", rank, local, perVar, p-basePort, host)
-		}
+	if p, _ := strconv.Atoi(port); local >= 0 && p-basePort != local {
+		return nil, fmt.Errorf("Slurm: task %d has SLURM_LOCALID=%d, but the block order of %s makes it task %d of %s: run srun with --distribution=block", rank, local, perVar, p-basePort, host)
 	}
 	src := fmt.Sprintf("Slurm: SLURM_PROCID=%d, %s=%d, %s=%s, %s=%s", rank, tasksVar, tasks, listVar, list, perVar, perText)
 	return &Placement{Source: src, Rank: rank, Ranks: rk}, nil
@@ -137,7 +171,10 @@ func fromStatefulSet(getenv func(string) string, hostname string, opt EnvOptions
 		}
 		countFrom = "GTSTORM_RANKS"
 	}
-	if count < 1 || rank >= count {
+	if count < 1 || count > MaxRanks {
+		return nil, fmt.Errorf("Kubernetes: %s=%d: want a rank count of 1 to %d (the StatefulSet's replicas)", countFrom, count, MaxRanks)
+	}
+	if rank >= count {
 		return nil, fmt.Errorf("Kubernetes: pod %s has ordinal %d, want one of [0, %d) (%s=%d)", hostname, rank, count, countFrom, count)
 	}
 	service := opt.Service
@@ -163,12 +200,4 @@ func envInt(getenv func(string) string, name string) (int, error) {
 		return 0, fmt.Errorf("%s=%q: want an integer", name, v)
 	}
 	return n, nil
-}
-
-func sum(xs []int) int {
-	s := 0
-	for _, x := range xs {
-		s += x
-	}
-	return s
 }

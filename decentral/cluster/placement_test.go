@@ -137,3 +137,53 @@ func TestFromStatefulSet(t *testing.T) {
 		}
 	}
 }
+
+// TestFromEnvCounts: counts near 0, 2³¹ and 2⁶³, and malformed integers,
+// are refused in one message naming the variable and what it wants, before
+// anything is allocated for them; a node list of several hosts without the
+// tasks per node is refused rather than put on its first host.
+func TestFromEnvCounts(t *testing.T) {
+	slurm := map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_STEP_NODELIST": "a", "SLURM_STEP_TASKS_PER_NODE": "2"}
+	pod := map[string]string{"KUBERNETES_SERVICE_HOST": "x", "GTSTORM_RANKS": "4"}
+	for name, c := range map[string]struct {
+		base, set map[string]string
+		count     int
+		want      string
+	}{
+		"tasks 2^31":        {slurm, map[string]string{"SLURM_NTASKS": "2000000000", "SLURM_STEP_TASKS_PER_NODE": "2000000000"}, 0, "SLURM_NTASKS=\"2000000000\": want a task count of 1 to 65536"},
+		"tasks 2^63":        {slurm, map[string]string{"SLURM_NTASKS": "9223372036854775807"}, 0, "want a task count of 1 to 65536"},
+		"tasks 0":           {slurm, map[string]string{"SLURM_NTASKS": "0"}, 0, "want a task count of 1 to 65536"},
+		"tasks -1":          {slurm, map[string]string{"SLURM_STEP_NUM_TASKS": "-1"}, 0, "SLURM_STEP_NUM_TASKS=\"-1\""},
+		"gtstorm rank":      {slurm, map[string]string{"SLURM_NTASKS": "x"}, 0, "run gtstorm rank under srun"},
+		"localid abc":       {slurm, map[string]string{"SLURM_LOCALID": "abc"}, 0, "SLURM_LOCALID=\"abc\": want an integer"},
+		"localid 2^63":      {slurm, map[string]string{"SLURM_LOCALID": "9223372036854775807"}, 0, "SLURM_LOCALID=9223372036854775807: want a task index of [0, 2)"},
+		"procid abc":        {slurm, map[string]string{"SLURM_PROCID": "abc"}, 0, "SLURM_PROCID=\"abc\": want an integer"},
+		"per 2^62 twice":    {slurm, map[string]string{"SLURM_STEP_NODELIST": "a,b", "SLURM_STEP_TASKS_PER_NODE": "4611686018427387904(x2)"}, 0, "does not place 2 tasks"},
+		"per wraps":         {slurm, map[string]string{"SLURM_STEP_NODELIST": "a,b", "SLURM_STEP_TASKS_PER_NODE": "2,9223372036854775807"}, 0, "does not place 2 tasks"},
+		"per over":          {slurm, map[string]string{"SLURM_STEP_NODELIST": "a,b", "SLURM_STEP_TASKS_PER_NODE": "2,1"}, 0, "does not place 2 tasks"},
+		"no per, two hosts": {slurm, map[string]string{"SLURM_STEP_NODELIST": "a,b", "SLURM_STEP_TASKS_PER_NODE": ""}, 0, "SLURM_STEP_TASKS_PER_NODE and SLURM_TASKS_PER_NODE are unset"},
+		"pod ranks 2^31":    {pod, map[string]string{"GTSTORM_RANKS": "2000000000"}, 0, "GTSTORM_RANKS=2000000000: want a rank count of 1 to 65536"},
+		"pod ranks 2^63":    {pod, map[string]string{"GTSTORM_RANKS": "9223372036854775807"}, 0, "want a rank count of 1 to 65536"},
+		"pod ranks -3":      {pod, map[string]string{"GTSTORM_RANKS": "-3"}, 0, "GTSTORM_RANKS=-3: want a rank count of 1 to 65536"},
+		"pod ranks 0":       {pod, map[string]string{"GTSTORM_RANKS": "0"}, 0, "GTSTORM_RANKS=0: want a rank count"},
+		"pod flag 2^31":     {pod, nil, 1 << 31, "--ranks-count=2147483648: want a rank count of 1 to 65536"},
+		"pod flag -1":       {pod, nil, -1, "--ranks-count=-1: want a rank count"},
+	} {
+		vars := map[string]string{}
+		for k, v := range c.base {
+			vars[k] = v
+		}
+		for k, v := range c.set {
+			vars[k] = v
+		}
+		_, err := FromEnv(env(vars), "gtstorm-0", EnvOptions{BasePort: 29400, Count: c.count})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", name, err, c.want)
+		}
+	}
+	// Slurm's one host without tasks per node still holds every task.
+	p, err := FromEnv(env(map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "2", "SLURM_NODELIST": "vm", "SLURM_LOCALID": "1"}), "", EnvOptions{BasePort: 7000})
+	if err != nil || !slices.Equal(p.Ranks.Addrs, []string{"vm:7000", "vm:7001"}) {
+		t.Errorf("one host: %v, %v", p, err)
+	}
+}

@@ -24,9 +24,9 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"io"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,7 +61,7 @@ func ParseRanks(r io.Reader, name string) (*Ranks, error) {
 
 // ReadRanksFile opens and parses the ranks file at path.
 func ReadRanksFile(path string) (*Ranks, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path) // not a FIFO or a device, which never end
 	if err != nil {
 		return nil, fmt.Errorf("ranks file: %w", err)
 	}
@@ -104,7 +104,7 @@ func (o ParseOptions) Parse(r io.Reader, name string) (*Ranks, error) {
 				return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 			}
 			if !strings.HasSuffix(addr, ":0") {
-				key := strings.ToLower(addr)
+				key := sameAddress(addr)
 				if first, dup := seen[key]; dup {
 					return nil, fmt.Errorf("%s:%d: duplicate address %s (also rank %d, line %d)", name, n, addr, rankAt(lines, first), first)
 				}
@@ -142,10 +142,12 @@ func table(name string, nodes []nodeLine, lines []int) ([]int, error) {
 	}
 	byNode := append([]nodeLine(nil), nodes...)
 	sort.SliceStable(byNode, func(i, j int) bool { return byNode[i].node < byNode[j].node })
-	for i, nl := range byNode {
+	for i, nl := range byNode { // every repeat first: it also leaves a gap
 		if i > 0 && byNode[i-1].node == nl.node {
 			return nil, fmt.Errorf("%s:%d: node %d listed twice (also line %d)", name, nl.line, nl.node, byNode[i-1].line)
 		}
+	}
+	for i, nl := range byNode {
 		if nl.node != i {
 			return nil, fmt.Errorf("%s: node %d has no node line (nodes 0..%d are listed by node lines, so each needs one)", name, i, byNode[len(byNode)-1].node)
 		}
@@ -162,6 +164,16 @@ func table(name string, nodes []nodeLine, lines []int) ([]int, error) {
 		}
 	}
 	return owner, nil
+}
+
+// sameAddress returns a key that two addresses of one listener share:
+// host names compare without case, and localhost is 127.0.0.1.
+func sameAddress(addr string) string {
+	host, port, _ := net.SplitHostPort(strings.ToLower(addr))
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // rankAt returns the rank whose address is on line.

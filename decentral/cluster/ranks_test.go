@@ -94,6 +94,8 @@ func TestParseRanksErrors(t *testing.T) {
 		{"node overflow", "a:1\nnode 99999999999999999999999 0\n", false, `f:2: malformed node line`},
 		{"rank out of range", "node 0 0\nnode 1 2\na:1\nb:2\n", false, "f:2: node 1 on rank 2, but the file lists 2 ranks (0..1)"},
 		{"duplicate node", "a:1\nnode 0 0\nnode 1 0\nnode 0 0\n", false, "f:4: node 0 listed twice (also line 2)"},
+		{"localhost is 127.0.0.1", "127.0.0.1:7000\nLocalhost:7000\n", false, "f:2: duplicate address Localhost:7000 (also rank 0, line 1)"},
+		{"duplicate node past a gap", "a:1\nnode 3 0\nnode 1 0\nnode 3 0\n", false, "f:4: node 3 listed twice (also line 2)"},
 		{"missing node", "a:1\nnode 0 0\nnode 2 0\n", false, "f: node 1 has no node line (nodes 0..2"},
 		{"missing node 0", "a:1\nnode 1 0\n", false, "f: node 0 has no node line"},
 		{"rank without node", "a:1\nb:2\nc:3\nnode 0 0\nnode 1 2\n", false, "f:2: rank 1 runs no node"},
@@ -178,4 +180,13 @@ func FuzzParseRanks(f *testing.F) {
 			t.Fatalf("Marshal reads back as %+v, %v; want %+v", back, err, rk)
 		}
 	})
+}
+
+// TestReadRanksFileNotRegular: a ranks file that is a device (or a FIFO,
+// which would block) is refused in one line naming it, not read forever.
+func TestReadRanksFileNotRegular(t *testing.T) {
+	_, err := ReadRanksFile("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), "want a regular file") {
+		t.Errorf("ReadRanksFile(/dev/zero): %v, want a refusal naming it", err)
+	}
 }

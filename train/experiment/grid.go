@@ -45,18 +45,24 @@ func Seeds(cfg train.Config, n int) []train.Config {
 // CompareCells returns the cells of `gtstorm compare`: every algorithm on
 // every partition, each under seeds seeds. An algorithm may name its
 // compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%. base's
-// γ applies to the CHOCO cells only.
+// method knobs apply to the cells whose method takes them (γ to the CHOCO
+// cells only; see train.Config.WithoutForeignKnobs).
 func CompareCells(base train.Config, algos, partitions []string, seeds int) []Cell {
 	var cells []Cell
 	for _, a := range algos {
 		for _, p := range partitions {
 			c := base
 			c.Algo, c.Partition = a, p
-			if algo, comp, ok := strings.Cut(a, ":"); ok {
-				c.Algo, c.Compress = algo, comp
+			algo, comp, spec := strings.Cut(a, ":")
+			if spec {
+				c.Algo = algo
 			}
-			if c.Algo != decentral.CHOCO {
-				c.Gamma = 0 // --gamma is CHOCO's: it sets the CHOCO cells' γ
+			// A method knob (--gamma, --period, …) sets the cells of
+			// the methods that take it; a compressor named in --algos
+			// is the cell's own (refused where it does not apply).
+			c = c.WithoutForeignKnobs()
+			if spec {
+				c.Compress = comp
 			}
 			cells = append(cells, Cell{Label: a + " / " + p, Configs: Seeds(c, seeds)})
 		}
@@ -84,10 +90,16 @@ const GridFile = "grid.json"
 // of the graphs its rounds mix with (D² under link failures), which is not
 // started.
 //
+// A grid of more than MaxGridRuns runs is refused (a *GridSizeError)
+// before anything is checked or written.
+//
 // Like Train, RunGrid refuses an out that holds anything but this grid's
 // own earlier runs (another grid, other files) unless opt.Overwrite is set;
 // then it runs there, still reusing the runs whose settings match.
 func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) ([]CellResult, error) {
+	if big := checkGrid(cells, 1); big != nil {
+		return nil, big
+	}
 	cells = slices.Clone(cells)
 	seen := map[string]string{}    // a run's settings → its cell
 	refused := map[string]string{} // a run's settings → why it cannot run
@@ -96,6 +108,10 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 		for k, cfg := range c.Configs {
 			if err := cfg.Validate(); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
+			}
+			if cfg.Nodes > decentral.MaxGraphNodes { // before any graph is drawn for it
+				return nil, &train.ConfigError{Flag: "nodes", Value: cfg.Nodes,
+					Want: fmt.Sprintf("at most %d, the largest graph whose mixing matrix is supported", decentral.MaxGraphNodes)}
 			}
 			if cfg.SimulatesNetwork() && cfg.Compute == 0 {
 				return nil, &train.ConfigError{Flag: "compute", Value: "0", Want: "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
@@ -263,6 +279,9 @@ func dirName(label string) string {
 // network: how `compare --networks` runs the same algorithms on a fast and
 // a slow network.
 func NetworkCells(cells []Cell, networks []string) ([]Cell, error) {
+	if big := checkGrid(cells, len(networks)); big != nil {
+		return nil, fmt.Errorf("--networks %s: %w", strings.Join(networks, ","), big)
+	}
 	var out []Cell
 	for _, n := range networks {
 		lat, bw, ok := strings.Cut(n, "/")

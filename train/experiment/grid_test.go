@@ -295,6 +295,7 @@ func TestBudget(t *testing.T) {
 	for _, algo := range decentral.Algorithms() {
 		cfg := lrConfig(algo)
 		cfg.Batch, cfg.Period, cfg.EvalEvery, cfg.CheckpointEvery = 4, 50, 50, 0
+		cfg = cfg.WithoutForeignKnobs() // --period is D-GET's
 		r, err := b.Rounds(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", algo, err)

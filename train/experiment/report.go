@@ -19,28 +19,38 @@ const (
 	CurvesFile  = "curves.png"
 )
 
-// stat is a mean and standard deviation over seeds.
-type stat struct{ mean, std float64 }
+// stat is a mean and standard deviation over n seeds.
+type stat struct {
+	mean, std float64
+	n         int
+}
+
+// statOfValues returns the stat of xs.
+func statOfValues(xs []float64) stat {
+	m, sd := curves.MeanStd(xs)
+	return stat{m, sd, len(xs)}
+}
 
 func statOf(sums []*train.Summary, f func(*train.Summary) float64) stat {
 	xs := make([]float64, len(sums))
 	for i, s := range sums {
 		xs[i] = f(s)
 	}
-	m, sd := curves.MeanStd(xs)
-	return stat{m, sd}
+	return statOfValues(xs)
 }
 
+// fmt formats s with format: "mean" for one seed, "mean ± std" for
+// several, "± 0" included (seeds that agree are not one run).
 func (s stat) fmt(format string) string {
-	if s.std == 0 {
+	if s.n < 2 {
 		return fmt.Sprintf(format, s.mean)
 	}
 	return fmt.Sprintf(format+" ± "+format, s.mean, s.std)
 }
 
-// short is s in FormatShort's form: "mean" or "mean ± std".
+// short is s in FormatShort's form: "mean" or "mean ± std", as fmt.
 func (s stat) short() string {
-	if s.std == 0 {
+	if s.n < 2 {
 		return FormatShort(s.mean)
 	}
 	return FormatShort(s.mean) + " ± " + FormatShort(s.std)
@@ -192,8 +202,7 @@ func writeTargets(b *strings.Builder, res []CellResult) {
 			for i, t := range hit {
 				xs[i] = f(t)
 			}
-			m, sd := curves.MeanStd(xs)
-			return stat{m, sd}
+			return statOfValues(xs)
 		}
 		sim := of(func(t *train.TargetReached) float64 { return float64(t.SimSeconds) })
 		simText := sim.short()

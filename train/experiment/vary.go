@@ -39,7 +39,7 @@ func ParseVary(spec string) (Vary, error) {
 // value of a varied attack that asks for that.
 const (
 	CleanLabel = "clean"
-	AttackNone = "none"
+	AttackNone = train.AttackNone
 )
 
 // robustNames are the settings whose varied values a clean cell drops: a
@@ -56,7 +56,13 @@ var robustNames = []string{"byzantine", "attack"}
 // (which clears them), is a clean run: whatever attack it lists, it runs none. Its
 // byzantine and attack parts become one "clean" part, and the clean
 // combinations that differ only in those parts are one cell, run once: a
-// study of attacks × aggregation rules × B has one clean cell per rule.
+// study of attacks × aggregation rules × B has one clean cell per rule. A
+// varied attack that no cell runs (no --byzantine nodes) is refused, as
+// train refuses --attack without them.
+//
+// Where the grid varies algo, a method knob of the base settings (--gamma,
+// --period, …) applies to the cells whose method takes it, as in
+// [CompareCells].
 func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 	for i, v := range vary {
 		if !slices.Contains(train.Sweepable(), v.Name) {
@@ -70,6 +76,13 @@ func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 				return nil, &train.ConfigError{Flag: "vary", Value: v.String(), Want: fmt.Sprintf("each value once (%s is listed twice)", x)}
 			}
 		}
+	}
+	factor := 1 // the combinations of the varied values
+	for _, v := range vary {
+		factor = mulCapped(factor, len(v.Values))
+	}
+	if big := checkGrid(cells, factor); big != nil {
+		return nil, &train.ConfigError{Flag: "vary", Value: VaryTitle(vary), Want: big.want()}
 	}
 	type combo struct {
 		base  Cell
@@ -96,14 +109,25 @@ func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 		combos = next
 	}
 	var out []Cell
-	index := map[string]int{} // a clean cell's label → its place in out
+	index := map[string]int{}     // a clean cell's label → its place in out
+	attacked := map[string]bool{} // a varied attack part that some cell runs
 	for _, c := range combos {
 		cell, parts := c.base, c.parts
 		clean := varies(parts, robustNames...) && (slices.Contains(parts, "attack="+AttackNone) || noByzantine(cell.Configs))
+		for _, p := range parts {
+			attacked[p] = attacked[p] || !clean && isPart(p, "attack")
+		}
 		if clean {
 			parts = cleanParts(parts)
 			for k := range cell.Configs {
 				cell.Configs[k].Byzantine, cell.Configs[k].Attack = "", ""
+			}
+		}
+		if varies(parts, "algo") {
+			// A method knob given for the grid sets the cells whose
+			// method takes it; a varied one is refused where it does not.
+			for k := range cell.Configs {
+				cell.Configs[k] = cell.Configs[k].WithoutForeignKnobs(VaryNames(vary)...)
 			}
 		}
 		cell.Vary = slices.Concat(c.base.Vary, parts)
@@ -118,6 +142,14 @@ func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 			index[cell.Label] = len(out)
 		}
 		out = append(out, cell)
+	}
+	for _, v := range vary {
+		for _, x := range v.Values {
+			if v.Name == "attack" && x != AttackNone && !attacked[v.Name+"="+x] {
+				return nil, &train.ConfigError{Flag: "vary", Value: v.String(),
+					Want: fmt.Sprintf("no attack without --byzantine nodes (%s would run clean): give --byzantine B or --vary byzantine=…", x)}
+			}
+		}
 	}
 	return out, nil
 }

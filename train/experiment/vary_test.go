@@ -204,7 +204,7 @@ func TestRobustPivotMarksFailures(t *testing.T) {
 		res = append(res, CellResult{Cell: c, Summaries: runs[i], Rows: make([][]train.Row, 2)})
 	}
 	md := Report("t", res, false)
-	for _, w := range []string{"| signflip, B = 2 | diverged | 0.9000 (1 of 2 diverged) |", "| clean | 0.9000 | 0.9000 |"} {
+	for _, w := range []string{"| signflip, B = 2 | diverged | 0.9000 (1 of 2 diverged) |", "| clean | 0.9000 ± 0.0000 | 0.9000 ± 0.0000 |"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("report lacks %q:\n%s", w, md)
 		}

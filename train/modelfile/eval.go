@@ -2,6 +2,7 @@ package modelfile
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
@@ -20,7 +21,8 @@ type EvalResult struct {
 
 // Eval evaluates the averaged model of a checkpoint on a dataset's test set
 // (its training set when it has none). dataset and dir default to the run's
-// own, read from the checkpoint.
+// own, read from the checkpoint, which must pass train.CheckModelFile. A
+// loss that is not finite is an error naming the file.
 func Eval(path, dataset, dir string) (*EvalResult, error) {
 	ck, m, err := train.ReadModelFile(path)
 	if err != nil {
@@ -63,6 +65,10 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	acc, loss, err := pool.Evaluate(ck.Params, test, train.EvalChunk)
 	if err != nil {
 		return nil, err
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) || math.IsNaN(acc) {
+		return nil, fmt.Errorf("%s: the model's test loss on %s is %v: its parameters are finite but so large that its outputs are not; want a model whose outputs are finite",
+			path, test.Name, loss)
 	}
 	return &EvalResult{Model: ck.Model, Params: len(ck.Params), Dataset: test.Name, Samples: test.Len(), Acc: acc, Loss: loss}, nil
 }

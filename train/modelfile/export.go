@@ -1,19 +1,16 @@
 package modelfile
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/internal/onnx"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
-	"github.com/gtstorm/gtstorm/weights"
 )
 
 // ExportResult describes an ONNX file written by Export.
@@ -47,7 +44,8 @@ type exportMeta struct {
 // ("gtstorm.input.background"), normalisation and, when the checkpoint
 // holds them, the per-channel mean and standard deviation and
 // the class names. Its producer_version is gtstorm's (see
-// producerVersion).
+// producerVersion). The checkpoint must pass train.CheckModelFile, the
+// validation eval and predict apply too.
 func Export(path, out string) (*ExportResult, error) {
 	if out == "" {
 		return nil, fmt.Errorf("no ONNX output file given")
@@ -58,7 +56,9 @@ func Export(path, out string) (*ExportResult, error) {
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("write %s: is a directory, want a file name", out)
 	}
-	ck, err := weights.Read(path)
+	// The validation predict and eval use: metadata, layout, finite
+	// parameters and outputs.
+	ck, meta, err := train.ReadModelFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -71,24 +71,11 @@ func Export(path, out string) (*ExportResult, error) {
 	default:
 		return nil, fmt.Errorf("%s holds %s; only the CNNs (mnist-cnn, cifar-cnn) export to ONNX", path, describeModel(ck.Model))
 	}
-	if err := checkLayout(ck, m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := ck.CheckFinite(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	om, err := models.ONNX(m, ck.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var em exportMeta
-	if len(ck.Meta) > 0 {
-		// Metadata that does not decode is left out of the description;
-		// the weights alone make the export.
-		if json.Unmarshal(ck.Meta, &em) != nil {
-			em = exportMeta{}
-		}
-	}
+	em := exportMeta{Config: &meta.Config, Input: meta.Input}
 	om.DocString, om.Metadata = exportDoc(ck.Model, path, &em)
 	om.ProducerVersion = producerVersion()
 	b, err := om.Marshal()
@@ -117,21 +104,6 @@ func describeModel(name string) string {
 		return "a logistic regression (" + name + ")"
 	}
 	return "model " + name
-}
-
-// checkLayout reports whether ck's parameter tensors are m's.
-func checkLayout(ck *weights.Checkpoint, m models.Model) error {
-	ps := m.Params()
-	if len(ck.Params) != m.NumParams() || len(ck.Tensors) != len(ps) {
-		return fmt.Errorf("%s with %d parameters in %d tensors; gtstorm's %s has %d in %d",
-			ck.Model, len(ck.Params), len(ck.Tensors), m.Name(), m.NumParams(), len(ps))
-	}
-	for i, p := range ps {
-		if t := ck.Tensors[i]; t.Name != p.Name || !slices.Equal(t.Shape, p.Shape) {
-			return fmt.Errorf("tensor %d is %s %v; gtstorm's %s has %s %v", i, t.Name, t.Shape, m.Name(), p.Name, p.Shape)
-		}
-	}
-	return nil
 }
 
 // exportDoc returns the model doc string and metadata of an export: where

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
 
 // maxImageBytes bounds the memory an image file may decode to (128 MiB,
@@ -22,20 +23,26 @@ const maxImageBytes = 4 * data.MaxImagePixels
 // TIFF, which the plotting library registers) are refused.
 var imageFormats = map[string]bool{"png": true, "jpeg": true}
 
-// readImage decodes the PNG or JPEG file at path, refusing other formats
-// and images that would decode to more than maxImageBytes. Its errors name
-// the file and say what is wrong with it.
+// readImage decodes the PNG or JPEG file at path, refusing other formats,
+// files that are not regular (a link to /dev/zero, a named pipe) and
+// images that would decode to more than maxImageBytes. Its errors name the
+// file and say what is wrong with it.
 func readImage(path string) (image.Image, error) {
-	fi, err := os.Stat(path)
+	f, size, err := inputfile.Open(path)
 	if err != nil {
-		return nil, err // *PathError: names the file
+		return nil, err // names the file
 	}
-	if fi.Size() > maxImageBytes {
-		return nil, fmt.Errorf("%s: file of %d MiB, more than the %d MiB an image may take", path, fi.Size()>>20, maxImageBytes>>20)
+	defer f.Close()
+	if size > maxImageBytes {
+		return nil, fmt.Errorf("%s: file of %d MiB, more than the %d MiB an image may take", path, size>>20, maxImageBytes>>20)
 	}
-	b, err := os.ReadFile(path)
+	// The size was checked; the limit holds if the file has grown since.
+	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxImageBytes {
+		return nil, fmt.Errorf("%s: grew past the %d MiB an image may take while it was read", path, maxImageBytes>>20)
 	}
 	// Files whose header does not decode are left to data.DecodeImage,
 	// which says what they are.

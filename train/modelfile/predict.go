@@ -3,6 +3,7 @@ package modelfile
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -62,6 +63,9 @@ func Predict(modelPath string, images []string, k int) ([]Prediction, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := p.checkFinite(probs, images, loaded); err != nil {
+			return nil, err
+		}
 		for j, i := range loaded {
 			preds[i].Top = topClasses(probs[j], p.spec.Classes, k)
 		}
@@ -100,6 +104,21 @@ func (p *predictor) load(images []string, preds []Prediction) (*data.Dataset, []
 	return d, loaded
 }
 
+// checkFinite requires the class probabilities probs of the images
+// loaded (their indices in images) to be finite: a model whose parameters
+// are finite but overflow on an image gives NaN, which is no prediction.
+func (p *predictor) checkFinite(probs [][]float64, images []string, loaded []int) error {
+	for j, row := range probs {
+		for c, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: the model's probability of class %d for %s is %v: its parameters are finite but so large that its outputs are not; want a model whose outputs are finite",
+					p.path, c, images[loaded[j]], v)
+			}
+		}
+	}
+	return nil
+}
+
 // predictor is a model file's image classifier, ready to run.
 type predictor struct {
 	path   string
@@ -126,20 +145,15 @@ func openPredictor(path string) (*predictor, error) {
 	if !slices.Contains(train.Datasets(), cfg.Dataset) || cfg.IsLogReg() {
 		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for the image models of mnist and cifar10 runs", path, ck.Model, cfg.DataName())
 	}
+	// ReadModelFile checked the file against this model, and its input
+	// description against the model's input.
 	model, err := train.NewModel(cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := checkModelFile(path, ck, cfg, model); err != nil {
-		return nil, err
-	}
-	shape, classes, _ := models.Classifier(model)
 	var spec train.InputSpec
 	if m.Input != nil {
 		spec = *m.Input
-		if err := checkSpec(spec, shape, classes); err != nil {
-			return nil, fmt.Errorf("%s: input description: %w", path, err)
-		}
 	} else if spec, err = legacySpec(path, cfg, model); err != nil {
 		return nil, err
 	}
@@ -148,17 +162,6 @@ func openPredictor(path string) (*predictor, error) {
 		return nil, err
 	}
 	return &predictor{path: path, model: model, params: ck.Params, spec: spec, pool: pool}, nil
-}
-
-// checkSpec requires a stored input description to fit the model.
-func checkSpec(spec train.InputSpec, shape []int, classes int) error {
-	if !slices.Equal(spec.Shape, shape) {
-		return fmt.Errorf("samples of shape %v, the model takes %v", spec.Shape, shape)
-	}
-	if len(spec.Classes) != classes {
-		return fmt.Errorf("%d class names, the model has %d classes", len(spec.Classes), classes)
-	}
-	return data.ImageInput{Shape: spec.Shape, Classes: classes, Mean: spec.Mean, Std: spec.Std}.Check()
 }
 
 // legacySpec returns the input description of a model file written before

@@ -376,7 +376,7 @@ func TestPredictModelFiles(t *testing.T) {
 		want   string
 	}{
 		{lpath, imgs, 3, "holds logreg, trained on a9a: predict is for the image models"},
-		{svhn, imgs, 3, "holds mnist-cnn, trained on svhn: predict is for the image models"},
+		{svhn, imgs, 3, `run metadata names dataset "svhn"; want one of`},
 		{bad, imgs, 3, "samples of shape [1 32 32], the model takes [1 28 28]"},
 		{badStats, imgs, 3, "channel 0"},
 		{mismatch, imgs, 3, "holds mnist-cnn with 18378 parameters; cifar10 needs cifar-cnn"},

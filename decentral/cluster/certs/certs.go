@@ -103,12 +103,20 @@ func Generate(dir string, ranks int, hosts []string, now time.Time) error {
 	return GenerateWith(dir, ranks, Options{Hosts: hosts, Now: now})
 }
 
-// GenerateWith is Generate with every setting, Overwrite among them. Each
-// file is written atomically; the folder as a whole is not, so an error
-// may leave part of a set, which Load refuses.
+// MaxRanks bounds the ranks GenerateWith makes certificates for: the
+// most ranks a launcher's environment may declare (cluster.MaxRanks), two
+// files each. A larger count is refused before anything is written.
+const MaxRanks = 1 << 16
+
+// GenerateWith is Generate with every setting, Overwrite among them. The
+// set is made in a temporary folder beside dir and renamed into place when
+// dir does not exist; otherwise its files are moved into dir once all are
+// written, the rank files first and ca.pem last, so that an interrupted
+// call leaves dir as it was, or holding every new rank pair before its CA
+// (which Load refuses, naming the mismatch). ranks must be 1 to MaxRanks.
 func GenerateWith(dir string, ranks int, opt Options) error {
-	if ranks < 1 {
-		return fmt.Errorf("%d ranks: want at least 1", ranks)
+	if ranks < 1 || ranks > MaxRanks {
+		return fmt.Errorf("%d ranks: want 1 to %d", ranks, MaxRanks)
 	}
 	dns, ips, err := sans(opt.Hosts)
 	if err != nil {
@@ -118,17 +126,63 @@ func GenerateWith(dir string, ranks int, opt Options) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	var stale []string
+	_, statErr := os.Stat(dir)
+	switch {
+	case statErr == nil:
+		if stale, err = existing(dir); err != nil {
+			return err
+		}
+		if len(stale) > 0 && !opt.Overwrite {
+			return &ExistsError{Dir: dir, File: filepath.Join(dir, stale[0])}
+		}
+	case errors.Is(statErr, fs.ErrNotExist):
+	default:
+		return fmt.Errorf("the certificates folder: %w", statErr)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return fmt.Errorf("create the certificates folder: %w", err)
 	}
-	stale, err := existing(dir)
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
 	if err != nil {
+		return fmt.Errorf("create the certificates folder: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone once renamed into place, else the partial set
+	if err := writeSet(tmp, ranks, dns, ips, now); err != nil {
 		return err
 	}
-	if len(stale) > 0 && !opt.Overwrite {
-		return &ExistsError{Dir: dir, File: filepath.Join(dir, stale[0])}
+	if statErr != nil { // dir did not exist: the whole set at once
+		if err := os.Rename(tmp, dir); err != nil {
+			return fmt.Errorf("move the certificates into place: %w", err)
+		}
+		return nil
 	}
+	// dir exists, perhaps with other files: the new files over the old,
+	// the CA last, then the rank files past the new count removed.
+	names := make([]string, 0, 2*ranks+2)
+	for r := range ranks {
+		names = append(names, CertFile(r), KeyFile(r))
+	}
+	for _, name := range append(names, CAKeyFile, CAFile) {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("move the certificates into place: %w", err)
+		}
+	}
+	for _, name := range stale {
+		if n, ok := rankOfFile(name); ok && n >= ranks {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove a stale rank file: %w", err)
+			}
+		}
+	}
+	return nil
+}
 
+// writeSet writes a new CA and ranks certificate pairs, each naming the
+// DNS names dns and addresses ips and valid from now, into dir: the rank
+// files first, the CA last.
+func writeSet(dir string, ranks int, dns []string, ips []net.IP, now time.Time) error {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("generate the CA key: %w", err)
@@ -146,8 +200,6 @@ func GenerateWith(dir string, ranks int, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("sign the CA certificate: %w", err)
 	}
-	// Rank files first and the CA last, so that a folder cut short holds
-	// rank files that do not match its (older or absent) ca.pem.
 	for r := 0; r < ranks; r++ {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
@@ -171,17 +223,7 @@ func GenerateWith(dir string, ranks int, opt Options) error {
 			return err
 		}
 	}
-	if err := writePair(dir, CAFile, caDER, CAKeyFile, caKey); err != nil {
-		return err
-	}
-	for _, name := range stale {
-		if n, ok := rankOfFile(name); ok && n >= ranks {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove a stale rank file: %w", err)
-			}
-		}
-	}
-	return nil
+	return writePair(dir, CAFile, caDER, CAKeyFile, caKey)
 }
 
 // sign creates the certificate tmpl signed by parent's key, with a random

@@ -127,7 +127,7 @@ func TestGenerateBadInput(t *testing.T) {
 		hosts []string
 		want  string
 	}{
-		{"no ranks", 0, nil, "0 ranks: want at least 1"},
+		{"no ranks", 0, nil, "0 ranks: want 1 to"},
 		{"host with port", 1, []string{"example.org:443"}, `host "example.org:443"`},
 		{"empty host", 1, []string{""}, `host ""`},
 		{"wildcard", 1, []string{"*.example.org"}, `host "*.example.org"`},
@@ -186,5 +186,49 @@ func TestRankOf(t *testing.T) {
 				t.Errorf("RankOf: %v, want ErrNoRank containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestGenerateCounts: a rank count out of 1..MaxRanks is refused before
+// anything is written, and a set made into a new folder arrives whole (no
+// temporary folder left beside it); one made into a folder holding other
+// files keeps them.
+func TestGenerateCounts(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "certs")
+	for _, n := range []int{0, -1, MaxRanks + 1, 1<<31 - 1, 1 << 31, 1<<63 - 1, -1 << 63} {
+		err := GenerateWith(dir, n, Options{})
+		if err == nil || !strings.Contains(err.Error(), "want 1 to 65536") {
+			t.Errorf("%d ranks: %v, want a refusal naming the limit", n, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%d ranks: the folder was created (%v)", n, err)
+		}
+	}
+	if err := GenerateWith(dir, 2, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("beside the certificates folder: %v, want it alone", entries)
+	}
+	if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("folder: %v, %v; want mode 0700", info, err)
+	}
+	if _, err := Load(dir, 1); err != nil {
+		t.Error(err)
+	}
+	mine := filepath.Join(dir, "notes.txt")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+	if err := GenerateWith(dir, 1, Options{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("a file of the user's in the folder: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CertFile(1))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("rank 1's certificate kept after overwriting with 1 rank (%v)", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("beside the certificates folder: %v, want it alone", entries)
 	}
 }

@@ -45,6 +45,7 @@ type gatherBox struct {
 	agree  agreeBox
 	last   map[int]int           // by node: the latest round whose state arrived
 	inputs map[int][]Fingerprint // by rank: its input files (see AgreeInputs)
+	ksets  map[int]string        // by rank: its kernel set (see AgreeInputsKernels)
 	abort  aborter
 }
 
@@ -274,6 +275,13 @@ const gatherAckK = 3
 // waits for what: rank 0 itself waits up to the peer timeout for the other
 // ranks' questions before it answers.
 func (x *Exchange) askRank0(ctx context.Context, k uint8, what, text string) (string, error) {
+	return x.askRank0As(ctx, wire.Header{Kind: wire.Hello, K: k}, what, text)
+}
+
+// askRank0As is askRank0 with the question's HELLO header h (its kind and
+// K, and what else the question carries there); From is this rank.
+func (x *Exchange) askRank0As(ctx context.Context, h wire.Header, what, text string) (string, error) {
+	k := h.K
 	c := &x.gatherTo
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -281,7 +289,8 @@ func (x *Exchange) askRank0(ctx context.Context, k uint8, what, text string) (st
 	if err != nil {
 		return "", err
 	}
-	msg := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: k, From: uint32(x.cfg.Rank)}, text)
+	h.From = uint32(x.cfg.Rank)
+	msg := wire.AppendText(nil, h, text)
 	var m inMsg
 	err = x.bounded(ctx, 2*x.timeout, 0, what, true, c.cancel, func() error {
 		err := cs.SendMsg(&msg)

@@ -33,6 +33,10 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		f, err := m.frame()
 		m.free()
 		if err == nil && f.Kind == wire.Bye && int(f.From) == rank && f.Round <= math.MaxInt64/2 {
+			if why := x.impostor(rank, int64(f.Round), false); why != "" {
+				_, refuse := x.refuser(ss, "a BYE")
+				return refuse(codes.AlreadyExists, "%s", why)
+			}
 			x.peerLeft(rank, int64(f.Round), string(f.Payload))
 			return nil // the BYE is the stream's last frame
 		}
@@ -50,6 +54,15 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 			return x.gatherFailed(rank, err)
 		}
 		round := int(f.Round)
+		if _, sent := filed[s.Node]; !sent {
+			// A new stream whose first state goes back is not rank's (a
+			// reset resends the latest round at most): refused, and no
+			// fault of the run's.
+			if why := x.impostor(rank, int64(round), true); why != "" {
+				_, refuse := x.refuser(ss, "a gather stream")
+				return refuse(codes.AlreadyExists, "%s", why)
+			}
+		}
 		if err := x.fileGathered(rank, round, s, wire.HeaderSize+len(f.Payload), filed); err != nil {
 			return err
 		}
@@ -102,6 +115,7 @@ func (x *Exchange) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
 func (x *Exchange) answerQuery(ss grpc.ServerStream, rank int, f wire.Frame) error {
 	answer := x.answerRound
 	if f.K == inputsK {
+		x.fileKernels(rank, f.Round)
 		answer = x.answerInputs
 	}
 	return answer(ss, rank, string(f.Payload))

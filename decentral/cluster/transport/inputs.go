@@ -19,7 +19,8 @@ import (
 // stream, the fingerprints of the files it read, in a HELLO frame with K =
 // inputsK whose text has one line per file ("size sha256 name"); rank 0
 // compares them with its own and answers "" when they agree, or the
-// difference.
+// difference. The frame's Round, unused otherwise, carries the rank's
+// kernel set (see packKernels).
 const inputsK = 2
 
 // Fingerprint identifies an input file of a run by content: its path on
@@ -37,13 +38,21 @@ type Fingerprint struct {
 // timeout for every other rank's files and fails if any rank's differ;
 // another rank waits for rank 0's answer at most twice the peer timeout.
 func (x *Exchange) AgreeInputs(ctx context.Context, files []Fingerprint) error {
+	return x.AgreeInputsKernels(ctx, files, "")
+}
+
+// AgreeInputsKernels is AgreeInputs that also tells rank 0 the kernel set
+// this rank computes with (see kernels.go): rank 0's KernelSets then
+// lists every rank's.
+func (x *Exchange) AgreeInputsKernels(ctx context.Context, files []Fingerprint, kernels string) error {
 	text := formatInputs(files)
 	if len(text) > wire.MaxText {
 		return fmt.Errorf("transport: rank %d: the fingerprints of %d input files take %d bytes, more than a frame's %d", x.cfg.Rank, len(files), len(text), wire.MaxText)
 	}
 	if x.cfg.Rank != 0 {
-		return x.askInputs(ctx, text)
+		return x.askInputs(ctx, text, kernels)
 	}
+	x.fileKernels(0, packKernels(kernels))
 	g := &x.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -95,10 +104,11 @@ func (x *Exchange) stoppedErr(r int) error {
 	return x.stoppedError(r)
 }
 
-// askInputs sends this rank's input files (their text) to rank 0 and
-// returns the difference rank 0 answers, if any.
-func (x *Exchange) askInputs(ctx context.Context, text string) error {
-	answer, err := x.askRank0(ctx, inputsK, "the comparison of input files", text)
+// askInputs sends this rank's input files (their text) and kernel set to
+// rank 0 and returns the difference rank 0 answers, if any.
+func (x *Exchange) askInputs(ctx context.Context, text, kernels string) error {
+	h := wire.Header{Kind: wire.Hello, K: inputsK, Round: packKernels(kernels)}
+	answer, err := x.askRank0As(ctx, h, "the comparison of input files", text)
 	if err != nil {
 		return err
 	}
@@ -155,7 +165,8 @@ func compareInputs(a []Fingerprint, ra int, b []Fingerprint, rb int) error {
 			return fmt.Errorf("input files differ: rank %d reads %s, which rank %d does not", ra, a[k].Path, rb)
 		}
 		fa, fb := a[k], b[k]
-		if filepath.Base(fa.Path) != filepath.Base(fb.Path) || fa.Size != fb.Size || fa.SHA256 != fb.SHA256 {
+		// By content: the same data under another name gives the same run.
+		if fa.Size != fb.Size || fa.SHA256 != fb.SHA256 {
 			return fmt.Errorf("input file %s differs: rank %d has %s (%d bytes, sha256 %.12s…), rank %d has %s (%d bytes, sha256 %.12s…)",
 				filepath.Base(fa.Path), ra, fa.Path, fa.Size, fa.SHA256, rb, fb.Path, fb.Size, fb.SHA256)
 		}

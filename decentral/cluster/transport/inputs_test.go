@@ -7,13 +7,14 @@ import (
 	"time"
 )
 
-// TestAgreeInputs: ranks whose input files agree by name, size and
-// SHA-256 (wherever they lie) start; a rank whose copy of a file differs
+// TestAgreeInputs: ranks whose input files agree by size and SHA-256
+// (wherever they lie, whatever their name) start; a rank whose copy of a file differs
 // is refused, and both it and rank 0 fail naming the file and both ranks.
 func TestAgreeInputs(t *testing.T) {
 	a1a := []Fingerprint{{"/data/a1a", 100, "aa11"}, {"/data/a1a.t", 50, "bb22"}}
 	moved := []Fingerprint{{"/elsewhere/a1a", 100, "aa11"}, {"/elsewhere/a1a.t", 50, "bb22"}}
 	flipped := []Fingerprint{{"/data/a1a", 100, "ff99"}, {"/data/a1a.t", 50, "bb22"}}
+	renamed := []Fingerprint{{"/data/train.svm", 100, "aa11"}, {"/data/test.svm", 50, "bb22"}}
 	for _, tc := range []struct {
 		name  string
 		files [][]Fingerprint // by rank
@@ -21,6 +22,7 @@ func TestAgreeInputs(t *testing.T) {
 	}{
 		{"same", [][]Fingerprint{a1a, a1a, a1a}, nil},
 		{"moved", [][]Fingerprint{a1a, moved, a1a}, nil},
+		{"renamed", [][]Fingerprint{a1a, renamed, a1a}, nil},
 		{"labels flipped", [][]Fingerprint{a1a, flipped, a1a}, []string{"input file a1a differs", "rank 0 has /data/a1a (100 bytes, sha256 aa11…)", "rank 1 has /data/a1a (100 bytes, sha256 ff99…)"}},
 		{"a file missing", [][]Fingerprint{a1a, a1a[:1], a1a}, []string{"rank 0 reads /data/a1a.t, which rank 1 does not"}},
 	} {

@@ -118,10 +118,11 @@ func TestReconnectExactlyOnce(t *testing.T) {
 }
 
 // TestDuplicateLink: while two ranks run, a third party holding a valid
-// identity opens a second stream for their link again and again. Each
-// replaces the stream in use; the ranks never run two writers or readers
-// on the link at once, reconnect, and every round's vectors arrive, once
-// and bit for bit.
+// identity opens a second stream for their link again and again, claiming
+// the rounds rank 0 completed, as rank 0's own reconnect does (one claiming
+// fewer is refused: TestImpostorLinkRefused). Each replaces the stream in
+// use; the ranks never run two writers or readers on the link at once,
+// reconnect, and every round's vectors arrive, once and bit for bit.
 func TestDuplicateLink(t *testing.T) {
 	const m, p, rounds = 6, 2000, 30
 	topo := static(decentral.MetropolisHastings(must(decentral.Ring(m))))
@@ -139,7 +140,11 @@ func TestDuplicateLink(t *testing.T) {
 			case <-time.After(time.Duration(10+n%5*10) * time.Millisecond):
 			}
 			sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
-			if cs, err := rawLink(t, sctx, cl.xs[1].cfg.Addrs[1], rawHello(0, 1)); err == nil {
+			x0 := cl.xs[0]
+			x0.mu.Lock()
+			hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: linkVersion, Round: uint64(x0.done), To: 1}, "sha256:test")
+			x0.mu.Unlock()
+			if cs, err := rawLink(t, sctx, cl.xs[1].cfg.Addrs[1], hello); err == nil {
 				dups.Add(1)
 				if n%2 == 0 {
 					var b []byte
