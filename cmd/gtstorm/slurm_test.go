@@ -222,3 +222,47 @@ func jobLogs(dir string) string {
 	}
 	return b.String()
 }
+
+// TestSlurmOtherTaskCountRefused: the checkpoints of `srun -n 3` resume
+// under 3 tasks only: the job submitted again with 2 or 4 tasks and
+// --resume-or-start stops at once with a non-zero exit, naming the 3 ranks
+// the checkpoints were written with (where it used to resume with wrong
+// numbers, or time out), and the run folder's ranks.txt stays the 3-rank
+// file.
+func TestSlurmOtherTaskCountRefused(t *testing.T) {
+	env := needSlurm(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "srun")
+	certs := slurmCerts(t, dir, 4)
+	srun := func(n int, extra ...string) ([]byte, error) {
+		args := append([]string{"-n", strconv.Itoa(n), "--overcommit", "--distribution=block", os.Args[0],
+			"rank", "--out", out, "--certs", certs, "--base-port", srunPort}, smallMNIST...)
+		return slurmCmd(t, env, "srun", append(args, extra...)...).CombinedOutput()
+	}
+	if b, err := srun(3); err != nil {
+		t.Fatalf("srun -n 3: %v\n%s", err, b)
+	}
+	ranks, err := os.ReadFile(filepath.Join(out, "ranks.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{2, "of a run over 3 ranks, not 2"},
+		{4, "which has no rank 3: submit the job again with 3 tasks"},
+	} {
+		start := time.Now()
+		b, err := srun(tc.n, "--resume-or-start")
+		if err == nil || !bytes.Contains(b, []byte(tc.want)) {
+			t.Errorf("srun -n %d --resume-or-start: %v, want a refusal naming %q:\n%s", tc.n, err, tc.want, b)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("srun -n %d: refused after %v, want at once", tc.n, d)
+		}
+		if now, err := os.ReadFile(filepath.Join(out, "ranks.txt")); err != nil || !bytes.Equal(now, ranks) {
+			t.Errorf("ranks.txt after srun -n %d was refused: %v\n%s", tc.n, err, now)
+		}
+	}
+}
