@@ -59,7 +59,7 @@ func equal32(a, b []float32) bool {
 // TestGradientCalls proves with a recording oracle where each algorithm
 // evaluates its gradients: GT-STORM twice per node and round, on the SAME
 // minibatch, at x_t and x_{t−1}; GNSD once, at x_{t+1}; DSGD and CHOCO
-// once, at x_t.
+// once, at x_t; DSGDm (one local step) and QG-DSGDm once, at x_t.
 // With β_1 = 0 (default ρ) GT-STORM's v_1 is exactly the fresh gradient.
 func TestGradientCalls(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 3)
@@ -80,7 +80,7 @@ func TestGradientCalls(t *testing.T) {
 			init := rec.take()
 			for i := 0; i < pr.m; i++ {
 				want := 1
-				if algo == DSGD || algo == CHOCO {
+				if algo == DSGD || algo == CHOCO || algo == DSGDM || algo == QGDSGDM {
 					want = 0
 				}
 				if len(init[i]) != want {
@@ -99,7 +99,7 @@ func TestGradientCalls(t *testing.T) {
 				for i := 0; i < pr.m; i++ {
 					cs := got[i]
 					initBatches := 1
-					if algo == DSGD || algo == CHOCO {
+					if algo == DSGD || algo == CHOCO || algo == DSGDM || algo == QGDSGDM {
 						initBatches = 0
 					}
 					if s.calls[i] != r+initBatches {
@@ -111,7 +111,7 @@ func TestGradientCalls(t *testing.T) {
 						}
 					}
 					switch algo {
-					case DSGD, CHOCO:
+					case DSGD, CHOCO, DSGDM, QGDSGDM: // DSGDm: one local step by default
 						if len(cs) != 1 || !equal32(cs[0].x, before[i]) {
 							t.Fatalf("dsgd round %d node %d: %d calls, want one at x_t", r, i, len(cs))
 						}

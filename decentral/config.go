@@ -33,6 +33,19 @@ type Config struct {
 	// constant-step analyses (DSGD's heterogeneity bias is then a fixed
 	// distance from the optimum). It overrides CubeRoot.
 	ConstantStep bool
+	// StepSchedule is the step-size schedule of SPEC §14 (`--schedule`):
+	// "" or "paper" is the schedule above, "constant" is ConstantStep,
+	// "cosine" and "step:S1,S2,…[@γ]" decay over Rounds rounds.
+	StepSchedule string
+	// Warmup K > 0 multiplies every η_t by min(1, (t + 1)/K).
+	Warmup int
+	// Rounds is the run's round count T, which a cosine or step schedule
+	// and a warm-up's bound read; 0 when the schedule is the paper's.
+	Rounds int
+	// WeightDecay λ ≥ 0 adds λx to every stochastic gradient at the point
+	// x it is evaluated (GT-STORM's two gradients and D-GET's large batches
+	// included); 0 keeps the gradients as the oracle gives them.
+	WeightDecay float64
 	// Workers bounds the goroutines doing node work and the worker ids passed
 	// to the Oracle (never more than the nodes); 0 means runtime.GOMAXPROCS(0).
 	Workers int
@@ -115,9 +128,16 @@ func (c Config) Schedule() (Schedule, error) {
 
 // schedule returns the schedule of the method described by d.
 func (c Config) schedule(d Description) (Schedule, error) {
-	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: d.Power, Rho: c.Rho}
+	shape, constant, err := ParseSchedule(c.StepSchedule)
+	if err != nil {
+		return Schedule{}, err
+	}
+	s := Schedule{Eta0: c.Eta0, Decay: DefaultDecay, Power: d.Power, Rho: c.Rho, Shape: shape, Warmup: c.Warmup}
+	if shape != "" || c.Warmup > 0 {
+		s.Rounds = c.Rounds
+	}
 	switch {
-	case c.ConstantStep:
+	case c.ConstantStep || constant:
 		s.Power = 0
 	case c.CubeRoot && s.Power != 0: // a constant step stays constant
 		s.Power = CbrtPower

@@ -16,9 +16,20 @@ func (o *Optimizer) grad(w, i int, x []float32, b Batch, dst []float32) (float32
 	if err != nil {
 		return 0, err
 	}
+	o.decay(dst, x)
 	o.rSamples[i] += int64(n)
 	o.rEvals[i]++
 	return loss, nil
+}
+
+// decay adds Config.WeightDecay λ times x to the gradient g evaluated at x:
+// the one rule of SPEC §14 that every gradient goes through. λ = 0 leaves g
+// as the oracle gave it, bit for bit. The loss stays the oracle's.
+func (o *Optimizer) decay(g, x []float32) {
+	if o.cfg.WeightDecay == 0 {
+		return
+	}
+	addScaled(g, float32(o.cfg.WeightDecay), x)
 }
 
 // gradPair evaluates node i's gradients at xNew and xOld on the same batch,
@@ -41,6 +52,8 @@ func (o *Optimizer) gradPair(w, i int, xNew, xOld []float32, b Batch, gNew, gOld
 	if err != nil {
 		return 0, err
 	}
+	o.decay(gNew, xNew)
+	o.decay(gOld, xOld)
 	o.rSamples[i] += 2 * int64(n)
 	o.rEvals[i] += 2
 	return loss, nil
@@ -85,6 +98,7 @@ func (o *Optimizer) fullGrad(w, i int, x, dst []float32, size int) (float32, err
 			}
 		}
 	}
+	o.decay(dst, x)
 	o.rSamples[i] += int64(total)
 	o.rEvals[i]++
 	return float32(loss), nil

@@ -40,6 +40,19 @@ func (k Knobs) Float(name string) (float64, error) {
 	return x, nil
 }
 
+// Bool returns knob name as a boolean, false when it is absent or empty.
+func (k Knobs) Bool(name string) (bool, error) {
+	s := k[name]
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("knob %s = %q: want true or false", name, s)
+	}
+	return b, nil
+}
+
 // registration is one registered method: its name and the constructor that
 // makes it from a run's knobs.
 type registration struct {
@@ -56,6 +69,8 @@ var registry = []registration{
 	{DGET, newDGET},
 	{GTSTORM, func(Knobs) (Method, error) { return GTSTORMMethod{}, nil }},
 	{CHOCO, newCHOCO},
+	{DSGDM, newDSGDM},
+	{QGDSGDM, newQGDSGDM},
 }
 
 // MethodKnobs returns the names of the settings that apply to some methods

@@ -3,6 +3,9 @@ package decentral
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
+	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/detmath"
 )
@@ -17,15 +20,92 @@ const (
 	CbrtPower = 1.0 / 3
 )
 
-// Schedule gives the step size η_t = Eta0/(1 + Decay·t)^Power and GT-STORM's
-// momentum weight β_{t+1} = 1 − Rho·η_t², clipped to [0, 1]. Rho = 0 stands
-// for the paper's default 1/Eta0², evaluated as 1 − (η_t/η_0)² so that β_1 is
-// exactly 0.
+// Schedule gives the step size η_t and GT-STORM's momentum weight
+// β_{t+1} = 1 − Rho·η_t², clipped to [0, 1]. Rho = 0 stands for the paper's
+// default 1/Eta0², evaluated as 1 − (η_t/η_0)² so that β_1 is exactly 0.
+//
+// Shape "" is the paper's η_t = Eta0/(1 + Decay·t)^Power (SPEC §3); "cosine"
+// is Eta0(1 + cos(πt/Rounds))/2 and "step:S1,S2,…@γ" multiplies Eta0 by γ at
+// each round ⌊S_k·Rounds⌋ (SPEC §14). Warmup K > 0 multiplies any of them by
+// min(1, (t + 1)/K). The zero Shape and Warmup keep the paper's bits.
 type Schedule struct {
 	Eta0  float64
 	Decay float64
 	Power float64
 	Rho   float64
+	// Shape is "", "cosine" or "step:S1,S2,…@γ" in ParseSchedule's
+	// canonical form; Rounds is the run's T, which cosine and step read.
+	Shape  string `json:",omitempty"`
+	Rounds int    `json:",omitempty"`
+	Warmup int    `json:",omitempty"`
+}
+
+// Schedule shapes of Config.StepSchedule and `--schedule`.
+const (
+	SchedulePaper    = "paper"
+	ScheduleConstant = "constant"
+	ScheduleCosine   = "cosine"
+	ScheduleStep     = "step"
+)
+
+// DefaultStepGamma is the factor a step schedule multiplies η by at each
+// milestone when its spec gives none.
+const DefaultStepGamma = 0.1
+
+// ParseSchedule parses a --schedule value: paper, constant, cosine or
+// step:S1,S2,…[@γ] with milestones 0 < S1 < S2 < … < 1 and 0 < γ, and
+// returns the Schedule.Shape it stands for ("" for paper and constant,
+// which Config.ConstantStep and the method's Power express) and whether it
+// is constant. A step schedule's canonical form always lists γ.
+func ParseSchedule(spec string) (shape string, constant bool, err error) {
+	switch spec {
+	case "", SchedulePaper:
+		return "", false, nil
+	case ScheduleConstant:
+		return "", true, nil
+	case ScheduleCosine:
+		return ScheduleCosine, false, nil
+	}
+	ms, gamma, err := parseStep(spec)
+	if err != nil {
+		return "", false, err
+	}
+	parts := make([]string, len(ms))
+	for k, s := range ms {
+		parts[k] = strconv.FormatFloat(s, 'g', -1, 64)
+	}
+	return ScheduleStep + ":" + strings.Join(parts, ",") + "@" + strconv.FormatFloat(gamma, 'g', -1, 64), false, nil
+}
+
+// ScheduleWant says what a --schedule value may be.
+const ScheduleWant = "paper, constant, cosine or step:S1,S2,…[@γ] with milestones increasing in (0, 1) and γ > 0"
+
+// parseStep parses step:S1,S2,…[@γ] into its milestones and factor. Its
+// errors read schedule "SPEC": what is wrong.
+func parseStep(spec string) (ms []float64, gamma float64, err error) {
+	rest, ok := strings.CutPrefix(spec, ScheduleStep+":")
+	if !ok {
+		return nil, 0, fmt.Errorf("schedule %q: want %s", spec, ScheduleWant)
+	}
+	list, g, hasGamma := strings.Cut(rest, "@")
+	gamma = DefaultStepGamma
+	if hasGamma {
+		gamma, err = strconv.ParseFloat(g, 64)
+		if err != nil || !(gamma > 0) || math.IsInf(gamma, 0) {
+			return nil, 0, fmt.Errorf("schedule %q: factor γ = %q is not a finite number > 0", spec, g)
+		}
+	}
+	for _, f := range strings.Split(list, ",") {
+		s, err := strconv.ParseFloat(f, 64)
+		switch {
+		case err != nil || !(s > 0 && s < 1):
+			return nil, 0, fmt.Errorf("schedule %q: milestone %q is not a fraction of the run in (0, 1)", spec, f)
+		case len(ms) > 0 && s <= ms[len(ms)-1]:
+			return nil, 0, fmt.Errorf("schedule %q: milestones %s do not increase", spec, list)
+		}
+		ms = append(ms, s)
+	}
+	return ms, gamma, nil
 }
 
 // Validate reports a schedule whose values are not finite or out of range.
@@ -39,13 +119,44 @@ func (s Schedule) Validate() error {
 		return fmt.Errorf("schedule: power = %v, want a finite value ≥ 0", s.Power)
 	case !(s.Rho >= 0) || math.IsInf(s.Rho, 0):
 		return fmt.Errorf("schedule: rho = %v, want a finite value ≥ 0", s.Rho)
+	case s.Warmup < 0 || s.Rounds < 0:
+		return fmt.Errorf("schedule: warm-up %d over %d rounds, want ≥ 0", s.Warmup, s.Rounds)
+	case s.Rounds > 0 && s.Warmup > s.Rounds:
+		return fmt.Errorf("schedule: warm-up of %d rounds, want at most the run's %d", s.Warmup, s.Rounds)
+	case s.Shape == "":
+		return nil
+	case s.Rounds < 1:
+		return fmt.Errorf("schedule %s: want the run's round count", s.Shape)
+	case s.Shape == ScheduleCosine:
+		return nil
 	}
-	return nil
+	_, _, err := parseStep(s.Shape)
+	return err
 }
 
 // Eta returns η_t.
 func (s Schedule) Eta(t int) float64 {
-	return s.Eta0 / pow(1+float64(s.Decay*float64(t)), s.Power)
+	var eta float64
+	switch {
+	case s.Shape == "":
+		eta = s.Eta0 / pow(1+float64(s.Decay*float64(t)), s.Power)
+	case s.Shape == ScheduleCosine:
+		c := cosRounded(float64(math.Pi*float64(t)) / float64(s.Rounds))
+		eta = float64(s.Eta0*(1+c)) / 2
+	default:
+		ms, gamma, _ := parseStep(s.Shape) // Validate checked it
+		f := 1.0
+		for _, m := range ms {
+			if t >= int(math.Floor(float64(m*float64(s.Rounds)))) {
+				f = float64(f * gamma)
+			}
+		}
+		eta = float64(s.Eta0 * f)
+	}
+	if s.Warmup > 0 && t+1 < s.Warmup {
+		eta = float64(eta * (float64(t+1) / float64(s.Warmup)))
+	}
+	return eta
 }
 
 // Beta returns β_t = 1 − ρη_{t−1}² clipped to [0, 1], the weight GT-STORM's
@@ -83,6 +194,27 @@ func pow(x, y float64) float64 {
 		return thirdPower(x)
 	}
 	return detmath.Pow(x, y)
+}
+
+// cosRounded returns cos x correctly rounded, as glibc's cos gives it (the
+// reference implementation's), for |x| up to a few π: its Taylor series
+// summed in 256-bit arithmetic. math.Cos may be an ulp or two off, which a
+// cosine schedule's η_t would show.
+func cosRounded(x float64) float64 {
+	const prec = 256
+	x2 := new(big.Float).SetPrec(prec).SetFloat64(x)
+	x2.Mul(x2, x2)
+	sum := new(big.Float).SetPrec(prec).SetInt64(1)
+	term := new(big.Float).SetPrec(prec).SetInt64(1)
+	div := new(big.Float).SetPrec(prec)
+	for n := int64(1); n <= 80; n++ {
+		term.Mul(term, x2)
+		term.Quo(term, div.SetInt64((2*n-1)*(2*n)))
+		term.Neg(term)
+		sum.Add(sum, term)
+	}
+	f, _ := sum.Float64()
+	return f
 }
 
 // thirdPower returns x^(1/3) for the float64 1/3 = 1/3 − 2⁻⁵⁴/3, correctly

@@ -70,6 +70,8 @@ func checkArgs(name string, cfg Config, mix *Mixing, s BatchSource, o Oracle, x0
 		return fmt.Errorf("%s: initial parameters are empty", name)
 	case cfg.Workers < 0:
 		return fmt.Errorf("%s: %d workers, want ≥ 0", name, cfg.Workers)
+	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
+		return fmt.Errorf("%s: weight decay %v, want a finite λ ≥ 0", name, cfg.WeightDecay)
 	case !finite(x0):
 		return fmt.Errorf("%s: initial parameters are not finite", name)
 	}

@@ -136,6 +136,17 @@ func (o *Optimizer) State() (*Snapshot, error) {
 	return s, nil
 }
 
+// sameAs reports whether a snapshot's schedule s is the optimizer's o. A
+// checkpoint file (package weights) stores the paper's parameters only: a
+// snapshot without a Shape, Rounds and Warmup matches on those, and the
+// run's recorded settings (config.json) carry the rest.
+func (s Schedule) sameAs(o Schedule) bool {
+	if s.Shape == "" && s.Rounds == 0 && s.Warmup == 0 {
+		o.Shape, o.Rounds, o.Warmup = "", 0, 0
+	}
+	return s == o
+}
+
 // Restore replaces the optimizer's state by s, in place of Init. It refuses
 // a snapshot of another algorithm, schedule or shape.
 func (o *Optimizer) Restore(s *Snapshot) error {
@@ -144,7 +155,7 @@ func (o *Optimizer) Restore(s *Snapshot) error {
 		return fmt.Errorf("restore: no snapshot")
 	case s.Algorithm != o.desc.Name:
 		return fmt.Errorf("restore: snapshot of %q, optimizer runs %q", s.Algorithm, o.desc.Name)
-	case s.Schedule != o.sched:
+	case !s.Schedule.sameAs(o.sched):
 		return fmt.Errorf("restore: snapshot schedule %+v, optimizer's is %+v", s.Schedule, o.sched)
 	case s.Nodes != o.m || s.Dim != o.p:
 		return fmt.Errorf("restore: snapshot of %d nodes × %d parameters, optimizer has %d × %d", s.Nodes, s.Dim, o.m, o.p)

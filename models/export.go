@@ -7,7 +7,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
 
-// ONNX opset, input and output of the exported CNNs.
+// ONNX opset, input and output of the exported classifiers.
 const (
 	// ONNXOpset is the version of the default ONNX operator set the export
 	// uses: Conv, Relu and MaxPool of opset 11–13 semantics, Flatten and
@@ -49,8 +49,24 @@ var onnxStages = map[string][]stage{
 	},
 }
 
-// ONNX returns the CNN m (NewMNISTCNN or NewCIFARCNN) with parameters
-// params as an ONNX model of opset ONNXOpset. Its graph takes ONNXInput,
+// onnxStagesOf returns the blocks of cm's logits function: onnxStages for
+// the CNNs, and for an MLP its hidden layers fc1, fc2, … with ReLU, then
+// the output layer out.
+func onnxStagesOf(cm *classifier) []stage {
+	if !strings.HasPrefix(cm.name, MLPPrefix) {
+		return onnxStages[cm.name]
+	}
+	var stages []stage
+	for _, p := range cm.params {
+		if name, ok := strings.CutSuffix(p.Name, ".w"); ok {
+			stages = append(stages, stage{name: name, relu: name != "out"})
+		}
+	}
+	return stages
+}
+
+// ONNX returns the classifier m (a CNN of NewMNISTCNN, NewCIFARCNN or New,
+// or an MLP) with parameters params as an ONNX model of opset ONNXOpset. Its graph takes ONNXInput,
 // the tensor the network reads — float32 NCHW [N,C,H,W], already scaled
 // (and normalised) as gtstorm's datasets deliver it — and returns
 // ONNXOutput, the logits [N,classes]; N is dynamic. The weights are
@@ -63,10 +79,10 @@ var onnxStages = map[string][]stage{
 // and metadata before encoding.
 func ONNX(m Model, params []float32) (*onnx.Model, error) {
 	cm, ok := m.(*classifier)
-	stages := onnxStages[m.Name()]
-	if !ok || stages == nil {
-		return nil, fmt.Errorf("%s: no ONNX export (only the CNNs mnist-cnn and cifar-cnn have one)", m.Name())
+	if !ok {
+		return nil, fmt.Errorf("%s: no ONNX export (only the image classifiers %s, %s and %s… have one)", m.Name(), MNISTCNNName, CIFARCNNName, MLPPrefix)
 	}
+	stages := onnxStagesOf(cm)
 	if err := checkVec("params", params, cm.size); err != nil {
 		return nil, fmt.Errorf("%s: %w", cm.name, err)
 	}

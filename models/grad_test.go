@@ -43,59 +43,65 @@ func gradCases() []gradCase {
 // graph's loss (from Grad and from Eval) is that reference loss.
 func TestGradMatchesFiniteDifferences(t *testing.T) {
 	for _, c := range gradCases() {
-		t.Run(c.name, func(t *testing.T) {
-			m := c.model
-			params := m.Init(11)
-			for i := range params {
-				params[i] *= c.scale
-			}
-			w := newWorker(t, m)
-			loss, g := grad(t, w, params, c.batch)
+		t.Run(c.name, func(t *testing.T) { checkGradCase(t, c) })
+	}
+}
 
-			p64 := to64(params)
-			want := c.ref(m, p64, c.batch)
-			if d := math.Abs(float64(loss) - want); d > 1e-5*math.Max(1, math.Abs(want)) {
-				t.Errorf("Grad loss %.7g, reference %.7g", loss, want)
-			}
-			sum, _, err := w.Eval(params, c.batch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := sum / float64(c.batch.Len()); math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
-				t.Errorf("Eval loss/n %.7g, reference %.7g", got, want)
-			}
+// checkGradCase checks, for every parameter tensor of c's model, that the
+// graph's gradient matches float64 central differences of c's reference
+// loss, after checking that the graph's loss (from Grad and from Eval) is
+// that reference loss.
+func checkGradCase(t *testing.T, c gradCase) {
+	m := c.model
+	params := m.Init(11)
+	for i := range params {
+		params[i] *= c.scale
+	}
+	w := newWorker(t, m)
+	loss, g := grad(t, w, params, c.batch)
 
-			rng := rand.New(rand.NewPCG(5, 5))
-			// A tiny step: float64 keeps the rounding error near 1e-10, and the
-			// chance of stepping over a ReLU or max-pool kink stays negligible.
-			const h = 1e-6
-			for _, p := range m.Params() {
-				coords := []int{0, p.Size() - 1}
-				for range 4 {
-					coords = append(coords, rng.IntN(p.Size()))
-				}
-				gmax := 0.0
-				for k := p.Offset; k < p.Offset+p.Size(); k++ {
-					gmax = math.Max(gmax, math.Abs(float64(g[k])))
-				}
-				if gmax == 0 {
-					t.Errorf("%s: gradient is identically zero", p.Name)
-				}
-				for _, j := range coords {
-					k := p.Offset + j
-					orig := p64[k]
-					p64[k] = orig + h
-					up := c.ref(m, p64, c.batch)
-					p64[k] = orig - h
-					down := c.ref(m, p64, c.batch)
-					p64[k] = orig
-					fd := (up - down) / (2 * h)
-					if d := math.Abs(float64(g[k]) - fd); d > 1e-3*math.Abs(fd)+1e-5*gmax+1e-7 {
-						t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g (max |g| %.3g)", p.Name, j, g[k], fd, gmax)
-					}
-				}
+	p64 := to64(params)
+	want := c.ref(m, p64, c.batch)
+	if d := math.Abs(float64(loss) - want); d > 1e-5*math.Max(1, math.Abs(want)) {
+		t.Errorf("Grad loss %.7g, reference %.7g", loss, want)
+	}
+	sum, _, err := w.Eval(params, c.batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum / float64(c.batch.Len()); math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
+		t.Errorf("Eval loss/n %.7g, reference %.7g", got, want)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 5))
+	// A tiny step: float64 keeps the rounding error near 1e-10, and the
+	// chance of stepping over a ReLU or max-pool kink stays negligible.
+	const h = 1e-6
+	for _, p := range m.Params() {
+		coords := []int{0, p.Size() - 1}
+		for range 4 {
+			coords = append(coords, rng.IntN(p.Size()))
+		}
+		gmax := 0.0
+		for k := p.Offset; k < p.Offset+p.Size(); k++ {
+			gmax = math.Max(gmax, math.Abs(float64(g[k])))
+		}
+		if gmax == 0 {
+			t.Errorf("%s: gradient is identically zero", p.Name)
+		}
+		for _, j := range coords {
+			k := p.Offset + j
+			orig := p64[k]
+			p64[k] = orig + h
+			up := c.ref(m, p64, c.batch)
+			p64[k] = orig - h
+			down := c.ref(m, p64, c.batch)
+			p64[k] = orig
+			fd := (up - down) / (2 * h)
+			if d := math.Abs(float64(g[k]) - fd); d > 1e-3*math.Abs(fd)+1e-5*gmax+1e-7 {
+				t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g (max |g| %.3g)", p.Name, j, g[k], fd, gmax)
 			}
-		})
+		}
 	}
 }
 

@@ -24,15 +24,27 @@ const graphOverhead = 128 << 10
 // For a classifier it builds the graphs of batches of 1 and 2 samples and
 // extrapolates each buffer's size, which is affine in the batch size: a few
 // milliseconds and a megabyte, whatever the sizes asked about.
+//
+// A classifier of more than bigModel parameters is not built: its size is
+// taken as its parameters and their gradient buffers, 8 bytes a parameter,
+// which is less than it needs, so that a memory check refuses it without
+// allocating it.
 func WorkerBytes(m Model, train, eval []int) (int64, error) {
 	switch mod := m.(type) {
 	case *classifier:
+		if mod.size > bigModel {
+			return 8 * int64(mod.size), nil
+		}
 		return mod.workerBytes(train, eval)
 	case *logReg:
 		return mod.workerBytes(train, eval), nil
 	}
 	return 0, fmt.Errorf("worker memory of %s: unknown model type %T", m.Name(), m)
 }
+
+// bigModel is the most parameters (1 GiB of them) of a classifier whose
+// worker WorkerBytes builds to measure.
+const bigModel = 1 << 28
 
 // bufferFit is a buffer's size as a function of the batch size n: a + b·n.
 type bufferFit struct{ a, b int64 }

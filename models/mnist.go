@@ -9,11 +9,16 @@ import (
 // NewMNISTCNN returns the paper's MNIST network (§4.2): conv 1→16 5×5, ReLU,
 // max-pool 2×2; conv 16→32 5×5, ReLU, max-pool 2×2; fully connected 512→10;
 // softmax cross-entropy. No padding, so 28→24→12→8→4. 18,378 parameters.
-func NewMNISTCNN() Model {
-	m := &classifier{name: "mnist-cnn", shape: []int{1, 28, 28}, classes: 10, logits: mnistCNN}
-	m.conv("conv1", 1, 16, 5)  // conv1.w [16,1,5,5], conv1.b [16]
-	m.conv("conv2", 16, 32, 5) // conv2.w [32,16,5,5], conv2.b [32]
-	m.dense("fc", 32*4*4, 10)  // fc.w [512,10], fc.b [10]
+func NewMNISTCNN() Model { return mnistCNNFor([]int{1, 28, 28}, 10) }
+
+// mnistCNNFor is the MNIST CNN on images of shape [C,H,W] (cnnFits) with
+// classes classes: the first convolution reads C channels, the dense layer
+// the 32 maps the convolutions leave.
+func mnistCNNFor(shape []int, classes int) Model {
+	m := &classifier{name: MNISTCNNName, shape: shape, classes: classes, logits: mnistCNN}
+	m.conv("conv1", shape[0], 16, 5)                             // conv1.w [16,C,5,5], conv1.b [16]
+	m.conv("conv2", 16, 32, 5)                                   // conv2.w [32,16,5,5], conv2.b [32]
+	m.dense("fc", 32*pooled(shape[1])*pooled(shape[2]), classes) // fc.w [512,10], fc.b [10] on MNIST
 	return m
 }
 

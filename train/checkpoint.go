@@ -119,6 +119,9 @@ type modelMeta struct {
 type ModelMeta struct {
 	Config Config
 	Input  *InputSpec
+	// Model is the model the file holds, as its configuration builds it
+	// (the file's parameters fit its layout).
+	Model models.Model
 }
 
 // ReadModelFile reads a model file (model.gtck, or a checkpoint) and its

@@ -16,6 +16,7 @@ import (
 // to repeat the run; its field names follow the command-line flags.
 type Config struct {
 	Dataset   string  `json:"dataset"`                 // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
+	Model     string  `json:"model,omitempty"`         // the network (models.Available); "" = the dataset's paper model
 	DataDir   string  `json:"data_dir"`                // see data.Load; "" for the defaults
 	Normalize bool    `json:"normalize"`               // CIFAR-10: standardise each channel
 	Features  int     `json:"features"`                // LibSVM feature count; 0 = from the data
@@ -37,6 +38,14 @@ type Config struct {
 	BigBatch  int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
 	Compress  string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
 	Gamma     float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
+
+	// Training recipes (SPEC §14); all zero for the paper's.
+	Momentum    float64 `json:"momentum,omitempty"`     // dsgdm, qg-dsgdm: μ in [0, 1)
+	Nesterov    bool    `json:"nesterov,omitempty"`     // dsgdm, qg-dsgdm: Nesterov's direction
+	LocalSteps  int     `json:"local_steps,omitempty"`  // dsgdm: local steps τ per gossip; 0 = 1
+	WeightDecay float64 `json:"weight_decay,omitempty"` // λ: every gradient + λx
+	Schedule    string  `json:"schedule,omitempty"`     // cosine or step:S1,…[@γ]; "" = paper
+	Warmup      int     `json:"warmup,omitempty"`       // warm-up rounds K; 0 = none
 
 	// Byzantine nodes (SPEC §11); all empty for none. Byzantine is a count
 	// drawn from the seed or a comma list of node ids, Attack what they do,
@@ -125,33 +134,31 @@ func (c Config) DefaultOut(now time.Time) string {
 }
 
 // datasetKind is one entry of the table of datasets a run can train on:
-// its name (data.LoadWith loads it), the model it trains and its headline
-// measure.
+// its name (data.LoadWith loads it), the shape of its samples and its
+// paper model.
 type datasetKind struct {
 	name string
 	// logReg marks the LibSVM datasets: the non-convex logistic regression,
 	// whose headline is the stationarity S(x) rather than test accuracy.
 	logReg bool
-	// model returns the model trained on train (nil when only the model's
-	// shape is wanted and the dataset fixes it).
-	model func(c Config, train *data.Dataset) (models.Model, error)
+	// shape and classes describe an image dataset's samples ([C,H,W]); nil
+	// and 0 for LibSVM data, whose feature count comes from the files.
+	shape   []int
+	classes int
+	// paper names the model the paper trains on the dataset, the default
+	// of --model.
+	paper string
 }
 
 // datasetKinds returns the dataset table.
 func datasetKinds() []datasetKind {
-	logReg := func(c Config, train *data.Dataset) (models.Model, error) {
-		if train.Classes != 2 {
-			return nil, fmt.Errorf("%s: logistic regression needs 2 classes, the data has %d", train.Name, train.Classes)
-		}
-		return models.NewLogReg(train.Dim(), c.Alpha), nil
-	}
 	return []datasetKind{
-		{"mnist", false, func(Config, *data.Dataset) (models.Model, error) { return models.NewMNISTCNN(), nil }},
-		{"cifar10", false, func(Config, *data.Dataset) (models.Model, error) { return models.NewCIFARCNN(), nil }},
-		{"libsvm", true, logReg},
-		{"a9a", true, logReg},
-		{"ijcnn1", true, logReg},
-		{"rcv1", true, logReg},
+		{"mnist", false, []int{1, 28, 28}, 10, models.MNISTCNNName},
+		{"cifar10", false, []int{3, 32, 32}, 10, models.CIFARCNNName},
+		{"libsvm", true, nil, 0, models.LogRegName},
+		{"a9a", true, nil, 0, models.LogRegName},
+		{"ijcnn1", true, nil, 0, models.LogRegName},
+		{"rcv1", true, nil, 0, models.LogRegName},
 	}
 }
 
@@ -182,14 +189,63 @@ func (c Config) IsLogReg() bool {
 	return k.logReg
 }
 
-// NewModel returns the model a dataset is trained with: the paper's CNNs for
-// the images, the non-convex logistic regression for LibSVM data.
+// ModelName returns the name of the model c trains: c.Model, or the
+// paper's model of c's dataset when c.Model is empty.
+func (c Config) ModelName() string {
+	if c.Model != "" {
+		return c.Model
+	}
+	k, _ := datasetKindOf(c.Dataset)
+	return k.paper
+}
+
+// modelWant returns what --model accepts when c's model is not one this
+// build has or c's dataset cannot train, else "" (also for an unknown
+// dataset, which --dataset reports).
+func modelWant(c Config) string {
+	k, ok := datasetKindOf(c.Dataset)
+	if !ok {
+		return ""
+	}
+	var err error
+	if k.logReg {
+		_, err = NewModel(c, &data.Dataset{Shape: []int{1}, Classes: 2})
+	} else {
+		_, err = NewModel(c, nil)
+	}
+	if ce, ok := err.(*ConfigError); ok && ce.Flag == "model" {
+		return ce.Want
+	}
+	return ""
+}
+
+// NewModel returns the model c trains on train: c.Model (see models.New),
+// by default the paper's model of the dataset (the CNNs for the images,
+// the non-convex logistic regression for LibSVM data). An image model
+// takes the dataset's sample shape and class count; the logistic
+// regression has one weight per feature of train, and needs LibSVM data.
+// An unknown name, a name of a model this build does not have, and a model
+// the data does not fit are a ConfigError of --model.
 func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
 	k, ok := datasetKindOf(cfg.Dataset)
 	if !ok {
 		return nil, &ConfigError{"dataset", cfg.Dataset, fmt.Sprint(Datasets())}
 	}
-	return k.model(cfg, train)
+	name := cfg.ModelName()
+	if k.logReg {
+		if name != models.LogRegName {
+			return nil, &ConfigError{"model", name, fmt.Sprintf("%s on LibSVM data (--dataset %s); the image models need --dataset mnist or cifar10", models.LogRegName, cfg.Dataset)}
+		}
+		if train.Classes != 2 {
+			return nil, fmt.Errorf("%s: logistic regression needs 2 classes, the data has %d", train.Name, train.Classes)
+		}
+		return models.NewLogReg(train.Dim(), cfg.Alpha), nil
+	}
+	m, err := models.New(name, k.shape, k.classes)
+	if err != nil {
+		return nil, &ConfigError{"model", name, fmt.Sprintf("one of %s for --dataset %s (%v)", models.Available, cfg.Dataset, err)}
+	}
+	return m, nil
 }
 
 // InputSpec describes what an image model was trained on, so that images

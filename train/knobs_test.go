@@ -12,11 +12,14 @@ import (
 // knobValues gives each method knob a value of its own (not the value that
 // leaves it at the method's default).
 var knobValues = map[string]func(*Config){
-	"period":    func(c *Config) { c.Period = 50 },
-	"big-batch": func(c *Config) { c.BigBatch = 40 },
-	"rho":       func(c *Config) { c.Rho = 10 },
-	"compress":  func(c *Config) { c.Compress = "topk:0.1" },
-	"gamma":     func(c *Config) { c.Gamma = 0.1 },
+	"period":      func(c *Config) { c.Period = 50 },
+	"big-batch":   func(c *Config) { c.BigBatch = 40 },
+	"rho":         func(c *Config) { c.Rho = 10 },
+	"compress":    func(c *Config) { c.Compress = "topk:0.1" },
+	"gamma":       func(c *Config) { c.Gamma = 0.1 },
+	"momentum":    func(c *Config) { c.Momentum = 0.9 },
+	"nesterov":    func(c *Config) { c.Nesterov = true },
+	"local-steps": func(c *Config) { c.LocalSteps = 4 },
 }
 
 // TestMethodKnobsOneRule: every method knob (--period and --big-batch of

@@ -72,7 +72,7 @@ func CheckModelFile(path string, ck *weights.Checkpoint) (ModelMeta, error) {
 			return ModelMeta{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return ModelMeta{Config: cfg, Input: fm.Input}, nil
+	return ModelMeta{Config: cfg, Input: fm.Input, Model: model}, nil
 }
 
 // metaModel returns the model that the run configuration cfg of the model
@@ -87,7 +87,7 @@ func metaModel(path string, cfg Config, ck *weights.Checkpoint) (models.Model, e
 	if k.logReg {
 		return models.NewLogReg(len(ck.Params), cfg.Alpha), nil
 	}
-	m, err := k.model(cfg, nil)
+	m, err := NewModel(cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

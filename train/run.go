@@ -325,7 +325,7 @@ func Bench(ctx context.Context, cfg Config, warmup int) (*BenchResult, error) {
 		return nil, err
 	}
 	if warmup < 0 {
-		return nil, &ConfigError{"warmup", warmup, "0 or more rounds"}
+		return nil, &ConfigError{"warm-rounds", warmup, "0 or more rounds"}
 	}
 	if err := cfg.CheckGraphs(); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/compress"
 	"github.com/gtstorm/gtstorm/internal/memlimit"
+	"github.com/gtstorm/gtstorm/models"
 )
 
 // Setting is one run setting of Config: its command-line flag, help text,
@@ -68,6 +69,9 @@ func settings() []Setting {
 				}
 				return ""
 			}},
+		{Name: "model", Usage: "network: " + models.Available + " (mlp: hidden layer widths); empty: the dataset's paper model", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Model) },
+			want:  modelWant},
 		{Name: "data-dir", Usage: "MNIST-format folder, CIFAR-10 folder, LibSVM FILE (libsvm) or data folder (a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.DataDir) },
 			want: func(c Config) string {
@@ -118,10 +122,44 @@ func settings() []Setting {
 		{Name: "big-batch", Usage: "D-GET: samples in the large batch S1, drawn from the node's share each time (0: the whole share)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*intValue)(&c.BigBatch) },
 			want:  atLeast(func(c Config) int { return c.BigBatch }, 0, "0 (the node's whole share) or a positive sample count")},
-		{Name: "cube-root", Usage: "put all algorithms on the cube-root step-size schedule (paper appendix A.1)", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*boolValue)(&c.CubeRoot) }},
-		{Name: "constant-step", Usage: "put all algorithms on a constant step η_t = η_0 (overrides --cube-root)", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*boolValue)(&c.Constant) }},
+		{Name: "momentum", Usage: "dsgdm, qg-dsgdm: momentum μ in [0, 1) (0: none, torch.optim.SGD's default)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.Momentum) },
+			want:  finiteWhere(func(c Config) float64 { return c.Momentum }, func(x float64) bool { return x >= 0 && x < 1 }, "a momentum μ in [0, 1)")},
+		{Name: "nesterov", Usage: "dsgdm, qg-dsgdm: Nesterov's momentum direction instead of heavy ball", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.Nesterov) }},
+		{Name: "local-steps", Usage: "dsgdm: local steps τ, each on a new minibatch, between gossips (default 1)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*localStepsValue)(&c.LocalSteps) },
+			want:  atLeast(func(c Config) int { return c.LocalSteps }, 0, "at least 1 local step")},
+		{Name: "weight-decay", Usage: "weight decay λ ≥ 0: every stochastic gradient becomes ∇f_i(x; ζ) + λx (all algorithms)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.WeightDecay) },
+			want:  finiteWhere(func(c Config) float64 { return c.WeightDecay }, nonNegative, "a finite weight decay λ ≥ 0")},
+		{Name: "schedule", Usage: "step sizes: paper (SPEC §3, the default), constant, cosine or step:S1,S2,…[@γ] (η_0 times γ, default 0.1, at rounds ⌊S_k T⌋)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*scheduleValue)(&c.Schedule) },
+			want:  scheduleWant},
+		{Name: "warmup", Usage: "warm-up rounds K: every η_t times min(1, (t+1)/K) (0: none)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Warmup) },
+			want: func(c Config) string {
+				if c.Warmup < 0 || c.Warmup > c.Iters {
+					return fmt.Sprintf("0 (none) or a warm-up of at most the run's %d rounds (--iters)", c.Iters)
+				}
+				return ""
+			}},
+		{Name: "cube-root", Usage: "put all algorithms on the cube-root step-size schedule (paper appendix A.1); a variant of --schedule paper", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.CubeRoot) },
+			want: func(c Config) string {
+				if c.CubeRoot && c.Schedule != "" && c.Schedule != decentral.ScheduleConstant {
+					return "false with --schedule " + c.Schedule + ": --cube-root applies to --schedule paper"
+				}
+				return ""
+			}},
+		{Name: "constant-step", Usage: "put all algorithms on a constant step η_t = η_0 (overrides --cube-root); an alias of --schedule constant", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.Constant) },
+			want: func(c Config) string {
+				if c.Constant && c.Schedule != "" && c.Schedule != decentral.ScheduleConstant {
+					return "false with --schedule " + c.Schedule + ": --constant-step is --schedule constant"
+				}
+				return ""
+			}},
 		{Name: "alpha", Usage: "logistic regression: weight α of the non-convex regulariser Σ x²/(1+x²)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*floatValue)(&c.Alpha) },
 			want:  finiteWhere(func(c Config) float64 { return c.Alpha }, nonNegative, "a finite regulariser weight ≥ 0")},
@@ -403,6 +441,49 @@ func (v *attackValue) String() string { return string(*v) }
 
 // AttackNone is the --attack value that means no attack.
 const AttackNone = "none"
+
+// localStepsValue is --local-steps: τ ≥ 1, stored as 0 for the default 1
+// so that config.json and the run are those of a run without the flag.
+type localStepsValue int
+
+func (v *localStepsValue) Set(s string) error {
+	x, err := strconv.Atoi(s)
+	if err != nil || x < 1 {
+		return fmt.Errorf("at least 1 local step")
+	}
+	if x == 1 {
+		x = 0
+	}
+	*v = localStepsValue(x)
+	return nil
+}
+func (v *localStepsValue) String() string { return strconv.Itoa(max(int(*v), 1)) }
+
+// scheduleValue is --schedule: paper, the default, is stored as "" so
+// that config.json and the run are those of a run without the flag.
+type scheduleValue string
+
+func (v *scheduleValue) Set(s string) error {
+	if s == decentral.SchedulePaper {
+		s = ""
+	}
+	*v = scheduleValue(s)
+	return nil
+}
+func (v *scheduleValue) String() string { return cmp.Or(string(*v), decentral.SchedulePaper) }
+
+// scheduleWant checks --schedule's spec (decentral.ParseSchedule).
+func scheduleWant(c Config) string {
+	_, _, err := decentral.ParseSchedule(c.Schedule)
+	if err == nil {
+		return ""
+	}
+	detail := strings.TrimPrefix(err.Error(), fmt.Sprintf("schedule %q: ", c.Schedule))
+	if strings.HasPrefix(detail, "want ") {
+		return decentral.ScheduleWant
+	}
+	return decentral.ScheduleWant + " (" + detail + ")"
+}
 
 func (v *intValue) Set(s string) error {
 	x, err := strconv.Atoi(s)

@@ -14,7 +14,7 @@ import (
 
 // extraFlags are the flags of the commands that call train beside the run
 // settings: ConfigErrors may name them too.
-var extraFlags = []string{"out", "vary", "iters", "warmup", "budget"}
+var extraFlags = []string{"out", "vary", "iters", "warm-rounds", "budget"}
 
 // TestConfigErrorsNameFlags reads every ConfigError literal in the package
 // and checks that it names a registered flag, so that an error always reads

@@ -10,11 +10,11 @@ import (
 
 // runBench times rounds of one algorithm and prints one JSON line.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "bench [--iters T] [--warmup W] [run flags]", stdout)
+	fs := newFlagSet("bench", "bench [--iters T] [--warm-rounds W] [run flags]", stdout)
 	cfg := train.Default()
 	cfg.Iters = 20
 	cfg.Flags(fs)
-	warmup := fs.Int("warmup", 3, "rounds run before the clock starts")
+	warmup := fs.Int("warm-rounds", 3, "rounds run before the clock starts (--warmup is the step-size warm-up)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestByzantineBadFlags(t *testing.T) {
 		{[]string{"compare", "--vary", "byzantine=0,2", "--byzantine", "2", "--attack", "signflip"}, "--byzantine"},
 		{[]string{"compare", "--vary", "rho=1", "--vary", "rho=2"}, "varied once"},
 		{[]string{"compare", "--vary", "attack=none,signflip,none"}, "none is listed twice"},
-		{[]string{"compare", "--vary", "momentum=1"}, "--vary momentum"},
+		{[]string{"compare", "--vary", "dampening=1"}, "--vary dampening"},
 		{[]string{"compare", "--vary", "aggregate"}, "--vary aggregate"},
 		{[]string{"compare", "--vary", "aggregate=mean,avg"}, "--aggregate avg"},
 		{[]string{"compare", "--nodes", "10", "--vary", "byzantine=0,10", "--vary", "attack=signflip"}, "--byzantine 10"},

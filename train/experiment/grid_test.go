@@ -271,7 +271,7 @@ func TestSweepCells(t *testing.T) {
 	if len(cells) != 2 || cells[1].Configs[0].Rho != 10 || cells[1].Configs[1].Seed != train.Default().Seed+1 {
 		t.Errorf("cells = %+v", cells)
 	}
-	for _, bad := range [][2]string{{"rho", "x"}, {"nodes", "1.5"}, {"momentum", "1"}} {
+	for _, bad := range [][2]string{{"rho", "x"}, {"nodes", "1.5"}, {"dampening", "1"}} {
 		if _, err := SweepCells(train.Default(), bad[0], []string{bad[1]}, 1); err == nil {
 			t.Errorf("SweepCells(%s=%s) accepted", bad[0], bad[1])
 		}

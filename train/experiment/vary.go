@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 )
 
@@ -19,12 +20,20 @@ type Vary struct {
 // String returns v in its flag form, NAME=V1,V2,….
 func (v Vary) String() string { return v.Name + "=" + strings.Join(v.Values, ",") }
 
-// ParseVary parses NAME=V1,V2,…, dropping blank values.
+// ParseVary parses NAME=V1,V2,…, dropping blank values. The commas of an
+// MLP's widths stay in its value: model=mlp:64,32,cifar-cnn varies the
+// model over mlp:64,32 and cifar-cnn (no model name is a bare number).
 func ParseVary(spec string) (Vary, error) {
 	name, values, ok := strings.Cut(spec, "=")
 	v := Vary{Name: strings.TrimSpace(name)}
 	for _, f := range strings.Split(values, ",") {
-		if f = strings.TrimSpace(f); f != "" {
+		f = strings.TrimSpace(f)
+		if last := len(v.Values) - 1; v.Name == "model" && last >= 0 && f != "" &&
+			strings.HasPrefix(v.Values[last], models.MLPPrefix) && strings.Trim(f, "0123456789") == "" {
+			v.Values[last] += "," + f
+			continue
+		}
+		if f != "" {
 			v.Values = append(v.Values, f)
 		}
 	}

@@ -94,7 +94,7 @@ func TestVaryCells(t *testing.T) {
 	}
 
 	for _, bad := range [][]Vary{
-		{{"momentum", []string{"1"}}},
+		{{"dampening", []string{"1"}}},
 		{{"rho", []string{"1"}}, {"rho", []string{"2"}}},
 		{{"rho", []string{"1", "1"}}},
 		{{"rho", []string{"x"}}},

@@ -62,16 +62,11 @@ func Export(path, out string) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m models.Model
-	switch ck.Model {
-	case models.NewMNISTCNN().Name():
-		m = models.NewMNISTCNN()
-	case models.NewCIFARCNN().Name():
-		m = models.NewCIFARCNN()
-	default:
-		return nil, fmt.Errorf("%s holds %s; only the CNNs (mnist-cnn, cifar-cnn) export to ONNX", path, describeModel(ck.Model))
+	if _, _, ok := models.Classifier(meta.Model); !ok {
+		return nil, fmt.Errorf("%s holds %s; only the image models (%s, %s, %sH1,H2,…) export to ONNX",
+			path, describeModel(ck.Model), models.MNISTCNNName, models.CIFARCNNName, models.MLPPrefix)
 	}
-	om, err := models.ONNX(m, ck.Params)
+	om, err := models.ONNX(meta.Model, ck.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -87,7 +82,7 @@ func Export(path, out string) (*ExportResult, error) {
 	}
 	in := om.Graph.Inputs[0].Shape
 	res := &ExportResult{Model: ck.Model, Params: len(ck.Params), Path: out, Bytes: len(b),
-		Opset: models.ONNXOpset, Doc: om.DocString + "\n" + om.Graph.DocString, Output: []int{-1, 10}}
+		Opset: models.ONNXOpset, Doc: om.DocString + "\n" + om.Graph.DocString, Output: []int{-1, int(om.Graph.Outputs[0].Shape[1].Value)}}
 	for _, d := range in {
 		if d.Param != "" {
 			res.Input = append(res.Input, -1)

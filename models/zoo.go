@@ -1,0 +1,107 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Names of the networks New builds, and of the logistic regression.
+const (
+	// MNISTCNNName names NewMNISTCNN's network.
+	MNISTCNNName = "mnist-cnn"
+	// CIFARCNNName names NewCIFARCNN's network.
+	CIFARCNNName = "cifar-cnn"
+	// LogRegName names NewLogReg's model.
+	LogRegName = "logreg"
+	// MLPPrefix starts the name of an MLP: mlp:H1,H2,… (see NewMLP).
+	MLPPrefix = "mlp:"
+)
+
+// Available lists the model names of this build, as a flag's help reads
+// them.
+const Available = "mnist-cnn|cifar-cnn|logreg|mlp:H1,H2,…"
+
+// MaxWidth is the widest layer an MLP may ask for. It only keeps the
+// parameter count far from overflowing; the memory check (see
+// WorkerBytes) refuses networks that do not fit long before it.
+const MaxWidth = 1 << 24
+
+// planned are the model names of SPEC §12 that this build does not have.
+var planned = []string{"resnet20-gn", "resnet32-gn", "resnet56-gn", "fedavg-cnn"}
+
+// New returns the image classifier named name (mnist-cnn, cifar-cnn or
+// mlp:H1,H2,…) for samples of the given shape [C,H,W] with classes
+// classes. The paper's CNNs take any channel count and any image on which
+// their unpadded 5×5 convolutions and 2×2 pools leave at least one value:
+// NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's shapes.
+// The MLP takes any shape. It returns an error for a name it does not
+// know, a name of a network this build does not have, the logistic
+// regression (see NewLogReg) and an image the network does not fit.
+func New(name string, shape []int, classes int) (Model, error) {
+	if classes < 1 {
+		return nil, fmt.Errorf("%s: %d classes, want at least 1", name, classes)
+	}
+	switch {
+	case name == MNISTCNNName || name == CIFARCNNName:
+		if err := cnnFits(name, shape); err != nil {
+			return nil, err
+		}
+		if name == MNISTCNNName {
+			return mnistCNNFor(shape, classes), nil
+		}
+		return cifarCNNFor(shape, classes), nil
+	case strings.HasPrefix(name, MLPPrefix):
+		hidden, err := ParseMLP(name)
+		if err != nil {
+			return nil, err
+		}
+		if len(shape) == 0 || slices.Min(shape) < 1 {
+			return nil, fmt.Errorf("%s: samples of shape %v, want at least one feature", name, shape)
+		}
+		return NewMLP(shape, hidden, classes), nil
+	case name == LogRegName:
+		return nil, fmt.Errorf("logreg is the logistic regression of LibSVM features, not an image model")
+	case slices.Contains(planned, name) || strings.HasSuffix(name, ".onnx"):
+		return nil, fmt.Errorf("%s is not available in this build", name)
+	}
+	return nil, fmt.Errorf("unknown model %q", name)
+}
+
+// ParseMLP returns the hidden widths of the MLP named mlp:H1,H2,…: at least
+// one, each a positive integer of at most MaxWidth.
+func ParseMLP(name string) ([]int, error) {
+	list, ok := strings.CutPrefix(name, MLPPrefix)
+	if !ok || list == "" {
+		return nil, fmt.Errorf("%s: want at least one layer width, e.g. mlp:128,64", name)
+	}
+	var hidden []int
+	for _, f := range strings.Split(list, ",") {
+		h, err := strconv.Atoi(f)
+		if err != nil || h < 1 || h > MaxWidth {
+			return nil, fmt.Errorf("%s: layer width %q, want a whole number from 1 to %d", name, f, MaxWidth)
+		}
+		hidden = append(hidden, h)
+	}
+	return hidden, nil
+}
+
+// cnnFits reports an error unless the image shape [C,H,W] leaves at least
+// one value per map after the paper CNNs' two blocks of an unpadded 5×5
+// convolution and a 2×2 max-pool (rounding down, as PyTorch's MaxPool2d).
+func cnnFits(name string, shape []int) error {
+	if len(shape) != 3 || shape[0] < 1 || pooled(shape[1]) < 1 || pooled(shape[2]) < 1 {
+		return fmt.Errorf("%s needs images [C,H,W] of at least 16×16 (two unpadded 5×5 convolutions, each pooled 2×2); the data's samples have shape %v", name, shape)
+	}
+	return nil
+}
+
+// pooled is a side of the maps the paper CNNs' two convolution blocks
+// leave of an image side n: (((n−4)/2)−4)/2, or 0 where nothing is left.
+func pooled(n int) int {
+	if n < 16 {
+		return 0
+	}
+	return ((n-4)/2 - 4) / 2
+}

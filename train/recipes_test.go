@@ -1,0 +1,102 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral"
+)
+
+// recipeConfig is a small a8a run of DSGDm with every recipe of SPEC §14:
+// Nesterov momentum, four local steps, weight decay, a cosine schedule with
+// a warm-up.
+func recipeConfig() Config {
+	c := lrConfig(decentral.DSGDM)
+	c.Momentum, c.Nesterov, c.LocalSteps = 0.9, true, 4
+	c.WeightDecay, c.Schedule, c.Warmup = 1e-3, decentral.ScheduleCosine, 5
+	return c
+}
+
+// TestRecipesSameBitsAnyWorkers: DSGDm with local steps gives the same
+// metrics and summary with 1 and 2 workers.
+func TestRecipesSameBitsAnyWorkers(t *testing.T) {
+	needA8A(t)
+	var rows [][]string
+	var sums []Summary
+	for _, workers := range []int{1, 2} {
+		cfg := recipeConfig()
+		cfg.Workers = workers
+		out := t.TempDir()
+		sum, err := Train(context.Background(), cfg, Options{Out: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, r, err := readRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, withoutSeconds(r))
+		sum.Seconds, sum.Workers = 0, 0
+		sums = append(sums, *sum)
+	}
+	if !slices.Equal(rows[0], rows[1]) {
+		t.Errorf("metrics differ between 1 and 2 workers:\n%v\n%v", rows[0], rows[1])
+	}
+	if sums[0].Samples != 10*60*4 || sums[0].CommRounds != 60 || sums[0].StateFloatsPerNode != sums[0].Params {
+		t.Errorf("samples %d, rounds %d, state floats %d: want 4 local steps of batch 1 on 10 nodes a round for 60 gossips, b only",
+			sums[0].Samples, sums[0].CommRounds, sums[0].StateFloatsPerNode)
+	}
+	if !reflect.DeepEqual(sums[0], sums[1]) {
+		t.Errorf("summaries differ between 1 and 2 workers:\n%+v\n%+v", sums[0], sums[1])
+	}
+}
+
+// TestRecipesResumeEqualsUninterrupted interrupts the recipe run after a
+// checkpoint and resumes it: the momentum buffer travels in the
+// checkpoint, so the metrics and summary equal the uninterrupted run's.
+func TestRecipesResumeEqualsUninterrupted(t *testing.T) {
+	needA8A(t)
+	cfg := recipeConfig()
+	full := t.TempDir()
+	want, err := Train(context.Background(), cfg, Options{Out: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantRows, err := readRun(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Train(ctx, cfg, Options{Out: cut, Progress: cancelAt{"round 30/", cancel}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupted run: err = %v, want ErrInterrupted", err)
+	}
+	ck, err := readCheckpoint(filepath.Join(cut, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.snap.Round != 30 || ck.snap.Slab("b") == nil {
+		t.Fatalf("checkpoint of round %d with slabs %v, want round 30 with the momentum buffer b", ck.snap.Round, ck.snap.Slabs)
+	}
+	got, err := Resume(context.Background(), cut, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gotRows, err := readRun(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(withoutSeconds(gotRows), withoutSeconds(wantRows)) {
+		t.Errorf("resumed metrics differ:\n got %v\nwant %v", withoutSeconds(gotRows), withoutSeconds(wantRows))
+	}
+	got.Seconds, want.Seconds = 0, 0
+	if !reflect.DeepEqual(*got, *want) {
+		t.Errorf("summary:\n got %+v\nwant %+v", *got, *want)
+	}
+}
