@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/internal/inputfile"
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 )
 
 // TestLoadRefusesNonRegularFiles: a data file or image that is a link to
@@ -19,14 +19,7 @@ import (
 // anything is read.
 func TestLoadRefusesNonRegularFiles(t *testing.T) {
 	dir := t.TempDir()
-	zero := filepath.Join(dir, "zero")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero"), filepath.Join(dir, "fifo"))
 	sub := filepath.Join(dir, "folder")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)

@@ -65,58 +65,64 @@ func withoutSeconds(rows []Row) []string {
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	needA8A(t)
 	for _, algo := range decentral.Algorithms() {
-		t.Run(algo, func(t *testing.T) {
-			cfg := lrConfig(algo)
-			full := t.TempDir()
-			want, err := Train(context.Background(), cfg, Options{Out: full})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, wantRows, err := readRun(full)
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			cut := t.TempDir()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			_, err = Train(ctx, cfg, Options{Out: cut, Progress: cancelAt{"round 30/", cancel}})
-			if !errors.Is(err, ErrInterrupted) {
-				t.Fatalf("interrupted run: err = %v, want ErrInterrupted", err)
-			}
-			if _, err := os.Stat(filepath.Join(cut, SummaryFile)); err == nil {
-				t.Fatal("an interrupted run wrote summary.json")
-			}
-			ck, err := readCheckpoint(filepath.Join(cut, CheckpointFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ck.snap.Round != 30 {
-				t.Fatalf("checkpoint of round %d, want 30 (the round in progress when interrupted)", ck.snap.Round)
-			}
-
-			got, err := Resume(context.Background(), cut, 0, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, gotRows, err := readRun(cut)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(gotRows) != len(wantRows) {
-				t.Fatalf("resumed run has %d metrics rows, want %d", len(gotRows), len(wantRows))
-			}
-			for i, r := range withoutSeconds(gotRows) {
-				if w := withoutSeconds(wantRows)[i]; r != w {
-					t.Errorf("row %d:\n got %s\nwant %s", i, r, w)
-				}
-			}
-			got.Seconds, want.Seconds = 0, 0
-			if !reflect.DeepEqual(*got, *want) {
-				t.Errorf("summary:\n got %+v\nwant %+v", *got, *want)
-			}
-		})
+		t.Run(algo, func(t *testing.T) { resumeEqualsUninterrupted(t, lrConfig(algo)) })
 	}
+}
+
+// resumeEqualsUninterrupted runs cfg whole, and again interrupted in round
+// 30 and resumed, and fails t unless the resumed run's metrics and summary
+// equal the whole run's; it returns the interrupted run's checkpoint.
+func resumeEqualsUninterrupted(t *testing.T, cfg Config) *resumeState {
+	t.Helper()
+	full := t.TempDir()
+	want, err := Train(context.Background(), cfg, Options{Out: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantRows, err := readRun(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cut := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Train(ctx, cfg, Options{Out: cut, Progress: cancelAt{"round 30/", cancel}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupted run: err = %v, want ErrInterrupted", err)
+	}
+	if _, err := os.Stat(filepath.Join(cut, SummaryFile)); err == nil {
+		t.Fatal("an interrupted run wrote summary.json")
+	}
+	ck, err := readCheckpoint(filepath.Join(cut, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.snap.Round != 30 {
+		t.Fatalf("checkpoint of round %d, want 30 (the round in progress when interrupted)", ck.snap.Round)
+	}
+
+	got, err := Resume(context.Background(), cut, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gotRows, err := readRun(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gotRows) != len(wantRows) {
+		t.Fatalf("resumed run has %d metrics rows, want %d", len(gotRows), len(wantRows))
+	}
+	for i, r := range withoutSeconds(gotRows) {
+		if w := withoutSeconds(wantRows)[i]; r != w {
+			t.Errorf("row %d:\n got %s\nwant %s", i, r, w)
+		}
+	}
+	got.Seconds, want.Seconds = 0, 0
+	if !reflect.DeepEqual(*got, *want) {
+		t.Errorf("summary:\n got %+v\nwant %+v", *got, *want)
+	}
+	return ck
 }
 
 // TestOutputs checks every output of a finished run and that eval of its

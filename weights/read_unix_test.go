@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/inputfile"
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 )
 
 // TestReadRefusesWithoutReadingWhole: Read refuses, in one line naming the
@@ -23,14 +23,7 @@ import (
 // magic, or with a header that announces all of it.
 func TestReadRefusesWithoutReadingWhole(t *testing.T) {
 	dir := t.TempDir()
-	zero := filepath.Join(dir, "zero.gtck")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.gtck")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.gtck"), filepath.Join(dir, "fifo.gtck"))
 	const huge = 1 << 40
 	sparse := func(name string, head []byte) string {
 		p := filepath.Join(dir, name)

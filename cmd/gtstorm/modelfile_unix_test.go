@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
@@ -50,14 +50,7 @@ func TestPredictEvalExportDamagedModel(t *testing.T) {
 		}
 		return path
 	}
-	zero := filepath.Join(dir, "zero.gtck")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.gtck")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.gtck"), filepath.Join(dir, "fifo.gtck"))
 	cases := []struct {
 		name, path, want string
 	}{
@@ -100,13 +93,7 @@ func TestPredictEvalExportDamagedModel(t *testing.T) {
 
 	// Images that are no regular file.
 	model := write("model.gtck", func(*weights.Checkpoint) {})
-	zeroPNG, fifoPNG := filepath.Join(dir, "zero.png"), filepath.Join(dir, "fifo.png")
-	if err := os.Symlink("/dev/zero", zeroPNG); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(fifoPNG, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zeroPNG, fifoPNG := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.png"), filepath.Join(dir, "fifo.png"))
 	cmd := gtstorm(t, "predict", "--model", model, zeroPNG, img, fifoPNG)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

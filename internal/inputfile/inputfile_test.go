@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 )
 
 // TestRead reads a regular file and a link to one, and refuses, in one line
@@ -25,14 +26,7 @@ func TestRead(t *testing.T) {
 	if err := os.Symlink(file, link); err != nil {
 		t.Fatal(err)
 	}
-	zero := filepath.Join(dir, "zero.json")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.json"), filepath.Join(dir, "fifo.json"))
 	cases := []struct {
 		name, path string
 		limit      int64

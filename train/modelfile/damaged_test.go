@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/weights"
@@ -78,14 +78,7 @@ func TestPredictEvalExportRefuseTheSameFiles(t *testing.T) {
 		}
 		paths[c.name] = p
 	}
-	zero := filepath.Join(dir, "zero.gtck")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.gtck")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.gtck"), filepath.Join(dir, "fifo.gtck"))
 	cases = append(cases,
 		damaged{"link to /dev/zero", nil, "a character device, want a regular file"},
 		damaged{"named pipe", nil, "a named pipe (FIFO), want a regular file"})

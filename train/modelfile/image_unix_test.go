@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/internal/inputfile/inputfiletest"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -26,14 +26,7 @@ func TestPredictImageNotRegular(t *testing.T) {
 	model := filepath.Join(dir, "model.gtck")
 	writeModelFile(t, model, cfg, mnist, mnist.Init(3), train.InputSpecOf(cfg, nil, mnist))
 	good := writeImage(t, dir, "digit.png", image.NewGray(image.Rect(0, 0, 28, 28)))
-	zero := filepath.Join(dir, "zero.png")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	zero, fifo := inputfiletest.NotRegular(t, filepath.Join(dir, "zero.png"), filepath.Join(dir, "fifo.png"))
 	sub := filepath.Join(dir, "folder.png")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
