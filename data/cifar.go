@@ -32,7 +32,12 @@ const cifarTestFile = "test_batch.bin"
 // first. With normalize, both sets are standardised per channel with the
 // mean and standard deviation of the training set (see NormalizeChannels).
 func LoadCIFAR10(dir string, normalize bool) (train, test *Dataset, err error) {
+	root := dir
 	dir = cifarFolder(dir)
+	if _, err := os.Stat(filepath.Join(dir, cifarTrainFiles[0])); errors.Is(err, os.ErrNotExist) {
+		// Not fetched yet: a *NotPresentError, whose advice fetches it.
+		return nil, nil, &NotPresentError{Name: "cifar10", Dir: root, Path: filepath.Join(dir, cifarTrainFiles[0])}
+	}
 	paths := make([]string, len(cifarTrainFiles))
 	for i, name := range cifarTrainFiles {
 		paths[i] = filepath.Join(dir, name)

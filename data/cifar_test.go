@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -106,5 +107,17 @@ func TestLoadCIFAR10BadInput(t *testing.T) {
 			}
 			wantErr(t, err, c.errors...)
 		})
+	}
+}
+
+// TestCIFARNotPresent: a CIFAR-10 folder without the set is a
+// *NotPresentError naming the folder, so that the command line can say
+// which `gtstorm data fetch` brings it, not a bare stat error.
+func TestCIFARNotPresent(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := LoadCIFAR10(dir, false)
+	var np *NotPresentError
+	if !errors.As(err, &np) || np.Name != "cifar10" || np.Dir != dir {
+		t.Errorf("LoadCIFAR10 on an empty folder: %v, want a *NotPresentError for cifar10 in %s", err, dir)
 	}
 }

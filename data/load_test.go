@@ -38,7 +38,7 @@ func TestLoadByName(t *testing.T) {
 		{"libsvm", "", []string{"no file given"}},
 		{"libsvm", filepath.Join(dir, "none"), []string{filepath.Join(dir, "none"), "no such file"}},
 		{"a9a", dir, []string{filepath.Join(dir, "a9a"), "does not exist"}},
-		{"cifar10", dir, []string{"data_batch_1.bin", "no such file"}},
+		{"cifar10", dir, []string{"data_batch_1.bin", "does not exist"}},
 		{"mnist", dir, []string{MNISTTrainImages, "no such file"}},
 	}
 	for _, c := range cases {
