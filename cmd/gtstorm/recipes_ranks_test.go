@@ -28,3 +28,23 @@ func TestLaunchLocalStepsEqualsTrain(t *testing.T) {
 		t.Errorf("launch --ranks 2: metrics\n%s\nwant train's\n%s", got, want)
 	}
 }
+
+// TestLaunchMLPEqualsTrain: a network chosen with --model (an MLP on
+// MNIST) spread over 3 rank processes ends with train's model and metrics,
+// bit for bit.
+func TestLaunchMLPEqualsTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rank processes; run without -short")
+	}
+	dir := t.TempDir()
+	flags := append([]string{"--model", "mlp:32,16"}, smallMNIST...)
+	one := trainReference(t, dir, flags)
+	out := filepath.Join(dir, "launch")
+	if b, err := gtstorm(t, append([]string{"launch", "--ranks", "3", "--insecure", "--out", out}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("launch: %v\n%s", err, b)
+	}
+	sameModel(t, out, one)
+	if got, want := metricsWithoutSeconds(t, out), metricsWithoutSeconds(t, one); got != want {
+		t.Errorf("launch --ranks 3: metrics\n%s\nwant train's\n%s", got, want)
+	}
+}
