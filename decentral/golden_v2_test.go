@@ -11,7 +11,7 @@ import (
 // goldenV2Path holds exact float64 runs of D², D-GET and of DSGD, GNSD,
 // GT-STORM and D² on the one-peer exponential graph (SPEC §9), on the
 // problem and batches of lr_trajectories.json.
-var goldenV2Path = filepath.Join("..", "..", "shared", "golden", "lr_trajectories_v2.json")
+var goldenV2Path = filepath.Join("testdata", "lr_trajectories_v2.json")
 
 type goldenV2File struct {
 	goldenFile

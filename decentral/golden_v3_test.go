@@ -11,12 +11,8 @@ import (
 
 // The golden trajectories of SPEC §14's recipes (weight decay, DSGDm,
 // QG-DSGDm, local steps, cosine and step schedules with warm-up), a copy of
-// ../shared/golden/lr_trajectories_v3.json, with the 64 rows of a8a they
-// train on: the test needs nothing outside the repository.
-var (
-	goldenV3Path = filepath.Join("testdata", "lr_trajectories_v3.json")
-	a8a64Path    = filepath.Join("testdata", "a8a-64rows")
-)
+// ../shared/golden/lr_trajectories_v3.json; it trains on a8aPath's rows.
+var goldenV3Path = filepath.Join("testdata", "lr_trajectories_v3.json")
 
 type goldenV3File struct {
 	Rows     int         `json:"rows"`
@@ -73,7 +69,7 @@ func TestGoldenV3Trajectories(t *testing.T) {
 	if err := json.Unmarshal(raw, &gf); err != nil {
 		t.Fatalf("%s: %v", goldenV3Path, err)
 	}
-	data, err := readLibSVM(a8a64Path, gf.Rows, gf.Features)
+	data, err := readLibSVM(a8aPath, gf.Rows, gf.Features)
 	if err != nil {
 		t.Fatal(err)
 	}
