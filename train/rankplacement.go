@@ -86,6 +86,9 @@ func CheckRankCheckpoint(dir string, t, rank int, owner []int) error {
 		t = rounds[len(rounds)-1]
 	}
 	path := filepath.Join(dir, RankCheckpointFile(t))
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil // ResumeRank names what is missing
+	}
 	ck, err := readCheckpoint(path)
 	if err != nil {
 		return err

@@ -33,7 +33,7 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		f, err := m.frame()
 		m.free()
 		if err == nil && f.Kind == wire.Bye && int(f.From) == rank && f.Round <= math.MaxInt64/2 {
-			if why := x.impostor(rank, int64(f.Round), false); why != "" {
+			if why := x.impostor(rank, int64(f.Round)); why != "" {
 				_, refuse := x.refuser(ss, "a BYE")
 				return refuse(codes.AlreadyExists, "%s", why)
 			}
@@ -58,7 +58,7 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 			// A new stream whose first state goes back is not rank's (a
 			// reset resends the latest round at most): refused, and no
 			// fault of the run's.
-			if why := x.impostor(rank, int64(round), true); why != "" {
+			if why := x.staleState(rank, s.Node, int64(round)); why != "" {
 				_, refuse := x.refuser(ss, "a gather stream")
 				return refuse(codes.AlreadyExists, "%s", why)
 			}

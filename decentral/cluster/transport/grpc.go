@@ -263,7 +263,7 @@ func (x *Exchange) serveLink(ss grpc.ServerStream) error {
 	if hash := string(f.Payload); hash != x.cfg.ConfigHash {
 		return refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank %d has %q", from, hash, x.cfg.Rank, x.cfg.ConfigHash)
 	}
-	if why := x.impostor(from, int64(f.Round), false); why != "" {
+	if why := x.impostor(from, int64(f.Round)); why != "" {
 		return refuse(codes.AlreadyExists, "%s", why)
 	}
 	x.mu.Lock()

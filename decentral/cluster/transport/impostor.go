@@ -9,17 +9,16 @@ import "fmt"
 // refused, and the run goes on with the real rank R.
 
 // knownRounds returns the rounds this rank knows rank completed: what its
-// link acknowledged (unless gathered), and, on rank 0, the latest round of
-// rank's node states that arrived. It takes x.mu and x.gather.mu in turn.
-func (x *Exchange) knownRounds(rank int, gathered bool) int64 {
+// link acknowledged and, on rank 0, the latest round of rank's node states
+// that arrived. It takes x.mu and x.gather.mu in turn, and visits every
+// node state once: it runs once a stream.
+func (x *Exchange) knownRounds(rank int) int64 {
 	var done int64
-	if !gathered {
-		x.mu.Lock()
-		if l := x.links[rank]; l != nil {
-			done = l.acked
-		}
-		x.mu.Unlock()
+	x.mu.Lock()
+	if l := x.links[rank]; l != nil {
+		done = l.acked
 	}
+	x.mu.Unlock()
 	g := &x.gather
 	g.mu.Lock()
 	for node, round := range g.last {
@@ -31,13 +30,28 @@ func (x *Exchange) knownRounds(rank int, gathered bool) int64 {
 	return done
 }
 
-// impostor describes a stream of a process claiming rank that says it
-// completed rounds, fewer than the live rank did, or returns "". With
-// gathered, only the node states that arrived count: a state sent again
-// after a reset may lag the links.
-func (x *Exchange) impostor(rank int, rounds int64, gathered bool) string {
-	if known := x.knownRounds(rank, gathered); rounds < known {
+// impostor describes a stream (a link's HELLO, a BYE) of a process
+// claiming rank that says it completed rounds, fewer than the live rank
+// did, or returns "".
+func (x *Exchange) impostor(rank int, rounds int64) string {
+	if known := x.knownRounds(rank); rounds < known {
 		return impostorText(rank, known, rounds)
+	}
+	return ""
+}
+
+// staleState describes the first state of node, of round, on a new gather
+// stream of a process claiming rank, when it goes back before the node's
+// latest state that arrived (a reset resends that one at most), or
+// returns "". Only the node's own latest round counts: the links may run
+// ahead of a state sent again.
+func (x *Exchange) staleState(rank, node int, round int64) string {
+	g := &x.gather
+	g.mu.Lock()
+	last, ok := g.last[node]
+	g.mu.Unlock()
+	if ok && round < int64(last) {
+		return impostorText(rank, int64(last), round)
 	}
 	return ""
 }
