@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -15,6 +14,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"

@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
@@ -256,39 +257,6 @@ func ResultKey(c Config) string {
 
 // sameResults reports whether runs of a and b give the same results.
 func sameResults(a, b Config) bool { return ResultKey(a) == ResultKey(b) }
-
-// CheckRankInputs refuses to resume the rank checkpoints in dir with the
-// settings given, whose input files (data, edge list, speeds) hold other
-// content than those the run started with: --data-dir may name another
-// path on another host, but not other data. Files are compared by size and
-// SHA-256, in the order the run reads them, not by path.
-func CheckRankInputs(given Config, dir string) error {
-	rounds, err := RankCheckpoints(dir)
-	if err != nil || len(rounds) == 0 {
-		return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
-	}
-	path := filepath.Join(dir, RankCheckpointFile(rounds[len(rounds)-1]))
-	ck, err := readCheckpoint(path)
-	if err != nil {
-		return err
-	}
-	had := ck.meta.Inputs
-	if had == nil {
-		return nil // an earlier release's checkpoint: reopenRun checks the paths it names
-	}
-	given, err = given.Resolved()
-	if err != nil {
-		return err
-	}
-	now, err := inputFiles(given, nil)
-	if err != nil {
-		return err
-	}
-	if d := inputsDiffer(had, now); d != "" {
-		return fmt.Errorf("%s: %s; give the run's data, or another --out", path, d)
-	}
-	return nil
-}
 
 // inputsDiffer compares, by content, the input files a run started with
 // (had) and those that settings name now, in the order the run reads

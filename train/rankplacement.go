@@ -71,29 +71,67 @@ func (had *RankPlacement) check(path string, rank int, owner []int) error {
 	return nil
 }
 
-// CheckRankCheckpoint refuses to resume rank's checkpoint of round t in
-// dir (the latest it keeps when t < 0) under another placement of the
-// nodes than the one it was written under: owner[i] is the rank that runs
-// node i in the resumed run. A rank checks before it connects, so that a
-// resubmitted job with another task count stops at once, naming the count
-// the checkpoints were written with.
-func CheckRankCheckpoint(dir string, t, rank int, owner []int) error {
+// RankCheckpoint is what a rank's checkpoint of one round says of its
+// run, read once before the rank connects: the settings a resumed rank
+// runs with, the placement it was written under and the inputs it read.
+type RankCheckpoint struct {
+	Path   string
+	Round  int
+	Config Config
+	// Placement is nil in the checkpoints of releases that did not
+	// record it.
+	Placement *RankPlacement
+	inputs    []InputFile
+}
+
+// ReadRankCheckpoint reads a rank's checkpoint of round t in dir, or its
+// latest when t < 0.
+func ReadRankCheckpoint(dir string, t int) (*RankCheckpoint, error) {
 	if t < 0 {
 		rounds, err := RankCheckpoints(dir)
 		if err != nil || len(rounds) == 0 {
-			return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
+			return nil, fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
 		}
 		t = rounds[len(rounds)-1]
 	}
 	path := filepath.Join(dir, RankCheckpointFile(t))
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil // ResumeRank names what is missing
-	}
 	ck, err := readCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	return &RankCheckpoint{Path: path, Round: t, Config: ck.meta.Config, Placement: ck.meta.Placement, inputs: ck.meta.Inputs}, nil
+}
+
+// CheckPlacement refuses to resume the checkpoint as rank of a run whose
+// node i runs on rank owner[i], where that is another placement than the
+// one it was written under. A rank checks before it connects, so that a
+// resubmitted job with another task count stops at once, naming the count
+// the checkpoints were written with.
+func (c *RankCheckpoint) CheckPlacement(rank int, owner []int) error {
+	return c.Placement.check(c.Path, rank, owner)
+}
+
+// CheckInputs refuses to resume the checkpoint with the settings given,
+// whose input files (data, edge list, speeds) hold other content than
+// those the run started with: --data-dir may name another path on another
+// host, but not other data. Files are compared by size and SHA-256, in the
+// order the run reads them, not by path.
+func (c *RankCheckpoint) CheckInputs(given Config) error {
+	if c.inputs == nil {
+		return nil // an earlier release's checkpoint: reopenRun checks the paths it names
+	}
+	given, err := given.Resolved()
 	if err != nil {
 		return err
 	}
-	return ck.meta.Placement.check(path, rank, owner)
+	now, err := inputFiles(given, nil)
+	if err != nil {
+		return err
+	}
+	if d := inputsDiffer(c.inputs, now); d != "" {
+		return fmt.Errorf("%s: %s; give the run's data, or another --out", c.Path, d)
+	}
+	return nil
 }
 
 // RunPlacement returns the placement under which the latest rank
@@ -104,11 +142,11 @@ func RunPlacement(dir string) (*RankPlacement, error) {
 	if err != nil || len(rounds) == 0 {
 		return nil, nil
 	}
-	ck, err := readCheckpoint(filepath.Join(dir, RankCheckpointFile(rounds[len(rounds)-1])))
+	ck, err := ReadRankCheckpoint(dir, rounds[len(rounds)-1])
 	if err != nil {
 		return nil, err
 	}
-	return ck.meta.Placement, nil
+	return ck.Placement, nil
 }
 
 // RankRunError is `resume` in the folder of a run over several processes:

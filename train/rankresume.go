@@ -133,13 +133,3 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	}
 	return r.loop(ctx)
 }
-
-// RankCheckpointConfig returns the run settings of a rank's checkpoint of
-// round t in dir, which a resumed rank runs with.
-func RankCheckpointConfig(dir string, t int) (Config, error) {
-	ck, err := readCheckpoint(filepath.Join(dir, RankCheckpointFile(t)))
-	if err != nil {
-		return Config{}, err
-	}
-	return ck.meta.Config, nil
-}

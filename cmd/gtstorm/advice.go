@@ -69,7 +69,7 @@ func isRankRun(dir string) bool {
 // processes whose run folder is dir: launch's resume where launch wrote
 // it (its ranks file and the other ranks' folders are there).
 func rankResume(dir string) string {
-	_, errRanks := os.Stat(filepath.Join(dir, "ranks.txt"))
+	_, errRanks := os.Stat(filepath.Join(dir, train.RanksFileName))
 	_, errDirs := os.Stat(filepath.Join(dir, "ranks"))
 	if errRanks == nil && errDirs == nil {
 		return "gtstorm launch --resume --out " + dir

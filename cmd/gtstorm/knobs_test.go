@@ -29,12 +29,19 @@ func TestKnobAndAttackRefusals(t *testing.T) {
 		{[]string{"compare", "--algos", "gt-storm", "--vary", "attack=none,ipm"}, "--vary attack=none,ipm: want no attack without --byzantine nodes (ipm would run clean)"},
 		{[]string{"train", "--attack", "none", "--byzantine", "2"}, "--byzantine 2"},
 	} {
-		args := append(tc.args, "--out", filepath.Join(t.TempDir(), "out"))
-		var out, errb bytes.Buffer
-		code := run(args, &out, &errb)
-		msg := errb.String()
-		if code != 2 || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
-			t.Errorf("gtstorm %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
-		}
+		wantRefused(t, tc.args, tc.want)
+	}
+}
+
+// wantRefused runs gtstorm with args and an --out of its own and fails t
+// unless it exits 2 with one line on stderr holding want.
+func wantRefused(t *testing.T, args []string, want string) {
+	t.Helper()
+	full := append(append([]string(nil), args...), "--out", filepath.Join(t.TempDir(), "out"))
+	var out, errb bytes.Buffer
+	code := run(full, &out, &errb)
+	msg := errb.String()
+	if code != 2 || !strings.Contains(msg, want) || strings.Count(msg, "\n") != 1 {
+		t.Errorf("gtstorm %q: exit %d, stderr %q; want exit 2 and one line with %q", args, code, msg, want)
 	}
 }

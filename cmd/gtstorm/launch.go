@@ -98,7 +98,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 		// the workers.
 		pass = append(pass, "--workers="+strconv.Itoa(max(1, runtime.NumCPU() / *k)))
 	}
-	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, "ranks.txt"), "--launched-run="+*out)
+	pass = append(pass, "--peer-timeout="+peerTimeout.String(), "--ranks="+filepath.Join(*out, train.RanksFileName), "--launched-run="+*out)
 	if *insecure {
 		pass = append(pass, "--insecure")
 	} else {
@@ -119,7 +119,7 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if name, ok := givenSetting(fs); ok {
 		return usagef("--%s: a resumed run keeps its settings; give none", name)
 	}
-	rk, err := cluster.ReadRanksFile(filepath.Join(out, "ranks.txt"))
+	rk, err := cluster.ReadRanksFile(filepath.Join(out, train.RanksFileName))
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
@@ -144,7 +144,7 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if err != nil {
 		return err
 	}
-	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, "ranks.txt"), "--resume-round=" + strconv.Itoa(t), "--launched-run=" + out}
+	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, train.RanksFileName), "--resume-round=" + strconv.Itoa(t), "--launched-run=" + out}
 	if secure {
 		pass = append(pass, "--certs="+filepath.Join(out, "certs"))
 	} else {
@@ -187,7 +187,7 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 		defer ln.Close()
 		rk.Addrs[r] = ln.Addr().String()
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(out, "ranks.txt"), rk.Marshal()); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(out, train.RanksFileName), rk.Marshal()); err != nil {
 		return "", err
 	}
 	if newCerts {

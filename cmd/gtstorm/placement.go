@@ -113,26 +113,19 @@ func (pf *placeFlags) resumes(dir string) bool {
 	return err == nil && len(rounds) > 0
 }
 
-// sameSettings refuses --resume-or-start flags that describe another run
-// than the one whose checkpoints are in dir, naming the settings that
-// differ (those that cannot change results aside).
-func sameSettings(cfg train.Config, dir string) error {
-	rounds, err := train.RankCheckpoints(dir)
-	if err != nil || len(rounds) == 0 {
-		return fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
-	}
-	had, err := train.RankCheckpointConfig(dir, rounds[len(rounds)-1])
-	if err != nil {
-		return err
-	}
+// sameSettings refuses --resume-or-start flags cfg that describe another
+// run than the one of ck, this rank's latest checkpoint in dir, naming the
+// settings that differ (those that cannot change results aside) or the
+// input file whose content does.
+func sameSettings(cfg train.Config, dir string, ck *train.RankCheckpoint) error {
 	given, err := cfg.Resolved()
 	if err != nil {
 		return err
 	}
-	if d := train.ConfigDifferences(had, given, hashOmits...); len(d) > 0 {
+	if d := train.ConfigDifferences(ck.Config, given, hashOmits...); len(d) > 0 {
 		return usagef("--resume-or-start: %s holds a run of other settings (%s); give its flags, or another --out", dir, strings.Join(d, ", "))
 	}
-	if err := train.CheckRankInputs(cfg, dir); err != nil {
+	if err := ck.CheckInputs(cfg); err != nil {
 		return fmt.Errorf("--resume-or-start: %w", err)
 	}
 	return nil

@@ -68,12 +68,14 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if *out, err = place.folder(*out); err != nil {
 		return err
 	}
-	if *pf.either && !pf.resumes(*out) {
+	resumes := pf.resumes(*out)
+	if *pf.either && !resumes {
 		if err := missingRankCheckpoints(runOut, *out, *rank); err != nil {
 			return err
 		}
 	}
-	if cfg, *resume, *agree, err = rankStart(fs, cfg, *out, *resume, *agree, pf.resumes(*out)); err != nil {
+	var ck *train.RankCheckpoint
+	if cfg, *agree, ck, err = rankStart(fs, cfg, *out, *resume, *agree, resumes); err != nil {
 		return err
 	}
 	if err := nf.check(rk.Addrs); err != nil {
@@ -90,7 +92,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := nf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, *resume, *agree, stderr)
+	sum, stats, err := nf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, ck, *agree, stderr)
 	reportRankEnd(stderr, *rank, stats, err)
 	if err != nil {
 		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, nf.security(), *out)))
@@ -172,40 +174,51 @@ func resumeAdvice(launched string, place placement, ranksFile, security, out str
 	return fmt.Sprintf("gtstorm rank --rank %d --ranks %s %s --resume --out %s, and --resume on every other rank", place.rank, ranksFile, security, out)
 }
 
-// rankStart resolves where a rank in folder dir starts: from scratch
-// (round −1), from its checkpoint of round resume, or, with agree, from the
-// latest round every rank keeps, which the ranks agree on once connected.
-// either (--resume-or-start finding checkpoints in dir) resumes as agree
+// rankStart resolves where a rank in folder dir starts: from scratch (no
+// checkpoint), from its checkpoint of round resume, or, with agree, from
+// the latest round every rank keeps, which the ranks agree on once
+// connected. either (--resume-or-start finding checkpoints in dir) resumes as agree
 // does, once the flags are checked to describe the checkpoints' run. A
-// resumed rank runs with its checkpoint's settings, which it returns.
-func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree, either bool) (train.Config, int, bool, error) {
+// resumed rank runs with its checkpoint's settings, which it returns with
+// the checkpoint (nil from scratch), read once.
+func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree, either bool) (train.Config, bool, *train.RankCheckpoint, error) {
 	if either {
-		if err := sameSettings(cfg, dir); err != nil {
-			return cfg, 0, false, err
+		ck, err := train.ReadRankCheckpoint(dir, -1)
+		if err != nil {
+			return cfg, false, nil, err
 		}
-		agree = true
+		if err := sameSettings(cfg, dir, ck); err != nil {
+			return cfg, false, nil, err
+		}
+		return ck.Config, true, ck, nil
 	}
-	if agree {
-		if dir == "" {
-			return cfg, 0, false, usagef("--resume: want --out, the rank's folder")
-		}
-		rounds, err := train.RankCheckpoints(dir)
-		if err != nil || len(rounds) == 0 {
-			return cfg, 0, false, fmt.Errorf("resume %s: no checkpoint of this rank (%v)", dir, err)
-		}
-		resume = rounds[len(rounds)-1] // for the settings; the round is agreed once connected
+	if agree && dir == "" {
+		return cfg, false, nil, usagef("--resume: want --out, the rank's folder")
 	}
-	if resume < 0 {
-		return cfg, resume, agree, nil
+	if !agree && resume < 0 {
+		return cfg, false, nil, nil
 	}
 	if dir == "" {
-		return cfg, 0, false, usagef("--resume-round: want --out, the rank's folder")
+		return cfg, false, nil, usagef("--resume-round: want --out, the rank's folder")
 	}
-	if name, ok := givenSetting(fs); ok && !either {
-		return cfg, 0, false, usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
+	var ck *train.RankCheckpoint
+	if agree {
+		// The latest, for the settings; the round is agreed once connected.
+		var err error
+		if ck, err = train.ReadRankCheckpoint(dir, -1); err != nil {
+			return cfg, false, nil, err
+		}
 	}
-	c, err := train.RankCheckpointConfig(dir, resume)
-	return c, resume, agree, err
+	if name, ok := givenSetting(fs); ok {
+		return cfg, false, nil, usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
+	}
+	if ck == nil {
+		var err error
+		if ck, err = train.ReadRankCheckpoint(dir, resume); err != nil {
+			return cfg, false, nil, err
+		}
+	}
+	return ck.Config, agree, ck, nil
 }
 
 // missingRankCheckpoints refuses --resume-or-start on a rank with no
@@ -289,11 +302,15 @@ func errSimulatedOverRanks(cmd string) error {
 }
 
 // run starts the rank's transport and runs its nodes, from the start or,
-// with resume ≥ 0, from the rank's checkpoint of that round (with agree,
-// of the latest round all ranks keep, which they agree on through rank 0);
-// it returns rank 0's summary and the transport's figures.
-func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, resume int, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
+// with ck, from the rank's checkpoint ck (with agree, from the latest round
+// all ranks keep, which they agree on through rank 0); it returns rank 0's
+// summary and the transport's figures.
+func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
 	opt := no.Options
+	resume := -1
+	if ck != nil {
+		resume = ck.Round
+	}
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
@@ -301,10 +318,10 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err := cfg.CheckPlacement(owner); err != nil {
 		return nil, "", err // on every rank, before it connects
 	}
-	if resume >= 0 {
+	if ck != nil {
 		// Another rank count, or other node lines, would resume each node
 		// beside other neighbours: refuse before connecting.
-		if err := train.CheckRankCheckpoint(opt.Out, resume, rank, owner); err != nil {
+		if err := ck.CheckPlacement(rank, owner); err != nil {
 			return nil, "", err
 		}
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -32,12 +29,6 @@ func TestRecipeRefusals(t *testing.T) {
 		{[]string{"sweep", "--algo", "dsgdm", "--vary", "local-steps=0,2"}, "local-steps=0"},
 		{[]string{"train", "--schedule", "cosine", "--constant-step"}, "--constant-step true: want false with --schedule cosine"},
 	} {
-		args := append(tc.args, "--out", filepath.Join(t.TempDir(), "out"))
-		var out, errb bytes.Buffer
-		code := run(args, &out, &errb)
-		msg := errb.String()
-		if code != 2 || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
-			t.Errorf("gtstorm %q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, msg, tc.want)
-		}
+		wantRefused(t, tc.args, tc.want)
 	}
 }
