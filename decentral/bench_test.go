@@ -3,6 +3,8 @@ package decentral
 import (
 	"fmt"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // benchP is the MNIST CNN's parameter count (SPEC §5).
@@ -23,12 +25,12 @@ func (s unitSampler) Sample(int) Batch { return s.b }
 
 // benchGraphs returns the ring and an Erdős–Rényi graph of expected degree 8
 // on m nodes.
-func benchGraphs(b *testing.B, m int) map[string]*Graph {
-	er, err := ErdosRenyi(m, min(1, 8/float64(m-1)), 1)
+func benchGraphs(b *testing.B, m int) map[string]*graph.Graph {
+	er, err := graph.ErdosRenyi(m, min(1, 8/float64(m-1)), 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return map[string]*Graph{"ring": mustGraph(Ring(m)), "er-deg8": er}
+	return map[string]*graph.Graph{"ring": mustGraph(graph.Ring(m)), "er-deg8": er}
 }
 
 // BenchmarkMixingRound times one mixing round of x (p = 18,378 floats per
@@ -41,7 +43,7 @@ func BenchmarkMixingRound(b *testing.B) {
 		for _, name := range []string{"ring", "er-deg8"} {
 			g := graphs[name]
 			b.Run(fmt.Sprintf("%s/m=%d", name, m), func(b *testing.B) {
-				mx, err := LaplacianMixing(g)
+				mx, err := graph.LaplacianMixing(g)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -56,19 +58,19 @@ func BenchmarkMixingRound(b *testing.B) {
 				for i := 0; i < m; i++ {
 					copy(o.row(o.x, i), x0)
 				}
-				adj := o.Mixing().Graph().adj
+				gr := o.Mixing().Graph()
 				terms := float64(2*len(g.Edges)+m) * benchP
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
 					for i := 0; i < m; i++ {
 						o.send[i] = o.share(i, o.send[i][:0])
-						if _, err := o.ex.Send(i, adj[i], o.send[i]); err != nil {
+						if _, err := o.ex.Send(i, gr.Neighbors(i), o.send[i]); err != nil {
 							b.Fatal(err)
 						}
 					}
 					for i := 0; i < m; i++ {
-						o.mixRow(o.row(o.nxt[0], i), i, 0, o.row(o.x, i))
+						o.mixer.Mix(0, o.row(o.nxt[0], i), o.mix, o.ex, i, 0, o.row(o.x, i))
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/terms, "ns/term")
@@ -82,7 +84,7 @@ func BenchmarkMixingRound(b *testing.B) {
 // p_c = 0.5) with p = 18,378 and a gradient that costs one pass over x: the
 // optimizer's own overhead per round.
 func BenchmarkStep(b *testing.B) {
-	mx, err := LaplacianMixing(mustGraph(ErdosRenyi(10, 0.5, 1)))
+	mx, err := graph.LaplacianMixing(mustGraph(graph.ErdosRenyi(10, 0.5, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,24 +119,24 @@ func BenchmarkMixingLambda(b *testing.B) {
 	const m = 10_000
 	graphs := []struct {
 		name string
-		make func() (*Graph, error)
+		make func() (*graph.Graph, error)
 	}{
-		{"ring", func() (*Graph, error) { return Ring(m) }},
-		{"torus", func() (*Graph, error) { return Torus(m) }},
-		{"er-deg10", func() (*Graph, error) { return ErdosRenyi(m, 10.0/(m-1), 1) }},
-		{"er-deg20", func() (*Graph, error) { return ErdosRenyi(m, 20.0/(m-1), 1) }},
-		{"er-deg50", func() (*Graph, error) { return ErdosRenyi(m, 50.0/(m-1), 1) }},
+		{"ring", func() (*graph.Graph, error) { return graph.Ring(m) }},
+		{"torus", func() (*graph.Graph, error) { return graph.Torus(m) }},
+		{"er-deg10", func() (*graph.Graph, error) { return graph.ErdosRenyi(m, 10.0/(m-1), 1) }},
+		{"er-deg20", func() (*graph.Graph, error) { return graph.ErdosRenyi(m, 20.0/(m-1), 1) }},
+		{"er-deg50", func() (*graph.Graph, error) { return graph.ErdosRenyi(m, 50.0/(m-1), 1) }},
 	}
 	for _, gc := range graphs {
 		g, err := gc.make()
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, kind := range []string{MixLaplacian, MixMetropolis} {
+		for _, kind := range []string{graph.MixLaplacian, graph.MixMetropolis} {
 			b.Run(fmt.Sprintf("%s/%s/m=%d", gc.name, kind, m), func(b *testing.B) {
 				var lam float64
 				for range b.N {
-					mx, err := NewMixing(kind, g)
+					mx, err := graph.NewMixing(kind, g)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // recorder wraps an oracle and records every call.
@@ -63,7 +65,7 @@ func equal32(a, b []float32) bool {
 // With β_1 = 0 (default ρ) GT-STORM's v_1 is exactly the fresh gradient.
 func TestGradientCalls(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 3)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))
 	for _, algo := range Algorithms() {
 		for _, workers := range []int{1, 3} {
 			rec := &recorder{inner: lsOracle{pr}}
@@ -155,7 +157,7 @@ func TestGradientCalls(t *testing.T) {
 // the average of the current local gradients (gradient tracking).
 func TestGTStormBetaExtremes(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 8)
-	mx := mustMixing(t, MixMetropolis, mustGraph(Star(5)))
+	mx := mustMixing(t, graph.MixMetropolis, mustGraph(graph.Star(5)))
 
 	rec := &recorder{inner: lsOracle{pr}}
 	s := newLSSampler(pr, 2, 1)
@@ -209,7 +211,7 @@ func TestGTStormBetaExtremes(t *testing.T) {
 }
 
 // lsRunWith builds and initialises an optimizer with the given sampler.
-func lsRunWith(t *testing.T, cfg Config, mx *Mixing, pr *lsProblem, s BatchSource) (*Optimizer, error) {
+func lsRunWith(t *testing.T, cfg Config, mx *graph.Mixing, pr *lsProblem, s BatchSource) (*Optimizer, error) {
 	t.Helper()
 	o, err := New(cfg, mx, s, lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {

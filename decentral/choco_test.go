@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
@@ -15,7 +17,7 @@ import (
 func TestChocoIdentityIsAdaptThenCombine(t *testing.T) {
 	const m, rounds = 6, 30
 	pr := newLS(m, 8, 30, 1, 3)
-	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(m, 0.5, 4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(m, 0.5, 4)))
 	o, _ := lsRun(t, Config{Method: CHOCOMethod{Gamma: 1, Compress: "none"}, Eta0: 0.05}, mx, pr, 3, 7)
 
 	ref := newLSSampler(pr, 3, 7)
@@ -36,9 +38,10 @@ func TestChocoIdentityIsAdaptThenCombine(t *testing.T) {
 			addScaled(half[i], -eta, g)
 		}
 		for i := range x {
-			setScaled(x[i], mx.self32[i], half[i])
-			for n, j := range mx.from[i] {
-				addScaled(x[i], mx.w32[i][n], half[j])
+			self, ws := mx.Row32(i)
+			setScaled(x[i], self, half[i])
+			for n, j := range mx.From(i) {
+				addScaled(x[i], ws[n], half[j])
 			}
 		}
 		if err := o.Step(ctx); err != nil {
@@ -62,7 +65,7 @@ func TestChocoIdentityIsAdaptThenCombine(t *testing.T) {
 func TestChocoBookkeeping(t *testing.T) {
 	const m, rounds = 6, 40
 	pr := newLS(m, 20, 30, 1, 3)
-	mx := mustMixing(t, MixMetropolis, mustGraph(ErdosRenyi(m, 0.5, 4)))
+	mx := mustMixing(t, graph.MixMetropolis, mustGraph(graph.ErdosRenyi(m, 0.5, 4)))
 	for _, spec := range []string{"none", "topk:0.2", "randk:0.3", "qsgd:7", "sign"} {
 		o, _ := lsRun(t, Config{Method: CHOCOMethod{Compress: spec}, Eta0: 0.05, Seed: 5}, mx, pr, 3, 7)
 		for range rounds {
@@ -76,9 +79,10 @@ func TestChocoBookkeeping(t *testing.T) {
 		worst := 0.0
 		for i := 0; i < m; i++ {
 			for k := 0; k < p; k++ {
-				want := float64(mx.self32[i]) * float64(hat[i*p+k])
-				for n, j := range mx.from[i] {
-					want += float64(mx.w32[i][n]) * float64(hat[j*p+k])
+				self, ws := mx.Row32(i)
+				want := float64(self) * float64(hat[i*p+k])
+				for n, j := range mx.From(i) {
+					want += float64(ws[n]) * float64(hat[j*p+k])
 				}
 				worst = max(worst, math.Abs(float64(s[i*p+k])-want)/(1+math.Abs(want)))
 			}
@@ -102,7 +106,7 @@ func TestChocoBookkeeping(t *testing.T) {
 // where it started.
 func TestChocoConverges(t *testing.T) {
 	pr := newLS(8, 10, 40, 0.5, 2)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(8)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(8)))
 	final := func(spec string) (start, end float64) {
 		o, s := lsRun(t, Config{Method: CHOCOMethod{Gamma: 0.4, Compress: spec}, Eta0: 0.1, ConstantStep: true, Seed: 1}, mx, pr, 40, 1)
 		s.exact = true
@@ -127,8 +131,8 @@ func TestChocoConverges(t *testing.T) {
 
 func TestChocoRefusals(t *testing.T) {
 	pr := newLS(4, 5, 10, 1, 1)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
-	exp, err := OnePeerExponential(4)
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
+	exp, err := graph.OnePeerExponential(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +142,7 @@ func TestChocoRefusals(t *testing.T) {
 		want string
 	}{
 		{"time-varying", Config{Algorithm: CHOCO, Eta0: 0.1, Topology: exp}, "static graph"},
-		{"compress dsgd", Config{Algorithm: DSGD, Eta0: 0.1, Compress: "topk:0.1"}, "compression applies to choco"},
-		{"bad spec", Config{Algorithm: CHOCO, Eta0: 0.1, Compress: "topk:7"}, "topk:7"},
+		{"bad spec", Config{Method: knobbed(t, CHOCO, Knobs{"compress": "topk:7"}), Eta0: 0.1}, "topk:7"},
 		{"gamma", Config{Method: CHOCOMethod{Gamma: 1.5}, Eta0: 0.1}, "γ = 1.5"},
 		{"network over ranks", Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}, Network: &Network{Batch: 1}}, "one process"},
 		{"network batch", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{}}, "batch 0"},

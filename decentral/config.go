@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // ErrDiverged is wrapped by the error Step returns when a node's parameters or
@@ -54,7 +56,7 @@ type Config struct {
 	Exchange Exchange
 	// Topology gives round t's mixing matrix W_t; nil means the matrix
 	// passed to New every round. Its matrices must be over New's m nodes.
-	Topology Topology
+	Topology graph.Topology
 	// Local lists the nodes this optimizer runs, in increasing order: the
 	// nodes of one process (a rank) of a run spread over several. Empty
 	// means all m. The others' vectors arrive through the Exchange, whose
@@ -62,28 +64,22 @@ type Config struct {
 	// kept up to date, so measures over every node (Mean, ConsensusError,
 	// GradNormSq, Loss, Counters) describe the local nodes only.
 	Local []int
-	// Compress is the "compress" knob of the method Algorithm names (CHOCO's
-	// compressor, such as "topk:0.01"); a method that sends uncompressed
-	// vectors refuses anything but empty or "none".
-	//
-	// Deprecated: set the method's own knob, CHOCOMethod{Compress: spec}.
-	Compress string
 	// Seed seeds the stochastic compressors (rand-k, QSGD): node i's message
 	// of round t is drawn from a stream that depends only on (Seed, i, t).
 	Seed uint64
-	// Byzantine lists the nodes that lie, distinct and in increasing order
-	// (see [ParseByzantine]), fewer than m; Attack says how, and must be
-	// set exactly when Byzantine is not empty. The measures (Mean,
-	// ConsensusError, Loss, GradNormSq's x̄) then count the honest nodes
-	// only. A labelflip attack changes no message: the batch source gives
-	// the Byzantine nodes their poisoned data.
+	// Byzantine lists the nodes that lie, distinct and in increasing order,
+	// fewer than m. The measures (Mean, ConsensusError, Loss, GradNormSq's
+	// x̄) count the other, honest nodes only. The optimizer makes no node
+	// lie: package [github.com/gtstorm/gtstorm/decentral/robust] sets
+	// Byzantine with the Mixer and the Exchange that make its attacks and
+	// rules (robust.Apply), or the batch source gives the Byzantine nodes
+	// poisoned data.
 	Byzantine []int
-	Attack    Attack
-	// Aggregate replaces plain gossip Σ_j W_ij v_j for every slab the
-	// method mixes; nil is plain gossip ([Mean]). A method that sends
-	// compressed messages (CHOCO) takes neither a robust rule nor an
-	// attack on messages.
-	Aggregate Aggregator
+	// Mixer combines what a node receives for every slab its method mixes
+	// ([RoundContext.Mix]); nil is plain gossip Σ_j W_ij v_j. A method that
+	// sends compressed messages (CHOCO) takes none, nor an Exchange that
+	// reads the shared vectors ([ViewingExchange]).
+	Mixer Mixer
 	// Network, if not nil, is the simulated network and compute that
 	// [Optimizer.SimSeconds] turns rounds into seconds with. It needs every
 	// node in one process (Local empty).
@@ -94,14 +90,10 @@ type Config struct {
 // Algorithm names.
 func (c Config) method() (Method, error) {
 	if c.Method == nil {
-		return NewMethod(c.Algorithm, Knobs{"compress": c.Compress})
+		return NewMethod(c.Algorithm, nil)
 	}
-	name := c.Method.Describe().Name
-	switch {
-	case c.Algorithm != "" && c.Algorithm != name:
+	if name := c.Method.Describe().Name; c.Algorithm != "" && c.Algorithm != name {
 		return nil, fmt.Errorf("algorithm %q, but the method is %s", c.Algorithm, name)
-	case c.Compress != "":
-		return nil, fmt.Errorf("%s: Config.Compress %q with a Method; set the method's compressor", name, c.Compress)
 	}
 	return c.Method, nil
 }

@@ -43,14 +43,9 @@ func (c RoundContext) Scratch() (a, b []float32) {
 
 // Mix sets dst = Σ_j W_t,ij vec_j, where vec_j is the k-th vector neighbour
 // j shared this round and own is the node's: plain gossip, or the run's
-// Config.Aggregate rule over what the neighbours sent, Byzantine lies
-// included.
+// Config.Mixer over what the neighbours sent.
 func (c RoundContext) Mix(dst []float32, k int, own []float32) {
-	if c.o.rob != nil {
-		c.o.robustMix(c.w, dst, c.i, k, own)
-		return
-	}
-	c.o.mixRow(dst, c.i, k, own)
+	c.o.mixer.Mix(c.w, dst, c.o.mix, c.o.ex, c.i, k, own)
 }
 
 // Batch draws the node's next minibatch.

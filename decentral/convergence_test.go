@@ -3,11 +3,13 @@ package decentral
 import (
 	"math"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 func TestConvergenceLeastSquares(t *testing.T) {
 	pr := newLS(8, 10, 50, 1, 1)
-	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(8, 0.5, 1)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(8, 0.5, 1)))
 	full := pr.full()
 	norm := 0.0
 	for _, v := range pr.xStar {
@@ -71,7 +73,7 @@ func TestGTStormBeatsDSGD(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4}
 	for _, seed := range seeds {
 		pr := newLS(8, 10, 50, 1, seed)
-		mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(8, 0.5, seed)))
+		mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(8, 0.5, seed)))
 		final := map[string]float64{}
 		for _, cfg := range []Config{{Algorithm: DSGD, Eta0: 0.1}, {Algorithm: GTSTORM, Eta0: 0.1, Rho: 10}} {
 			cfg.Workers = 1
@@ -118,8 +120,8 @@ func meanOf(m, p int, vec func(i int) []float32) []float64 {
 // gradients.
 func TestAverageIdentity(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
-	for _, kind := range []string{MixLaplacian, MixMetropolis} {
-		mx := mustMixing(t, kind, mustGraph(ErdosRenyi(6, 0.4, 2)))
+	for _, kind := range []string{graph.MixLaplacian, graph.MixMetropolis} {
+		mx := mustMixing(t, kind, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 		for _, algo := range []string{GNSD, GTSTORM} {
 			o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2}, mx, pr, 3, 9)
 			worst := 0.0

@@ -13,9 +13,9 @@ type Counters struct {
 	// BytesSent[i] counts the bytes node i sent: floats × 4 × neighbours,
 	// as reported by the Exchange.
 	BytesSent []int64
-	// StateFloats is the algorithm's state per node beyond the model, in
-	// floats: 0 for DSGD; y and the last gradient (2p) for GNSD; v and x_{t−1}
-	// (2p) for GT-STORM.
+	// StateFloats is the method's state per node beyond the model, in
+	// floats: its Description.StateFloats times p (0 for DSGD, 2p for
+	// GT-STORM's v and x_{t−1}).
 	StateFloats int
 }
 
@@ -27,18 +27,6 @@ func (c Counters) MaxBytesSent() int64 {
 		b = max(b, v)
 	}
 	return b
-}
-
-// MeanBytesSent returns the bytes sent averaged over nodes.
-func (c Counters) MeanBytesSent() float64 {
-	if len(c.BytesSent) == 0 {
-		return 0
-	}
-	var s int64
-	for _, v := range c.BytesSent {
-		s += v
-	}
-	return float64(s) / float64(len(c.BytesSent))
 }
 
 // Counters returns the complexity counters so far.

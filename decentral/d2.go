@@ -1,6 +1,10 @@
 package decentral
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
+)
 
 // D2 is the name of D² in Config.Algorithm.
 const D2 = "d2"
@@ -91,15 +95,15 @@ func (D2Method) Samples(t int, c Cost) int64 { return int64(c.Batch) }
 // Laplacian W, whose spectrum lies in [1/3, 1]; the one-peer exponential
 // graph's (I + P)/2, whose eigenvalues have real part ≥ 0). Otherwise a
 // symmetric W's exact λ_min decides, and a directed W is refused.
-func (D2Method) CheckMixing(w *Mixing) error {
-	bound := w.gershgorinMin()
+func (D2Method) CheckMixing(w *graph.Mixing) error {
+	bound := w.GershgorinMin()
 	if bound > d2MinLambda+d2Margin {
 		return nil
 	}
 	if w.Directed() {
 		return fmt.Errorf("D² needs λ_min(W) > −1/3; this directed %s mixing matrix only bounds Re λ ≥ %.4g (Gershgorin)", w.Name(), bound)
 	}
-	lo, err := w.lambdaMin()
+	lo, err := w.LambdaMin()
 	if err != nil {
 		return fmt.Errorf("D² needs λ_min(W) > −1/3: %w", err)
 	}

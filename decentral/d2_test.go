@@ -5,6 +5,8 @@ import (
 	"math/cmplx"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // nodeBatch is node's one-sample batch for hetQuad, which needs to know the
@@ -90,7 +92,7 @@ func TestD2RemovesHeterogeneityBias(t *testing.T) {
 	const m, d, t1, t2 = 8, 3, 1000, 2000
 	q := newHetQuad(m, d)
 	xs := q.optimum()
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(m)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(m)))
 	dist := map[string][2]float64{}
 	for _, cfg := range []Config{
 		{Algorithm: DSGD}, {Algorithm: D2}, {Algorithm: GNSD},
@@ -131,7 +133,7 @@ func TestD2RemovesHeterogeneityBias(t *testing.T) {
 }
 
 // rowsMixing builds W from dense rows or fails the test.
-func rowsMixing(t *testing.T, name string, dense [][]float64) *Mixing {
+func rowsMixing(t *testing.T, name string, dense [][]float64) *graph.Mixing {
 	t.Helper()
 	mx, err := denseMixing(name, dense)
 	if err != nil {
@@ -142,7 +144,7 @@ func rowsMixing(t *testing.T, name string, dense [][]float64) *Mixing {
 
 // onePeer returns W = (I + P)/2, node i averaging with node i − 1 mod m: a
 // directed doubly stochastic W, one round of the one-peer exponential graph.
-func onePeer(t *testing.T, m int) *Mixing {
+func onePeer(t *testing.T, m int) *graph.Mixing {
 	t.Helper()
 	dense := make([][]float64, m)
 	for i := range dense {
@@ -159,18 +161,18 @@ func onePeer(t *testing.T, m int) *Mixing {
 func TestD2CheckMixing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		mx   *Mixing
+		mx   *graph.Mixing
 		want string // "" accepts; else a part of the error
 	}{
-		{"laplacian ring", mustMixing(t, MixLaplacian, mustGraph(Ring(8))), ""},
-		{"laplacian erdos-renyi", mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(20, 0.3, 1))), ""},
-		{"laplacian star", mustMixing(t, MixLaplacian, mustGraph(Star(9))), ""},
-		{"metropolis K2 (λ_min 0)", mustMixing(t, MixMetropolis, mustGraph(Complete(2))), ""},
-		{"metropolis ring 5 (λ_min −0.206)", mustMixing(t, MixMetropolis, mustGraph(Ring(5))), ""},
-		{"metropolis ring 6 (λ_min −1/3)", mustMixing(t, MixMetropolis, mustGraph(Ring(6))), "λ_min = -0.3333"},
-		{"metropolis torus 4×4 (λ_min −0.6)", mustMixing(t, MixMetropolis, mustGraph(Torus(16))), "λ_min = -0.6"},
-		{"lanczos: metropolis ring 601", mustMixing(t, MixMetropolis, mustGraph(Ring(601))), ""},
-		{"lanczos: metropolis ring 600", mustMixing(t, MixMetropolis, mustGraph(Ring(600))), "λ_min = -0.3333"},
+		{"laplacian ring", mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(8))), ""},
+		{"laplacian erdos-renyi", mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(20, 0.3, 1))), ""},
+		{"laplacian star", mustMixing(t, graph.MixLaplacian, mustGraph(graph.Star(9))), ""},
+		{"metropolis K2 (λ_min 0)", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Complete(2))), ""},
+		{"metropolis ring 5 (λ_min −0.206)", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(5))), ""},
+		{"metropolis ring 6 (λ_min −1/3)", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(6))), "λ_min = -0.3333"},
+		{"metropolis torus 4×4 (λ_min −0.6)", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Torus(16))), "λ_min = -0.6"},
+		{"lanczos: metropolis ring 601", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(601))), ""},
+		{"lanczos: metropolis ring 600", mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(600))), "λ_min = -0.3333"},
 		{"rows [[.2 .8] [.8 .2]]", rowsMixing(t, "swap", [][]float64{{0.2, 0.8}, {0.8, 0.2}}), "swap mixing matrix has λ_min = -0.6"},
 		{"directed one-peer (I+P)/2", onePeer(t, 5), ""},
 		{"directed 0.2I + 0.8P", rowsMixing(t, "shift", [][]float64{{0.2, 0, 0.8}, {0.8, 0.2, 0}, {0, 0.8, 0.2}}), "directed shift mixing matrix only bounds Re λ ≥ -0.6 (Gershgorin)"},
@@ -189,8 +191,8 @@ func TestD2CheckMixing(t *testing.T) {
 		})
 	}
 	// A Topology's W_1 is checked before round 2 mixes with it.
-	good := mustMixing(t, MixLaplacian, mustGraph(Ring(6)))
-	cfg := Config{Algorithm: D2, Eta0: 0.1, Topology: perRound{good, mustMixing(t, MixMetropolis, mustGraph(Ring(6)))}}
+	good := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(6)))
+	cfg := Config{Algorithm: D2, Eta0: 0.1, Topology: perRound{good, mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(6)))}}
 	o, err := New(cfg, good, newNodeSampler(6), newHetQuad(6, 2), make([]float32, 2))
 	if err != nil {
 		t.Fatal(err)
@@ -213,10 +215,10 @@ func TestD2CheckMixing(t *testing.T) {
 // (x̄_1 = x̄_0 − η_0 ḡ_0), on a static and on a time-varying directed graph.
 func TestD2AverageIdentity(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
-	er := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(6, 0.4, 2)))
+	er := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 	for name, topo := range map[string]perRound{
 		"static":       {er},
-		"time-varying": {er, onePeer(t, 6), mustMixing(t, MixLaplacian, mustGraph(Star(6)))},
+		"time-varying": {er, onePeer(t, 6), mustMixing(t, graph.MixLaplacian, mustGraph(graph.Star(6)))},
 	} {
 		s := newLSSampler(pr, 3, 9)
 		s.sigma = 0.3

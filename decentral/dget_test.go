@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // FullBatch makes unitSampler a FullBatcher for BenchmarkStep's D-GET.
@@ -48,7 +50,7 @@ type sampleOnly struct{ BatchSource }
 // pieces, equals one evaluation on the whole share.
 func TestSamplesMatchCounters(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 3)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))
 	const q = 3
 	cost := Cost{Batch: 3, Full: pr.n}
 	x0 := make([]float32, pr.d)
@@ -150,10 +152,10 @@ func TestRoundsWithin(t *testing.T) {
 // across the rounds that restart v from S1 (q = 3).
 func TestDGETTracking(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
-	er := mustMixing(t, MixMetropolis, mustGraph(ErdosRenyi(6, 0.4, 2)))
+	er := mustMixing(t, graph.MixMetropolis, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 	for name, topo := range map[string]perRound{
 		"static":       {er},
-		"time-varying": {er, onePeer(t, 6), mustMixing(t, MixLaplacian, mustGraph(Star(6)))},
+		"time-varying": {er, onePeer(t, 6), mustMixing(t, graph.MixLaplacian, mustGraph(graph.Star(6)))},
 	} {
 		s := newPieceSampler(pr, 3, 9, 8, 5)
 		s.sigma = 0.3

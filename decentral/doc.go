@@ -1,6 +1,6 @@
 // Package decentral runs decentralized optimizers — DSGD, D², GNSD, D-GET,
-// GT-STORM and CHOCO-SGD — over m simulated nodes on a communication graph
-// that may change per round.
+// GT-STORM, CHOCO-SGD, DSGDm and quasi-global momentum — over m nodes on a
+// communication graph that may change per round.
 //
 // The package holds every node's parameters as one flat m × p float32 slab,
 // mixes them through a sparse doubly stochastic matrix W over the graph's
@@ -10,50 +10,53 @@
 // through those interfaces. An Oracle that also implements [PairGrader]
 // lets GT-STORM share a batch's loading between its two gradients.
 //
-// A run is: build a [Graph] ([NewTopology] or a generator such as [Ring]),
-// its [Mixing] ([NewMixing]), then an [Optimizer] with [New] from a [Config];
-// call [Optimizer.Init] once and [Optimizer.Step] once per communication
-// round, and measure with [Optimizer.Mean], [Optimizer.ConsensusError] and
-// [Optimizer.GradNormSq]. [Optimizer.State] and [Optimizer.Restore] save and
-// resume a run bit for bit (package [github.com/gtstorm/gtstorm/weights]
-// writes the [Snapshot] to disk). The package example runs DSGD on four nodes
-// of a ring.
+// A run is: build a graph and its mixing matrix W with package
+// [github.com/gtstorm/gtstorm/decentral/graph] (graph.Generate or a
+// generator such as graph.Ring, then graph.NewMixing), then an [Optimizer]
+// with [New] from a [Config]; call [Optimizer.Init] once and
+// [Optimizer.Step] once per communication round, and measure with
+// [Optimizer.Mean], [Optimizer.ConsensusError] and [Optimizer.GradNormSq].
+// [Optimizer.State] and [Optimizer.Restore] save and resume a run bit for
+// bit (package [github.com/gtstorm/gtstorm/weights] writes the [Snapshot]
+// to disk). The package example runs DSGD on four nodes of a ring.
 //
-// The pieces, one idea per file:
+// This package holds the driver and the methods; two packages beside it
+// hold the other ideas of a run:
 //
-//   - [Graph] and its generators ([ErdosRenyi], [Ring], [Path], [Complete],
-//     [Star], [Torus], [ReadEdgeList]), [NewTopology] to pick one by name;
-//   - [Mixing]: W = I − 2/(3 λ_max(L)) L ([LaplacianMixing]) or
-//     Metropolis–Hastings ([MetropolisHastings]), with
-//     λ = max(|λ_2|, |λ_m|) ([Mixing.Lambda]) in closed form for the
-//     generators' graphs, else from a dense eigensolver for small m and
-//     sparse Lanczos iteration for large m (spectrum.go);
-//   - [Exchange]: how a node's vectors reach its neighbours each round
-//     ([MemExchange] in memory; a network transport can replace it);
-//   - [Schedule]: the step sizes η_t and GT-STORM's β_t;
-//   - [Topology]: the mixing matrix W_t of each round ([Static] for a fixed
-//     graph; a time-varying one returns another [Mixing] per round, and the
-//     exchange delivers to round t's neighbours);
-//   - DSGD, D², GNSD, D-GET, GT-STORM and CHOCO-SGD, one self-contained
-//     file each (dsgd.go, d2.go, gnsd.go, dget.go, gtstorm.go, choco.go),
-//     each a [Method] run by an [Optimizer] that counts samples, rounds,
-//     bytes and state floats ([Counters]) as SPEC §6 defines them;
+//   - package graph: graphs, their generators and edge lists, the mixing
+//     matrices W, their spectra (λ) and the time-varying topologies that
+//     give each round's W_t (graph.Topology; graph.Static for a fixed
+//     graph), which the optimizer asks for every round;
+//   - package [github.com/gtstorm/gtstorm/decentral/robust]: Byzantine
+//     nodes, their attacks and the robust aggregation rules. They plug in
+//     through two hooks of this package: a [Mixer] (Config.Mixer), which
+//     [RoundContext.Mix] calls in place of plain gossip, and an exchange
+//     decorator (Config.Exchange) that tells the lies through a
+//     [ScatterExchange] and reads the round's vectors through a
+//     [ViewingExchange]. Config.Byzantine names the nodes the measures
+//     leave out.
+//
+// The driver's pieces, one idea per file:
+//
+//   - [Optimizer] (optimizer.go, setup.go, parallel.go, context.go): the
+//     round, the workers, and the [RoundContext] a method sees;
+//   - [Exchange] (exchange.go): how a node's vectors reach its neighbours
+//     each round ([MemExchange] in memory; package cluster/transport's over
+//     the network), and the [Mixer] (mixer.go) that combines them;
+//   - [Schedule] (schedule.go): the step sizes η_t and GT-STORM's β_t;
+//   - the measures (measures.go) and counters ([Counters], counters.go) of
+//     samples, rounds, bytes and state floats as SPEC §6 defines them;
+//   - DSGD, D², GNSD, D-GET, GT-STORM, CHOCO-SGD, DSGDm and quasi-global
+//     momentum, one self-contained file each (dsgd.go, d2.go, gnsd.go,
+//     dget.go, gtstorm.go, choco.go, dsgdm.go, qgdsgdm.go), each a [Method];
 //   - compressed messages (messages.go): the messages of a method whose
 //     [Description] names a compressor (CHOCO's Compress knob) go through a
 //     compressor of package [github.com/gtstorm/gtstorm/decentral/compress],
 //     and count their encoded bytes;
+//   - pipelined rounds (pipeline.go) over a [PipelinedExchange];
 //   - the simulated clock (netclock.go): a [Network] of latency, bandwidth
-//     and per-node compute turns rounds into [Optimizer.SimSeconds].
-//   - nodes that lie (byzantine.go, attack.go, lies.go): Config.Byzantine
-//     nodes send each neighbour an [Attack]'s message in place of their
-//     honest vectors, made where the Byzantine node runs and sent through
-//     a [ScatterExchange], each neighbour its own (omniscient attacks read
-//     the honest vectors of the round, which the Byzantine node's process
-//     must hold: [CheckPlacement]), and the measures count the honest
-//     nodes only;
-//   - robust aggregation: an [Aggregator] (Config.Aggregate: [Mean],
-//     [Clip], [Trim], [Median], one file each) replaces Σ_j W_ij v_j in
-//     [RoundContext.Mix] for every slab a method mixes.
+//     and per-node compute turns rounds into [Optimizer.SimSeconds];
+//   - the memory a run takes, from its sizes alone (memory.go).
 //
 // # Methods as configured values
 //

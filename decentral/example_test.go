@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -61,11 +63,11 @@ func Example() {
 	batches := fixedBatches{node(1, 4, 0), node(2, 0, 4), node(1, 2, 2), node(2, 2, -2)}
 	xStar := [2]float64{1.4, 1}
 
-	g, err := decentral.Ring(4)
+	g, err := graph.Ring(4)
 	if err != nil {
 		panic(err)
 	}
-	mix, err := decentral.NewMixing(decentral.MixLaplacian, g)
+	mix, err := graph.NewMixing(graph.MixLaplacian, g)
 	if err != nil {
 		panic(err)
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // Exchange carries one communication round's messages between neighbours.
-// Every round the Optimizer calls Send (or, for a Byzantine node's lies,
-// [ScatterExchange.SendEach]) once for every node with the vectors the
+// Every round the Optimizer calls Send once for every node with the vectors the
 // algorithm shares (x, or x and v) and the nodes that mix them this
 // round (the node's neighbours in W_t; a directed W_t may list fewer or other
 // nodes than it receives from), then Wait, then — concurrently, from
@@ -35,7 +36,7 @@ type Exchange interface {
 // W_t.From(i), sent by Send(j, to, vecs) on whichever process runs j.
 type RoundExchange interface {
 	Exchange
-	BeginRound(t int, w *Mixing, shares int) error
+	BeginRound(t int, w *graph.Mixing, shares int) error
 }
 
 // PipelinedExchange is a [RoundExchange] that can begin the next round
@@ -50,7 +51,7 @@ type RoundExchange interface {
 // then has no BeginRound: its Wait and Recv calls follow as usual.
 type PipelinedExchange interface {
 	RoundExchange
-	BeginNextRound(t int, w *Mixing, shares int) error
+	BeginNextRound(t int, w *graph.Mixing, shares int) error
 }
 
 // EncodedExchange is an [Exchange] that carries a compressing method's
@@ -77,10 +78,11 @@ type EncodedExchange interface {
 }
 
 // ScatterExchange is an [Exchange] that can send each neighbour its own
-// vectors: a Byzantine node's messages (see [Attack]), which differ per
-// neighbour, travel through SendEach, and Recv(to[n], node) then returns
-// vecs[n]. The optimizer calls SendEach in place of Send, for such a node
-// only; a run whose nodes lie in their messages needs one.
+// vectors: a Byzantine node's messages, which differ per neighbour, travel
+// through SendEach, and Recv(to[n], node) then returns vecs[n]. The
+// optimizer never calls it: package robust's exchange decorator, which
+// tells the lies, calls SendEach in place of Send for a Byzantine node, and
+// a run whose nodes lie in their messages needs an exchange that has it.
 type ScatterExchange interface {
 	Exchange
 	// SendEach delivers vecs[n], node's vectors for to[n], to each node of
@@ -90,12 +92,25 @@ type ScatterExchange interface {
 	SendEach(node int, to []int, vecs [][][]float32) (bytes int64, err error)
 }
 
+// ViewingExchange is an [Exchange], a decorator of another, that reads the
+// vectors the optimizer's nodes share in a round before they are sent, not
+// only those sent to it: package robust's omniscient attacks, whose
+// Byzantine nodes lie from what their targets receive. [New] calls View
+// once with a function that returns node i's k-th shared vector of the
+// round in progress (its current row of the k-th slab its method shares),
+// for the nodes the optimizer runs, from the round's first Send to its
+// Wait. A method that compresses its messages takes no ViewingExchange.
+type ViewingExchange interface {
+	Exchange
+	View(shared func(node, k int) []float32)
+}
+
 // MemExchange is the in-memory Exchange of a single process simulating all
 // nodes: a sent vector is shared with the neighbours, not copied, and the
 // bytes reported are those a network transport would send — every float to
 // every neighbour, 4 bytes each.
 type MemExchange struct {
-	g    *Graph
+	g    *graph.Graph
 	sent [][][]float32 // sent[node] = the vectors node sent this round
 	each []scattered   // each[node]: what node sent each neighbour, after SendEach
 }
@@ -107,7 +122,7 @@ type scattered struct {
 }
 
 // NewMemExchange returns an in-memory exchange over g's edges.
-func NewMemExchange(g *Graph) *MemExchange {
+func NewMemExchange(g *graph.Graph) *MemExchange {
 	e := &MemExchange{g: g, sent: make([][][]float32, g.N)}
 	for i := range e.sent {
 		e.sent[i] = make([][]float32, 0, 2)

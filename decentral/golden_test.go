@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // The golden trajectories: exact float64 runs of the three algorithms by an
@@ -181,11 +183,11 @@ func TestGoldenTrajectories(t *testing.T) {
 			if c.Decay != DefaultDecay {
 				t.Fatalf("decay %v, want %v", c.Decay, DefaultDecay)
 			}
-			g, err := NewGraph(gf.Nodes, c.Edges)
+			g, err := graph.New(gf.Nodes, c.Edges)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mx := mustMixing(t, MixLaplacian, g)
+			mx := mustMixing(t, graph.MixLaplacian, g)
 			for i, row := range mx.Dense() {
 				for j, w := range row {
 					if math.Abs(w-c.W[i][j]) > 1e-15 {

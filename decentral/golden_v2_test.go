@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // goldenV2Path holds exact float64 runs of D², D-GET and of DSGD, GNSD,
@@ -25,9 +27,9 @@ type goldenV2Run struct {
 }
 
 // perRound is the Topology whose round t mixes with p[t mod len(p)].
-type perRound []*Mixing
+type perRound []*graph.Mixing
 
-func (p perRound) Mixing(t int) *Mixing { return p[t%len(p)] }
+func (p perRound) Mixing(t int) *graph.Mixing { return p[t%len(p)] }
 
 // replayFullSampler is a replaySampler whose large batch is a node's whole
 // share: node i owns rows i, i+m, i+2m, … of the file's rows.
@@ -57,7 +59,7 @@ func (s *replayFullSampler) FullBatch(node, n int) []Batch {
 
 // denseMixing builds W from its dense rows, the non-zero off-diagonal
 // weights in increasing column order.
-func denseMixing(name string, dense [][]float64) (*Mixing, error) {
+func denseMixing(name string, dense [][]float64) (*graph.Mixing, error) {
 	m := len(dense)
 	self, from, w := make([]float64, m), make([][]int, m), make([][]float64, m)
 	for i, row := range dense {
@@ -69,19 +71,19 @@ func denseMixing(name string, dense [][]float64) (*Mixing, error) {
 			}
 		}
 	}
-	return NewMixingRows(name, self, from, w)
+	return graph.NewMixingRows(name, self, from, w)
 }
 
 // goldenV2Mixing returns New's W and the run's Topology: the Laplacian
 // mixing of the file's edges (checked against its W), or the file's W_t.
-func goldenV2Mixing(t *testing.T, nodes int, c goldenV2Run) (*Mixing, Topology) {
+func goldenV2Mixing(t *testing.T, nodes int, c goldenV2Run) (*graph.Mixing, graph.Topology) {
 	t.Helper()
 	if len(c.WPerRound) == 0 {
-		g, err := NewGraph(nodes, c.Edges)
+		g, err := graph.New(nodes, c.Edges)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mx := mustMixing(t, MixLaplacian, g)
+		mx := mustMixing(t, graph.MixLaplacian, g)
 		for i, row := range mx.Dense() {
 			for j, w := range row {
 				if math.Abs(w-c.W[i][j]) > 1e-15 {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // The golden trajectories of SPEC §14's recipes (weight decay, DSGDm,
@@ -86,11 +88,11 @@ func TestGoldenV3Trajectories(t *testing.T) {
 			if len(c.Etas) != c.Rounds {
 				t.Fatalf("%d etas for %d rounds", len(c.Etas), c.Rounds)
 			}
-			g, err := NewGraph(gf.Nodes, gf.Edges)
+			g, err := graph.New(gf.Nodes, gf.Edges)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mx := mustMixing(t, MixLaplacian, g)
+			mx := mustMixing(t, graph.MixLaplacian, g)
 			meth := knobbed(t, c.Algo, Knobs{
 				"momentum":    strconv.FormatFloat(c.Momentum, 'g', -1, 64),
 				"nesterov":    strconv.FormatBool(c.Nesterov),

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -188,7 +190,7 @@ func stationarity(t *testing.T, o *Optimizer, full []Batch) float64 {
 
 // mustGraph returns g, panicking on a generator error: for fixed inputs
 // that cannot fail unless the generator is broken.
-func mustGraph(g *Graph, err error) *Graph {
+func mustGraph(g *graph.Graph, err error) *graph.Graph {
 	if err != nil {
 		panic(err)
 	}
@@ -196,9 +198,9 @@ func mustGraph(g *Graph, err error) *Graph {
 }
 
 // mustMixing builds a mixing matrix or fails the test.
-func mustMixing(t testing.TB, kind string, g *Graph) *Mixing {
+func mustMixing(t testing.TB, kind string, g *graph.Graph) *graph.Mixing {
 	t.Helper()
-	mx, err := NewMixing(kind, g)
+	mx, err := graph.NewMixing(kind, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func mustMixing(t testing.TB, kind string, g *Graph) *Mixing {
 }
 
 // lsRun builds and initialises an optimizer on pr.
-func lsRun(t testing.TB, cfg Config, mx *Mixing, pr *lsProblem, batch int, seed uint64) (*Optimizer, *lsSampler) {
+func lsRun(t testing.TB, cfg Config, mx *graph.Mixing, pr *lsProblem, batch int, seed uint64) (*Optimizer, *lsSampler) {
 	t.Helper()
 	s := newLSSampler(pr, batch, seed)
 	o, err := New(cfg, mx, s, lsOracle{pr}, make([]float32, pr.d))
@@ -270,7 +272,7 @@ func knobbed(t testing.TB, algo string, k Knobs) Method {
 // after cut rounds, then restores the snapshot into a fresh optimizer whose
 // sampler is replayed to where the snapshot was taken and runs it to total:
 // it returns both optimizers and the snapshot, for a test to compare.
-func resumedAt(t *testing.T, cfg Config, mx *Mixing, pr *lsProblem, newSampler func() *lsSampler, cut, total int) (straight, resumed *Optimizer, snap *Snapshot) {
+func resumedAt(t *testing.T, cfg Config, mx *graph.Mixing, pr *lsProblem, newSampler func() *lsSampler, cut, total int) (straight, resumed *Optimizer, snap *Snapshot) {
 	t.Helper()
 	first := newSampler()
 	straight, _ = lsRunWith(t, cfg, mx, pr, first)

@@ -3,6 +3,8 @@ package decentral
 import (
 	"context"
 	"fmt"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // Mean writes x̄ = (1/m) Σ_i x_i into dst (length p), summing in float64;
@@ -90,6 +92,25 @@ func (o *Optimizer) evalJob(w, k int) error {
 	return nil
 }
 
+// Byzantine returns the nodes that lie (Config.Byzantine), nil for none.
+func (o *Optimizer) Byzantine() []int {
+	var out []int
+	h := 0
+	for i := range o.m {
+		if h < len(o.honest) && o.honest[h] == i {
+			h++
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// Honest returns the honest nodes in increasing order: every node of a run
+// without Byzantine ones. The measures (Mean, ConsensusError, Loss,
+// GradNormSq) count these only. The slice belongs to the optimizer.
+func (o *Optimizer) Honest() []int { return o.honest }
+
 // Round returns t, the number of communication rounds done.
 func (o *Optimizer) Round() int { return o.round }
 
@@ -108,7 +129,7 @@ func (o *Optimizer) Workers() int { return o.procs }
 
 // Mixing returns the mixing matrix of the round in progress or, between
 // rounds, of the last one (New's before the first).
-func (o *Optimizer) Mixing() *Mixing { return o.mix }
+func (o *Optimizer) Mixing() *graph.Mixing { return o.mix }
 
 // Schedule returns the step-size and β schedule.
 func (o *Optimizer) Schedule() Schedule { return o.sched }

@@ -6,14 +6,10 @@ import (
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
-// newCompressor returns the compressor of the method described by d (nil
-// for one that sends uncompressed vectors), which the deprecated
-// Config.Compress must not ask of.
-func newCompressor(cfg Config, d Description) (compress.Compressor, error) {
+// newCompressor returns the compressor of the method described by d, nil
+// for one that sends uncompressed vectors.
+func newCompressor(d Description) (compress.Compressor, error) {
 	if d.Compress == "" {
-		if cfg.Compress != "" && cfg.Compress != "none" {
-			return nil, fmt.Errorf("compressor %q: %s sends uncompressed vectors; compression applies to %s", cfg.Compress, d.Name, CHOCO)
-		}
 		return nil, nil
 	}
 	return compress.Parse(d.Compress)

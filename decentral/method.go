@@ -1,6 +1,10 @@
 package decentral
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
+)
 
 // Method is one decentralized algorithm, a configured value that carries its
 // own knobs (DGETMethod{Period: 10}, CHOCOMethod{Gamma: 0.1}). The
@@ -73,8 +77,10 @@ type Description struct {
 	Knobs []string
 }
 
-// shares returns the number of vectors a node sends each neighbour per round.
-func (d Description) shares() int {
+// Shares returns the number of vectors a node sends each neighbour per
+// round: one encoded message for a method that compresses, else its
+// shared slabs.
+func (d Description) Shares() int {
 	if d.Compress != "" {
 		return 1
 	}
@@ -114,7 +120,7 @@ type Cost struct {
 // needs λ_min(W) > −1/3): the optimizer calls CheckMixing with every W_t
 // before the first round that mixes with it, and stops on its error.
 type MixingChecker interface {
-	CheckMixing(w *Mixing) error
+	CheckMixing(w *graph.Mixing) error
 }
 
 // Preparer is a [Method] whose nodes work before the round's messages are

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // heavyBall is a toy method defined the documented way, to show that a new
@@ -84,7 +86,7 @@ func TestAddMethod(t *testing.T) {
 	}
 
 	pr := newLS(5, 4, 20, 1, 2)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))
 	const rounds, batch, seed = 6, 3, 9
 	run := func(cfg Config) *Optimizer {
 		cfg.Eta0, cfg.Workers = 0.05, 2

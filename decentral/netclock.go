@@ -96,9 +96,9 @@ func (o *Optimizer) advanceClock() {
 	}
 	for i := range o.simT {
 		t := ready[i]
-		for _, j := range o.mix.from[i] {
+		for _, j := range o.mix.From(i) {
 			var perMessage int64
-			if k := len(o.mix.to[j]); k > 0 {
+			if k := len(o.mix.To(j)); k > 0 {
 				perMessage = o.rBytes[j] / int64(k)
 			}
 			t = max(t, ready[j]+n.linkTime(perMessage))

@@ -3,6 +3,8 @@ package decentral
 import (
 	"math"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // TestNetworkClockPath: the simulated clock on a path 0 – 1 – 2 whose
@@ -17,7 +19,7 @@ import (
 // GT-STORM draws one batch at Init (T_0 = compute) and two per round.
 func TestNetworkClockPath(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 1)
-	mx := mustMixing(t, MixMetropolis, mustGraph(Path(3)))
+	mx := mustMixing(t, graph.MixMetropolis, mustGraph(graph.Path(3)))
 	net := &Network{Latency: 0.01, Bandwidth: 1000, Compute: 0.1, Batch: 3, Slowdown: []float64{1, 1, 5}}
 	cases := []struct {
 		algo string
@@ -55,7 +57,7 @@ func TestNetworkClockPath(t *testing.T) {
 // with compression on (CHOCO's message sizes drive the links).
 func TestNetworkClockResume(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Torus(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Torus(5)))
 	net := &Network{Latency: 0.001, Bandwidth: 1e4, Compute: 0.01, Batch: 3, Slowdown: []float64{1, 3, 1, 1, 1}}
 	cfg := Config{Method: CHOCOMethod{Compress: "qsgd:7"}, Eta0: 0.05, Seed: 9, Network: net}
 	o, o2, snap := resumedAt(t, cfg, mx, pr, func() *lsSampler { return newLSSampler(pr, 3, 5) }, 5, 12)

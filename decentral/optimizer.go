@@ -6,12 +6,14 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // Optimizer runs one decentralized algorithm, a [Method], over m nodes with
 // p parameters each: it is the driver that schedules the nodes' work on its
-// workers, runs the exchange, asks the [Topology] for each round's W_t,
+// workers, runs the exchange, asks the [graph.Topology] for each round's W_t,
 // counts and measures, and never switches on the algorithm. All nodes'
 // vectors live in flat m × p slabs, node i at [i·p, (i+1)·p). An Optimizer
 // is not safe for concurrent use; Close releases its worker goroutines.
@@ -20,8 +22,8 @@ type Optimizer struct {
 	meth    Method
 	desc    Description // meth's, read once
 	sched   Schedule
-	topo    Topology
-	mix     *Mixing // W_t of the round in progress, or of the last one
+	topo    graph.Topology
+	mix     *graph.Mixing // W_t of the round in progress, or of the last one
 	ex      Exchange
 	sampler BatchSource
 	oracle  Oracle
@@ -55,17 +57,10 @@ type Optimizer struct {
 	dec      [][]float32
 	msgBytes []int64
 
-	// Byzantine nodes and robust aggregation (Config.Byzantine, Attack,
-	// Aggregate): byz[i] marks a node that lies (nil for none), honest
-	// lists the others, agg is the rule (nil: plain gossip) and rob holds
-	// each worker's buffers when mixing goes through robustMix.
-	byz     []bool
-	honest  []int
-	attack  Attack
-	agg     Aggregator
-	rob     []robustScratch
-	liars   []liar // per node, a Byzantine node's messages (lies.go)
-	isLocal []bool // the nodes of local, for checkOmniscient
+	// honest lists the nodes the measures count: all but Config.Byzantine.
+	honest []int
+	// mixer combines what a node receives: Config.Mixer, or plain gossip.
+	mixer Mixer
 
 	// The simulated clock (Config.Network): T_i, when node i finished the
 	// last round, in seconds.
@@ -170,7 +165,7 @@ func (o *Optimizer) beginRound(t int, pipelined bool) error {
 	}
 	o.setRates(t)
 	if rx, ok := o.ex.(RoundExchange); ok && !pipelined {
-		if err := rx.BeginRound(t, o.mix, o.desc.shares()); err != nil {
+		if err := rx.BeginRound(t, o.mix, o.desc.Shares()); err != nil {
 			return fmt.Errorf("%s round %d: %w", o.desc.Name, t+1, err)
 		}
 	}
@@ -194,7 +189,7 @@ func (o *Optimizer) sendRound(t int, pipelined bool) error {
 			o.rBytes[i] = o.pipe.bytes[i]
 			continue
 		}
-		n, err := o.sendShared(i, t)
+		n, err := o.sendShared(i)
 		if err != nil {
 			return fmt.Errorf("%s round %d: node %d: %w", o.desc.Name, t+1, i, err)
 		}
@@ -203,11 +198,11 @@ func (o *Optimizer) sendRound(t int, pipelined bool) error {
 	return nil
 }
 
-// sendShared sends node i's shared vectors of round t, as encoded messages
-// when the method compresses and the exchange carries them, and returns the
-// bytes they count for.
-func (o *Optimizer) sendShared(i, t int) (int64, error) {
-	to := o.mix.to[i]
+// sendShared sends node i's shared vectors of the round, as encoded
+// messages when the method compresses and the exchange carries them, and
+// returns the bytes they count for.
+func (o *Optimizer) sendShared(i int) (int64, error) {
+	to := o.mix.To(i)
 	ee, encoded := o.ex.(EncodedExchange)
 	encoded = encoded && o.comp != nil
 	o.send[i] = o.share(i, o.send[i][:0])
@@ -216,7 +211,7 @@ func (o *Optimizer) sendShared(i, t int) (int64, error) {
 	if encoded {
 		n, err = ee.SendEncoded(i, to, o.enc[i], o.dec[i])
 	} else {
-		n, err = o.sendNode(0, i, t, o.mix, to, o.send[i])
+		n, err = o.ex.Send(i, to, o.send[i])
 	}
 	if err != nil || o.comp == nil {
 		return n, err
@@ -249,21 +244,18 @@ func (o *Optimizer) setRates(t int) {
 }
 
 // checkMixing refuses a mixing matrix that is not over the optimizer's m
-// nodes or that the method cannot use (see MixingChecker).
-func (o *Optimizer) checkMixing(mx *Mixing) error {
+// nodes or that the mixer, the exchange or the method cannot use (each
+// that is a MixingChecker).
+func (o *Optimizer) checkMixing(mx *graph.Mixing) error {
 	if mx == nil || mx.Nodes() != o.m {
 		return fmt.Errorf("the topology gave no mixing matrix over %d nodes", o.m)
 	}
-	if o.agg != nil {
-		if err := o.agg.Check(mx); err != nil {
-			return err
+	for _, v := range []any{o.mixer, o.ex, o.meth} {
+		if c, ok := v.(MixingChecker); ok {
+			if err := c.CheckMixing(mx); err != nil {
+				return err
+			}
 		}
-	}
-	if err := o.checkOmniscient(mx); err != nil {
-		return err
-	}
-	if c, ok := o.meth.(MixingChecker); ok {
-		return c.CheckMixing(mx)
 	}
 	return nil
 }

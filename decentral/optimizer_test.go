@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 var ctx = context.Background()
@@ -26,8 +28,8 @@ func (s varSampler) Sample(node int) Batch {
 
 func TestCounters(t *testing.T) {
 	pr := newLS(6, 10, 20, 1, 2)
-	g := mustGraph(Star(6)) // degrees 5, 1, 1, 1, 1, 1
-	mx := mustMixing(t, MixLaplacian, g)
+	g := mustGraph(graph.Star(6)) // degrees 5, 1, 1, 1, 1, 1
+	mx := mustMixing(t, graph.MixLaplacian, g)
 	const rounds = 7
 	batchSum := int64(0)
 	for i := 0; i < pr.m; i++ {
@@ -68,8 +70,12 @@ func TestCounters(t *testing.T) {
 				t.Errorf("%s: node %d sent %d bytes, want %d", tc.algo, i, b, want)
 			}
 		}
-		if c.MaxBytesSent() != rounds*tc.floatsSent*4*5 || c.MeanBytesSent() != float64(rounds*tc.floatsSent*4*10)/6 {
-			t.Errorf("%s: max %d, mean %v bytes", tc.algo, c.MaxBytesSent(), c.MeanBytesSent())
+		var total int64
+		for _, b := range c.BytesSent {
+			total += b
+		}
+		if c.MaxBytesSent() != rounds*tc.floatsSent*4*5 || total != rounds*tc.floatsSent*4*10 {
+			t.Errorf("%s: max %d, total %d bytes", tc.algo, c.MaxBytesSent(), total)
 		}
 	}
 
@@ -102,7 +108,7 @@ func (s nilSampler) Sample(node int) Batch {
 // instead of panicking.
 func TestNilBatch(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 2)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(3)))
 	for _, tc := range []struct {
 		algo  string
 		or    Oracle
@@ -134,7 +140,7 @@ func TestNilBatch(t *testing.T) {
 // 1, 3 and 4 workers.
 func TestWorkerCountInvariance(t *testing.T) {
 	pr := newLS(7, 10, 30, 1, 4)
-	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(7, 0.5, 4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(7, 0.5, 4)))
 	for _, algo := range Algorithms() {
 		var ref *Snapshot
 		for _, workers := range []int{1, 4, 3} {
@@ -167,7 +173,7 @@ func TestWorkerCountInvariance(t *testing.T) {
 // optimizer equals the uninterrupted run bit for bit.
 func TestResume(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Torus(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Torus(5)))
 	for _, algo := range Algorithms() {
 		cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2}
 		newSampler := func() *lsSampler { s := newLSSampler(pr, 3, 5); s.sigma = 0.3; return s }
@@ -185,7 +191,7 @@ func TestResume(t *testing.T) {
 
 func TestRestoreErrors(t *testing.T) {
 	pr := newLS(4, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
 	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05}, mx, pr, 2, 1)
 	good, _ := o.State()
 	for _, tc := range []struct {
@@ -218,7 +224,7 @@ func TestRestoreErrors(t *testing.T) {
 
 func TestStepBeforeInitAndCancel(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(3)))
 	o, err := New(Config{Algorithm: DSGD, Eta0: 0.05}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +283,7 @@ func (o *poisonOracle) Grad(w int, x []float32, b Batch, g []float32) (float32, 
 
 func TestDivergenceAndErrors(t *testing.T) {
 	pr := newLS(5, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(5)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))
 	for _, tc := range []struct {
 		algo, mode string
 		after      int // evaluations of node 2 before it fails
@@ -323,13 +329,13 @@ func TestDivergenceAndErrors(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(3)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(3)))
 	s, or := newLSSampler(pr, 2, 1), lsOracle{pr}
 	x0 := make([]float32, pr.d)
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-		mx   *Mixing
+		mx   *graph.Mixing
 		s    BatchSource
 		o    Oracle
 		x0   []float32
@@ -354,7 +360,7 @@ func TestNewErrors(t *testing.T) {
 // against direct float64 computations.
 func TestMeasures(t *testing.T) {
 	pr := newLS(4, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
 	o, _ := lsRun(t, Config{Algorithm: GNSD, Eta0: 0.1, Workers: 2}, mx, pr, 3, 1)
 	for r := 0; r < 5; r++ {
 		o.Step(ctx)
@@ -428,7 +434,7 @@ func TestStepAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	pr := newLS(6, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(6, 0.6, 1)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.6, 1)))
 	for _, algo := range Algorithms() {
 		for _, workers := range []int{1, 3} {
 			o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.01, Workers: workers}, mx, pr, 2, 1)
@@ -444,7 +450,7 @@ func TestStepAllocations(t *testing.T) {
 // and a later Step starts them again.
 func TestCloseStopsWorkers(t *testing.T) {
 	pr := newLS(6, 10, 20, 1, 6)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(6)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(6)))
 	o, err := New(Config{Algorithm: GTSTORM, Eta0: 0.05, Workers: 9}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +522,7 @@ func (o pairGrader) GradPair(w int, xNew, xOld []float32, b Batch, gNew, gOld []
 func TestPairGrader(t *testing.T) {
 	const m, rounds = 5, 12
 	pr := newLS(m, 6, 20, 1, 3)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(m)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(m)))
 	cfg := Config{Algorithm: GTSTORM, Eta0: 0.05, Rho: 10, Workers: 2}
 	run := func(or Oracle) *Optimizer {
 		s := newLSSampler(pr, 3, 9)

@@ -79,7 +79,7 @@ func (o *Optimizer) job(w, i int) (err error) {
 			return err
 		}
 		if o.pipe.sending {
-			o.sendNextRound(w, node) // a pipelined round: the node's next vectors go now
+			o.sendNextRound(node) // a pipelined round: the node's next vectors go now
 		}
 		return nil
 	default:

@@ -1,5 +1,7 @@
 package decentral
 
+import "github.com/gtstorm/gtstorm/decentral/graph"
+
 // pipeline is the state of pipelined rounds (a PipelinedExchange and
 // SetFinalRound): round t+1 begins after round t's Wait, and each node sends
 // its round-(t+1) vectors, its Next rows, as soon as its round-t Step is
@@ -10,7 +12,7 @@ type pipeline struct {
 	begun   int           // t+1 when round t began during round t−1, else 0
 	sending bool          // this round's Step phase sends the next round's vectors
 	err     error         // BeginNextRound's error, for the next round
-	mix     *Mixing       // W_{t+1}, for the next round's sends
+	mix     *graph.Mixing // W_{t+1}, for the next round's sends
 	send    [][][]float32 // send[i]: node i's vectors of the next round
 	bytes   []int64       // the bytes those took, per node
 	errs    []error       // their Send's error, per node
@@ -27,8 +29,7 @@ func (p *pipeline) restart() { p.begun, p.err = 0, nil }
 // default, turns the pipelining off. A method whose messages are not rows
 // of its state slabs (a Preparer's, a compressor's) is never pipelined.
 // Each node's vectors of the next round are then its Next rows of the
-// slabs its Description shares. A run under an omniscient attack, whose
-// lies read the other nodes' vectors of the round, is not pipelined.
+// slabs its Description shares.
 func (o *Optimizer) SetFinalRound(T int) {
 	o.pipe.final, o.pipe.shared = T, nil
 	if _, ok := o.ex.(PipelinedExchange); !ok || T <= 0 || o.comp != nil {
@@ -37,14 +38,14 @@ func (o *Optimizer) SetFinalRound(T int) {
 	if _, ok := o.meth.(Preparer); ok {
 		return
 	}
-	if len(o.desc.Shared) == 0 || o.attack.Omniscient() {
-		return // an omniscient lie reads the other nodes' vectors of the round
+	if len(o.desc.Shared) == 0 {
+		return
 	}
 	o.pipe.shared = o.desc.Shared
 	if o.pipe.send == nil {
 		o.pipe.send = make([][][]float32, o.m)
 		for i := range o.pipe.send {
-			o.pipe.send[i] = make([][]float32, 0, o.desc.shares())
+			o.pipe.send[i] = make([][]float32, 0, o.desc.Shares())
 		}
 		o.pipe.bytes, o.pipe.errs = make([]int64, o.m), make([]error, o.m)
 	}
@@ -66,7 +67,7 @@ func (o *Optimizer) beginNext(t int) {
 		o.pipe.bytes[i], o.pipe.errs[i] = 0, nil
 	}
 	o.pipe.begun = t + 2
-	if err := o.ex.(PipelinedExchange).BeginNextRound(t+1, mx, o.desc.shares()); err != nil {
+	if err := o.ex.(PipelinedExchange).BeginNextRound(t+1, mx, o.desc.Shares()); err != nil {
 		o.pipe.err = err // the next round's error, as BeginRound's would be
 		return
 	}
@@ -87,11 +88,11 @@ func (o *Optimizer) share(i int, send [][]float32) [][]float32 {
 
 // sendNextRound sends node i's vectors of the next round, its Next rows,
 // once its Step of this round is done; the error waits for the next round.
-func (o *Optimizer) sendNextRound(w, i int) {
+func (o *Optimizer) sendNextRound(i int) {
 	vecs := o.pipe.send[i][:0]
 	for _, k := range o.pipe.shared {
 		vecs = append(vecs, o.row(o.nxt[k], i))
 	}
 	o.pipe.send[i] = vecs
-	o.pipe.bytes[i], o.pipe.errs[i] = o.sendNode(w, i, o.round+1, o.pipe.mix, o.pipe.mix.to[i], vecs)
+	o.pipe.bytes[i], o.pipe.errs[i] = o.ex.Send(i, o.pipe.mix.To(i), vecs)
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // rankBus carries the vectors of K in-process ranks, as a network transport
@@ -69,12 +71,12 @@ func (e *rankExchange) SendEncoded(node int, to []int, msg []byte, dec []float32
 	return int64(len(msg)) * int64(len(to)), nil
 }
 
-func (e *rankExchange) BeginRound(t int, w *Mixing, shares int) error {
+func (e *rankExchange) BeginRound(t int, w *graph.Mixing, shares int) error {
 	e.t, e.sendT = t, t
 	return nil
 }
 
-func (e *rankExchange) BeginNextRound(t int, w *Mixing, shares int) error {
+func (e *rankExchange) BeginNextRound(t int, w *graph.Mixing, shares int) error {
 	if t != e.t+1 || e.sendT != e.t {
 		return fmt.Errorf("BeginNextRound(%d) in round %d (sending round %d)", t, e.t, e.sendT)
 	}
@@ -152,20 +154,20 @@ func blocks(m, k int) [][]int {
 func TestRanksEqualOneProcess(t *testing.T) {
 	const m, rounds = 10, 25
 	pr := newLS(m, 6, 40, 1, 9)
-	er := mustGraph(ErdosRenyi(m, 0.4, 3))
+	er := mustGraph(graph.ErdosRenyi(m, 0.4, 3))
 	// Each rank builds its own topology, as a process does (a LinkDrop
 	// caches its last matrix and is not shared between goroutines).
-	topologies := map[string]func() Topology{
-		"static": func() Topology { return Static{mustMixing(t, MixLaplacian, er)} },
-		"exp": func() Topology {
-			e, err := OnePeerExponential(m)
+	topologies := map[string]func() graph.Topology{
+		"static": func() graph.Topology { return graph.Static{W: mustMixing(t, graph.MixLaplacian, er)} },
+		"exp": func() graph.Topology {
+			e, err := graph.OnePeerExponential(m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return e
 		},
-		"link-drop": func() Topology {
-			l, err := NewLinkDrop(er, MixLaplacian, 0.3, 5)
+		"link-drop": func() graph.Topology {
+			l, err := graph.NewLinkDrop(er, graph.MixLaplacian, 0.3, 5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +299,7 @@ func sameBits(a, b []float32) bool {
 // itself, out of range, of the wrong length or not finite.
 func TestImportNodeChecked(t *testing.T) {
 	pr := newLS(4, 2, 5, 1, 1)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
 	o, _ := lsRun(t, Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}}, mx, pr, 1, 1)
 	nan := float32(math.NaN())
 	for _, s := range []NodeState{
@@ -320,7 +322,7 @@ func TestImportNodeChecked(t *testing.T) {
 // increasing order.
 func TestLocalNodesChecked(t *testing.T) {
 	pr := newLS(4, 2, 5, 1, 1)
-	mx := mustMixing(t, MixLaplacian, mustGraph(Ring(4)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
 	for _, local := range [][]int{{-1}, {4}, {1, 1}, {2, 1}} {
 		_, err := New(Config{Algorithm: DSGD, Eta0: 0.1, Local: local}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, 2))
 		if err == nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // Knobs are a run's settings in their flag form, by flag name, such as
@@ -204,7 +206,7 @@ func RoundsWithin(m Method, budget int64, c Cost) (int, error) {
 // cannot use (see [MixingChecker]: D² on a graph whose links fail), or nil.
 // W_t depends only on the topology and t, so a run of rounds rounds can be
 // refused before its first round instead of stopping at round t.
-func CheckTopology(algo string, topo Topology, rounds int) error {
+func CheckTopology(algo string, topo graph.Topology, rounds int) error {
 	m, err := NewMethod(algo, nil)
 	if err != nil {
 		return err
@@ -213,7 +215,7 @@ func CheckTopology(algo string, topo Topology, rounds int) error {
 	if !ok {
 		return nil
 	}
-	var last *Mixing
+	var last *graph.Mixing
 	for t := range rounds {
 		mx := topo.Mixing(t)
 		if mx == nil {

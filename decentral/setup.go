@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // New returns an optimizer for the nodes of mix, which start at x0 (copied)
 // once [Optimizer.Init] is called. The batch source and the oracle give each
 // node's minibatches and gradients.
-func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optimizer, error) {
+func New(cfg Config, mix *graph.Mixing, s BatchSource, o Oracle, x0 []float32) (*Optimizer, error) {
 	meth, err := cfg.method()
 	if err != nil {
 		return nil, err
@@ -40,7 +42,7 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	if err != nil {
 		return nil, err
 	}
-	comp, err := newCompressor(cfg, desc)
+	comp, err := newCompressor(desc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -49,7 +51,7 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 	}
 	opt := newOptimizer(cfg, meth, desc, sched, topo, mix, s, o, x0, local, comp)
 	opt.connect()
-	if err := opt.setByzantine(cfg); err != nil {
+	if err := opt.setHooks(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := opt.checkMixing(mix); err != nil {
@@ -60,7 +62,7 @@ func New(cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) (*Optim
 }
 
 // checkArgs refuses New's arguments that no method can run with.
-func checkArgs(name string, cfg Config, mix *Mixing, s BatchSource, o Oracle, x0 []float32) error {
+func checkArgs(name string, cfg Config, mix *graph.Mixing, s BatchSource, o Oracle, x0 []float32) error {
 	switch {
 	case mix == nil:
 		return fmt.Errorf("%s: no mixing matrix", name)
@@ -81,13 +83,13 @@ func checkArgs(name string, cfg Config, mix *Mixing, s BatchSource, o Oracle, x0
 // topology returns the run's sequence of graphs (the static mix unless
 // Config.Topology says otherwise), refusing one that changes when the
 // method needs a static graph.
-func (cfg Config) topology(name string, mix *Mixing, desc Description) (Topology, error) {
+func (cfg Config) topology(name string, mix *graph.Mixing, desc Description) (graph.Topology, error) {
 	topo := cfg.Topology
 	if topo == nil {
-		topo = Static{mix}
+		topo = graph.Static{W: mix}
 	}
 	if desc.StaticGraph {
-		if _, static := topo.(Static); !static {
+		if _, static := topo.(graph.Static); !static {
 			return nil, fmt.Errorf("%s needs a static graph (it keeps Σ_j W_ij x̂_j), not one that changes every round", name)
 		}
 	}
@@ -111,7 +113,7 @@ func (cfg Config) checkNetwork(m int) error {
 
 // newOptimizer returns the optimizer New checked, with its counters and
 // reduction buffers; connect and allocSlabs complete it.
-func newOptimizer(cfg Config, meth Method, desc Description, sched Schedule, topo Topology, mix *Mixing,
+func newOptimizer(cfg Config, meth Method, desc Description, sched Schedule, topo graph.Topology, mix *graph.Mixing,
 	s BatchSource, o Oracle, x0 []float32, local []int, comp compress.Compressor) *Optimizer {
 	m, p := mix.Nodes(), len(x0)
 	procs := cfg.WorkerCount(len(local))
@@ -153,6 +155,45 @@ func (o *Optimizer) connect() {
 	}
 }
 
+// setHooks records the nodes the measures count, all but Config.Byzantine,
+// and the run's Mixer, and gives a ViewingExchange its view of the shared
+// vectors.
+func (o *Optimizer) setHooks(cfg Config) error {
+	byz := cfg.Byzantine
+	if len(byz) >= o.m {
+		return fmt.Errorf("%d Byzantine nodes of %d, want fewer", len(byz), o.m)
+	}
+	o.honest = make([]int, 0, o.m-len(byz))
+	for k, i := range byz {
+		if i < 0 || i >= o.m || k > 0 && i <= byz[k-1] {
+			return fmt.Errorf("Byzantine nodes %v: want distinct nodes of [0, %d) in increasing order", byz, o.m)
+		}
+	}
+	for i, next := 0, 0; i < o.m; i++ {
+		if next < len(byz) && byz[next] == i {
+			next++
+			continue
+		}
+		o.honest = append(o.honest, i)
+	}
+	o.mixer = cfg.Mixer
+	if o.mixer == nil {
+		o.mixer = gossipMixer{}
+	}
+	vx, viewing := o.ex.(ViewingExchange)
+	if o.comp != nil && (cfg.Mixer != nil || viewing) {
+		return fmt.Errorf("the mixer %T and the exchange %T: robust rules and attacks on messages apply to methods that share uncompressed slabs, not %s's compressed ones", cfg.Mixer, o.ex, o.desc.Name)
+	}
+	if viewing {
+		vx.View(o.shared)
+	}
+	return nil
+}
+
+// shared returns the vector k node i shares this round: its current row
+// of the k-th shared slab.
+func (o *Optimizer) shared(i, k int) []float32 { return o.row(o.cur[o.desc.Shared[k]], i) }
+
 // allocSlabs allocates the method's m × p slabs, each round's send lists
 // and the workers' gradient buffers; losses start as NaN (not measured).
 func (o *Optimizer) allocSlabs() {
@@ -162,7 +203,7 @@ func (o *Optimizer) allocSlabs() {
 	}
 	o.x = o.cur[0]
 	for i := range o.send {
-		o.send[i] = make([][]float32, 0, o.desc.shares())
+		o.send[i] = make([][]float32, 0, o.desc.Shares())
 	}
 	for w := range o.scratch {
 		o.scratch[w] = make([]float32, o.p)

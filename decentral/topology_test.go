@@ -4,20 +4,22 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // alternating is a time-varying Topology: W_t = ws[t mod len(ws)].
-type alternating []*Mixing
+type alternating []*graph.Mixing
 
-func (a alternating) Mixing(t int) *Mixing { return a[t%len(a)] }
+func (a alternating) Mixing(t int) *graph.Mixing { return a[t%len(a)] }
 
 // TestStaticTopologyIsDefault: Static{W} runs exactly as no Topology.
 func TestStaticTopologyIsDefault(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
-	mx := mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(6, 0.4, 2)))
+	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 	for _, algo := range Algorithms() {
 		a, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05}, mx, pr, 3, 9)
-		b, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Topology: Static{mx}}, mx, pr, 3, 9)
+		b, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Topology: graph.Static{W: mx}}, mx, pr, 3, 9)
 		for range 10 {
 			if err := a.Step(ctx); err != nil {
 				t.Fatal(err)
@@ -40,16 +42,16 @@ func TestStaticTopologyIsDefault(t *testing.T) {
 func TestTimeVaryingTopology(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
 	ws := alternating{
-		mustMixing(t, MixLaplacian, mustGraph(ErdosRenyi(6, 0.4, 2))),
-		mustMixing(t, MixMetropolis, mustGraph(Path(6))), // λ_min −0.24: D² may use it
-		mustMixing(t, MixLaplacian, mustGraph(Star(6))),
+		mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.4, 2))),
+		mustMixing(t, graph.MixMetropolis, mustGraph(graph.Path(6))), // λ_min −0.24: D² may use it
+		mustMixing(t, graph.MixLaplacian, mustGraph(graph.Star(6))),
 	}
 	for _, algo := range Algorithms() {
 		if staticOnly(algo) {
 			continue
 		}
 		o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: ws}, ws[0], pr, 3, 9)
-		shares := o.desc.shares()
+		shares := o.desc.Shares()
 		bytes := make([]int64, o.Nodes())
 		worst := 0.0
 		for r := range 12 {
@@ -84,7 +86,7 @@ func TestTimeVaryingTopology(t *testing.T) {
 		}
 	}
 	// A matrix over other nodes is refused.
-	bad := alternating{ws[0], mustMixing(t, MixLaplacian, mustGraph(Ring(5)))}
+	bad := alternating{ws[0], mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))}
 	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05, Topology: bad}, ws[0], pr, 3, 9)
 	if err := o.Step(ctx); err != nil {
 		t.Fatal(err)

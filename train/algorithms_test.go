@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -24,9 +26,9 @@ func TestResumeNewPaths(t *testing.T) {
 		{"d-get whole share", func(c *Config) { c.Algo, c.Period = decentral.DGET, 7 }},
 		{"d-get big batch", func(c *Config) { c.Algo, c.Period, c.BigBatch = decentral.DGET, 6, 40 }},
 		{"d2 link drop", func(c *Config) { c.Algo, c.LinkDrop = decentral.D2, 0.3 }},
-		{"gnsd link drop metropolis", func(c *Config) { c.Algo, c.LinkDrop, c.Mixing = decentral.GNSD, 0.5, decentral.MixMetropolis }},
-		{"gt-storm exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.GTSTORM, decentral.ExpTopology, 8 }},
-		{"d2 exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.D2, decentral.ExpTopology, 6 }},
+		{"gnsd link drop metropolis", func(c *Config) { c.Algo, c.LinkDrop, c.Mixing = decentral.GNSD, 0.5, graph.MixMetropolis }},
+		{"gt-storm exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.GTSTORM, graph.ExpTopology, 8 }},
+		{"d2 exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.D2, graph.ExpTopology, 6 }},
 		{"choco qsgd on a simulated network", func(c *Config) {
 			c.Algo, c.Compress, c.Gamma = decentral.CHOCO, "qsgd:7", 0.3
 			c.LinkLatency, c.LinkBandwidth, c.Compute, c.Stragglers = 0.001, 1e7, 0.002, "1:5"

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral/robust"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 )
@@ -20,7 +24,7 @@ func byzantineSettings() []Setting {
 		{Name: "byzantine", Usage: "Byzantine nodes: a count B < --nodes drawn from the seed (recorded in summary.json), or a comma list of node ids (5, for node 5 alone); 0: none", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Byzantine) },
 			want: func(c Config) string {
-				nodes, err := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+				nodes, err := robust.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
 				switch {
 				case err != nil:
 					return fmt.Sprintf("a count B with 0 ≤ B < --nodes %d, or a comma list of fewer distinct node ids of [0, %d) (5, for node 5 alone)", c.Nodes, c.Nodes)
@@ -29,30 +33,30 @@ func byzantineSettings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "attack", Usage: "what the Byzantine nodes do: " + decentral.AttackKinds + " (alie, ipm and dissensus read the honest vectors their target receives); none: no attack", Sweepable: true,
+		{Name: "attack", Usage: "what the Byzantine nodes do: " + robust.AttackKinds + " (alie, ipm and dissensus read the honest vectors their target receives); none: no attack", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*attackValue)(&c.Attack) },
 			want: func(c Config) string {
-				a, err := decentral.ParseAttack(c.Attack)
+				a, err := robust.ParseAttack(c.Attack)
 				if err != nil {
-					return decentral.AttackKinds + ", parameters finite and ≥ 0"
+					return robust.AttackKinds + ", parameters finite and ≥ 0"
 				}
-				nodes, _ := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+				nodes, _ := robust.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
 				switch {
 				case a.Name != "" && len(nodes) == 0:
 					return "no attack without --byzantine nodes"
 				case a.Lies() && decentral.CompressesMessages(c.Algo):
-					return decentral.AttackLabelFlip + " with --algo " + c.Algo + ", whose compressed messages take no attack on messages"
+					return robust.AttackLabelFlip + " with --algo " + c.Algo + ", whose compressed messages take no attack on messages"
 				}
 				return ""
 			}},
-		{Name: "aggregate", Usage: "how a node combines the vectors of a slab it mixes: " + decentral.AggregateKinds + " (mean: plain gossip; clip without τ: the adaptive radius, see docs/byzantine.md)", Sweepable: true,
+		{Name: "aggregate", Usage: "how a node combines the vectors of a slab it mixes: " + robust.AggregateKinds + " (mean: plain gossip; clip without τ: the adaptive radius, see docs/byzantine.md)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Aggregate) },
 			want: func(c Config) string {
-				a, err := decentral.ParseAggregate(c.Aggregate)
+				a, err := robust.ParseAggregate(c.Aggregate)
 				switch {
 				case err != nil:
-					return decentral.AggregateKinds + " with τ > 0 and b ≥ 0"
-				case a.String() != decentral.AggMean && decentral.CompressesMessages(c.Algo):
+					return robust.AggregateKinds + " with τ > 0 and b ≥ 0"
+				case a.String() != robust.AggMean && decentral.CompressesMessages(c.Algo):
 					return "mean with --algo " + c.Algo + ", whose compressed messages take no robust rule"
 				}
 				return ""
@@ -60,25 +64,25 @@ func byzantineSettings() []Setting {
 	}
 }
 
-// robust returns the Byzantine nodes, attack and aggregation rule of c,
-// whose settings are valid.
-func (c Config) robust() (nodes []int, a decentral.Attack, agg decentral.Aggregator, err error) {
-	if nodes, err = decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed); err != nil {
-		return nil, a, nil, &ConfigError{"byzantine", c.Byzantine, err.Error()}
+// robustSetting returns the Byzantine nodes, attack and aggregation rule
+// of c, whose settings are valid.
+func (c Config) robustSetting() (s robust.Setting, err error) {
+	if s.Byzantine, err = robust.ParseByzantine(c.Byzantine, c.Nodes, c.Seed); err != nil {
+		return s, &ConfigError{"byzantine", c.Byzantine, err.Error()}
 	}
-	if a, err = decentral.ParseAttack(c.Attack); err != nil {
-		return nil, a, nil, &ConfigError{"attack", c.Attack, err.Error()}
+	if s.Attack, err = robust.ParseAttack(c.Attack); err != nil {
+		return s, &ConfigError{"attack", c.Attack, err.Error()}
 	}
-	if agg, err = decentral.ParseAggregate(c.Aggregate); err != nil {
-		return nil, a, nil, &ConfigError{"aggregate", c.Aggregate, err.Error()}
+	if s.Aggregate, err = robust.ParseAggregate(c.Aggregate); err != nil {
+		return s, &ConfigError{"aggregate", c.Aggregate, err.Error()}
 	}
-	return nodes, a, agg, nil
+	return s, nil
 }
 
 // hasByzantine reports whether c has Byzantine nodes or a rule other than
 // plain gossip.
 func (c Config) hasByzantine() bool {
-	return c.Attack != "" || c.Aggregate != "" && c.Aggregate != decentral.AggMean
+	return c.Attack != "" || c.Aggregate != "" && c.Aggregate != robust.AggMean
 }
 
 // The checks before round 1 visit each distinct W_t a run mixes with, not
@@ -98,14 +102,14 @@ const (
 // checks before round 1 visit, and whether that leaves rounds unchecked:
 // 1 for a static graph, at most one period of a periodic one (exp), and
 // for one that changes every round (--link-drop) the bound above.
-func checkedRounds(topo decentral.Topology, iters int) (rounds int, partial bool) {
+func checkedRounds(topo graph.Topology, iters int) (rounds int, partial bool) {
 	iters = max(iters, 1)
 	switch tp := topo.(type) {
-	case decentral.Static:
+	case graph.Static:
 		return 1, false
 	case interface{ Period() int }:
 		return min(iters, max(tp.Period(), 1)), false
-	case *decentral.LinkDrop:
+	case *graph.LinkDrop:
 		rounds = min(maxCheckedRounds, max(1, maxCheckedEdges/max(len(tp.Base().Edges), 1)))
 	default:
 		rounds = maxCheckedRounds
@@ -119,9 +123,9 @@ var errNoMixing = errors.New("the topology gave no mixing matrix")
 // eachMixing calls f with each distinct W_t of the rounds of topo that
 // checkedRounds names, in order, and returns its first error, prefixed by
 // the round (counted from 1) unless topo is static.
-func eachMixing(topo decentral.Topology, iters int, f func(*decentral.Mixing) error) error {
+func eachMixing(topo graph.Topology, iters int, f func(*graph.Mixing) error) error {
 	rounds, _ := checkedRounds(topo, iters)
-	var last *decentral.Mixing
+	var last *graph.Mixing
 	for t := range rounds {
 		mx := topo.Mixing(t)
 		if mx == last {
@@ -132,7 +136,7 @@ func eachMixing(topo decentral.Topology, iters int, f func(*decentral.Mixing) er
 			err = f(mx)
 		}
 		if err != nil {
-			if _, static := topo.(decentral.Static); !static {
+			if _, static := topo.(graph.Static); !static {
 				err = fmt.Errorf("round %d: %w", t+1, err)
 			}
 			return err
@@ -147,12 +151,13 @@ func eachMixing(topo decentral.Topology, iters int, f func(*decentral.Mixing) er
 // node and the round. Plain gossip (mean) needs nothing and visits no
 // round; the rounds of a graph whose links fail are visited up to the
 // bound of checkedRounds.
-func (c Config) checkAggregate(topo decentral.Topology) error {
-	_, _, agg, err := c.robust()
+func (c Config) checkAggregate(topo graph.Topology) error {
+	s, err := c.robustSetting()
 	if err != nil {
 		return err
 	}
-	if agg.String() == decentral.AggMean {
+	agg := s.Aggregate
+	if agg.String() == robust.AggMean {
 		return nil
 	}
 	if err := eachMixing(topo, c.Iters, agg.Check); err != nil {
@@ -164,21 +169,21 @@ func (c Config) checkAggregate(topo decentral.Topology) error {
 // CheckPlacement refuses a run over ranks, node i on rank owner[i], whose
 // omniscient attack has a Byzantine node lie, in some round's graph, to a
 // node that its rank does not run with all its honest neighbours (see
-// decentral.CheckPlacement): every rank refuses it, before the first round.
+// robust.CheckPlacement): every rank refuses it, before the first round.
 // The rounds of a graph whose links fail are visited up to the bound of
 // checkedRounds; each rank's optimizer checks the later ones as it reaches
 // them.
 func (c Config) CheckPlacement(owner []int) error {
-	byz, attack, _, err := c.robust()
-	if err != nil || !attack.Omniscient() || len(byz) == 0 {
+	s, err := c.robustSetting()
+	if err != nil || !s.Attack.Omniscient() || len(s.Byzantine) == 0 {
 		return err
 	}
 	topo, _, err := newTopology(c)
 	if err != nil {
 		return err
 	}
-	return eachMixing(topo, c.Iters, func(mx *decentral.Mixing) error {
-		return decentral.CheckPlacement(mx, byz, attack, owner)
+	return eachMixing(topo, c.Iters, func(mx *graph.Mixing) error {
+		return robust.CheckPlacement(mx, s.Byzantine, s.Attack, owner)
 	})
 }
 

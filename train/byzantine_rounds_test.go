@@ -6,38 +6,38 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // TestCheckedRounds: the checks before round 1 visit one matrix of a static
 // graph and one period of exp, whatever --iters is, and a bounded number
 // of rounds of a graph whose links fail, saying that it is bounded.
 func TestCheckedRounds(t *testing.T) {
-	ring, err := decentral.Ring(6)
+	ring, err := graph.Ring(6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := decentral.NewMixing(decentral.MixMetropolis, ring)
+	w, err := graph.NewMixing(graph.MixMetropolis, ring)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, err := decentral.OnePeerExponential(16)
+	exp, err := graph.OnePeerExponential(16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drop, err := decentral.NewLinkDrop(ring, decentral.MixMetropolis, 0.1, 1)
+	drop, err := graph.NewLinkDrop(ring, graph.MixMetropolis, 0.1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name    string
-		topo    decentral.Topology
+		topo    graph.Topology
 		iters   int
 		rounds  int
 		partial bool
 	}{
-		{"static", decentral.Static{W: w}, math.MaxInt, 1, false},
-		{"static, 0 rounds", decentral.Static{W: w}, 0, 1, false},
+		{"static", graph.Static{W: w}, math.MaxInt, 1, false},
+		{"static, 0 rounds", graph.Static{W: w}, 0, 1, false},
 		{"exp", exp, math.MaxInt, 4, false},
 		{"exp, 2 rounds", exp, 2, 2, false},
 		{"link drop", drop, math.MaxInt, maxCheckedRounds, true},

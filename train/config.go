@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/models"
@@ -15,29 +17,29 @@ import (
 // Config is every setting of one run. Its JSON form is config.json, enough
 // to repeat the run; its field names follow the command-line flags.
 type Config struct {
-	Dataset   string  `json:"dataset"`                 // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
-	Model     string  `json:"model,omitempty"`         // the network (models.Available); "" = the dataset's paper model
-	DataDir   string  `json:"data_dir"`                // see data.Load; "" for the defaults
-	Normalize bool    `json:"normalize"`               // CIFAR-10: standardise each channel
-	Features  int     `json:"features"`                // LibSVM feature count; 0 = from the data
-	Algo      string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
-	Nodes     int     `json:"nodes"`                   // m
-	Topology  string  `json:"topology"`                // er, ring, path, complete, star, torus, exp or an edge-list file
-	PC        float64 `json:"pc"`                      // Erdős–Rényi edge probability
-	Mixing    string  `json:"mixing"`                  // laplacian or metropolis
-	Partition string  `json:"partition"`               // iid, label, dirichlet:α or shards:k
-	Iters     int     `json:"iters"`                   // communication rounds T
-	Batch     int     `json:"batch"`                   // minibatch size per node
-	Eta0      float64 `json:"eta0"`                    // η_0
-	Rho       float64 `json:"rho"`                     // GT-STORM's ρ; 0 = 1/η_0²
-	CubeRoot  bool    `json:"cube_root"`               // all algorithms on the cube-root step-size schedule
-	Constant  bool    `json:"constant_step,omitempty"` // all algorithms on η_t = η_0
-	Alpha     float64 `json:"alpha"`                   // logistic regression's non-convex regulariser weight
-	LinkDrop  float64 `json:"link_drop"`               // probability that an edge fails in a round
-	Period    int     `json:"period"`                  // D-GET's q; 0 = decentral.DefaultPeriod
-	BigBatch  int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
-	Compress  string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
-	Gamma     float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
+	Dataset      string  `json:"dataset"`                 // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
+	Model        string  `json:"model,omitempty"`         // the network (models.Available); "" = the dataset's paper model
+	DataDir      string  `json:"data_dir"`                // see data.Load; "" for the defaults
+	Normalize    bool    `json:"normalize"`               // CIFAR-10: standardise each channel
+	Features     int     `json:"features"`                // LibSVM feature count; 0 = from the data
+	Algo         string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
+	Nodes        int     `json:"nodes"`                   // m
+	Topology     string  `json:"topology"`                // er, ring, path, complete, star, torus, exp or an edge-list file
+	PC           float64 `json:"pc"`                      // Erdős–Rényi edge probability
+	Mixing       string  `json:"mixing"`                  // laplacian or metropolis
+	Partition    string  `json:"partition"`               // iid, label, dirichlet:α or shards:k
+	Iters        int     `json:"iters"`                   // communication rounds T
+	Batch        int     `json:"batch"`                   // minibatch size per node
+	Eta0         float64 `json:"eta0"`                    // η_0
+	Rho          float64 `json:"rho"`                     // GT-STORM's ρ; 0 = 1/η_0²
+	CubeRoot     bool    `json:"cube_root"`               // all algorithms on the cube-root step-size schedule
+	ConstantStep bool    `json:"constant_step,omitempty"` // all algorithms on η_t = η_0
+	Alpha        float64 `json:"alpha"`                   // logistic regression's non-convex regulariser weight
+	LinkDrop     float64 `json:"link_drop"`               // probability that an edge fails in a round
+	Period       int     `json:"period"`                  // D-GET's q; 0 = decentral.DefaultPeriod
+	BigBatch     int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
+	Compress     string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
+	Gamma        float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
 
 	// Training recipes (SPEC §14); all zero for the paper's.
 	Momentum    float64 `json:"momentum,omitempty"`     // dsgdm, qg-dsgdm: μ in [0, 1)
@@ -88,7 +90,7 @@ func Default() Config {
 		Nodes:            10,
 		Topology:         "er",
 		PC:               0.5,
-		Mixing:           decentral.MixLaplacian,
+		Mixing:           graph.MixLaplacian,
 		Partition:        "label",
 		Iters:            2000,
 		Batch:            64,

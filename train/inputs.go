@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/internal/inputfile"
 
 	"github.com/gtstorm/gtstorm/data"
@@ -31,7 +33,7 @@ type InputFile struct {
 // edgeListFile reports whether c's topology names an edge-list file rather
 // than a generator or the one-peer exponential graph.
 func (c Config) edgeListFile() bool {
-	return !slices.Contains(decentral.Topologies(), c.Topology) && c.Topology != decentral.ExpTopology
+	return !slices.Contains(graph.Generators(), c.Topology) && c.Topology != graph.ExpTopology
 }
 
 // Resolved returns c with CHOCO's default γ made explicit, its compressor

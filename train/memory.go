@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral/robust"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/inputfile"
@@ -148,12 +152,12 @@ func (c Config) EstimateMemory() MemoryEstimate {
 	add(phaseBuild, false, "sampler", m*(176+8*int64(c.Batch)), "%d nodes × batch %d indices", m, c.Batch)
 
 	// Graph and mixing.
-	edges := decentral.ExpectedEdges(c.Topology, c.Nodes, c.PC)
+	edges := graph.ExpectedEdges(c.Topology, c.Nodes, c.PC)
 	if edges < 0 {
 		edges = float64(countEdges(c.Topology))
 	}
-	gKept, gBuild := decentral.GraphBytes(c.Topology, c.Nodes, edges)
-	mKept, mSpec := decentral.MixingBytes(c.Topology, c.Mixing, c.Nodes, edges)
+	gKept, gBuild := graph.Bytes(c.Topology, c.Nodes, edges)
+	mKept, mSpec := graph.MixingBytes(c.Topology, c.Mixing, c.Nodes, edges)
 	add(phaseBuild, false, "graph", gKept, "%d nodes, %.4g edges", c.Nodes, edges)
 	add(phaseBuild, true, "graph generation", gBuild-gKept, "")
 	add(phaseBuild, false, "mixing weights", mKept, "")
@@ -169,12 +173,12 @@ func (c Config) EstimateMemory() MemoryEstimate {
 			add(phaseTrain, false, "optimizer buffers", all-state, "")
 		}
 	}
-	if nodes, a, agg, err := c.robust(); err == nil {
+	if s, err := c.robustSetting(); err == nil {
 		degree := 2 * edges / float64(max(c.Nodes, 1))
-		robust := agg != nil && agg.String() != decentral.AggMean
-		if b, err := decentral.ByzantineBytes(c.Algo, len(nodes), p, workers, degree, a.Lies(), robust); err == nil && b > 0 {
+		rule := s.Aggregate != nil && s.Aggregate.String() != robust.AggMean
+		if b, err := robust.Bytes(c.Algo, len(s.Byzantine), p, workers, degree, s.Attack.Lies(), rule); err == nil && b > 0 {
 			add(phaseTrain, false, "Byzantine messages", b,
-				"%d liars × 2 rounds × %.3g neighbours × p floats", len(nodes), degree)
+				"%d liars × 2 rounds × %.3g neighbours × p floats", len(s.Byzantine), degree)
 		}
 	}
 	if ck, err := decentral.CheckpointBytes(c.Algo, c.Nodes, p); err == nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/memlimit"
 	"github.com/gtstorm/gtstorm/models"
@@ -291,11 +293,11 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 func TestGraphEstimates(t *testing.T) {
 	for _, name := range []string{"ring", "path", "star", "complete", "torus"} {
 		for _, m := range []int{1, 2, 3, 4, 12, 30, 49, 97} {
-			g, err := decentral.NewTopology(name, m, 0, 1)
+			g, err := graph.Generate(name, m, 0, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := decentral.ExpectedEdges(name, m, 0); got != float64(len(g.Edges)) {
+			if got := graph.ExpectedEdges(name, m, 0); got != float64(len(g.Edges)) {
 				t.Errorf("%s on %d nodes: ExpectedEdges %v, the graph has %d", name, m, got, len(g.Edges))
 			}
 		}
@@ -305,9 +307,9 @@ func TestGraphEstimates(t *testing.T) {
 		m        int
 		pc       float64
 	}{{"er", 800, 0.5}, {"er", 300, 0.3}, {"torus", 5000, 0}} {
-		e := decentral.ExpectedEdges(c.topology, c.m, c.pc)
-		gk, _ := decentral.GraphBytes(c.topology, c.m, e)
-		mk, _ := decentral.MixingBytes(c.topology, decentral.MixLaplacian, c.m, e)
+		e := graph.ExpectedEdges(c.topology, c.m, c.pc)
+		gk, _ := graph.Bytes(c.topology, c.m, e)
+		mk, _ := graph.MixingBytes(c.topology, graph.MixLaplacian, c.m, e)
 		// The heap is shared with whatever else the test binary still runs
 		// (an earlier test's workers finishing): measure up to three times.
 		var live int64
@@ -331,11 +333,11 @@ func graphHeap(t *testing.T, topology string, m int, pc float64) int64 {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	g, err := decentral.NewTopology(topology, m, pc, 1)
+	g, err := graph.Generate(topology, m, pc, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mx, err := decentral.NewMixing(decentral.MixLaplacian, g)
+	mx, err := graph.NewMixing(graph.MixLaplacian, g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/weights"
@@ -44,7 +46,7 @@ type memPeers struct {
 	t    int
 }
 
-func (p *memPeers) BeginRound(t int, w *decentral.Mixing, shares int) error { p.t = t; return nil }
+func (p *memPeers) BeginRound(t int, w *graph.Mixing, shares int) error { p.t = t; return nil }
 
 func (p *memPeers) Send(node int, to []int, vecs [][]float32) (int64, error) {
 	cp := make([][]float32, len(vecs))

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/compress"
@@ -99,8 +101,8 @@ func settings() []Setting {
 		{Name: "mixing", Usage: "mixing matrix: laplacian (the paper's) or metropolis", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Mixing) },
 			want: func(c Config) string {
-				if c.Mixing != decentral.MixLaplacian && c.Mixing != decentral.MixMetropolis {
-					return decentral.MixLaplacian + "|" + decentral.MixMetropolis
+				if c.Mixing != graph.MixLaplacian && c.Mixing != graph.MixMetropolis {
+					return graph.MixLaplacian + "|" + graph.MixMetropolis
 				}
 				return ""
 			}},
@@ -153,9 +155,9 @@ func settings() []Setting {
 				return ""
 			}},
 		{Name: "constant-step", Usage: "put all algorithms on a constant step η_t = η_0 (overrides --cube-root); an alias of --schedule constant", Sweepable: true,
-			field: func(c *Config) flag.Value { return (*boolValue)(&c.Constant) },
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.ConstantStep) },
 			want: func(c Config) string {
-				if c.Constant && c.Schedule != "" && c.Schedule != decentral.ScheduleConstant {
+				if c.ConstantStep && c.Schedule != "" && c.Schedule != decentral.ScheduleConstant {
 					return "false with --schedule " + c.Schedule + ": --constant-step is --schedule constant"
 				}
 				return ""
@@ -204,17 +206,17 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "topology", Usage: "graph: " + strings.Join(decentral.Topologies(), "|") + ", " + decentral.ExpTopology + " (one-peer exponential, a new W every round) or an edge-list FILE", Sweepable: true,
+		{Name: "topology", Usage: "graph: " + strings.Join(graph.Generators(), "|") + ", " + graph.ExpTopology + " (one-peer exponential, a new W every round) or an edge-list FILE", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Topology) },
 			want: func(c Config) string {
-				if c.Topology == decentral.ExpTopology && decentral.NeedsStaticGraph(c.Algo) {
+				if c.Topology == graph.ExpTopology && decentral.NeedsStaticGraph(c.Algo) {
 					return "a static graph with --algo " + c.Algo + ", which needs the same W every round"
 				}
-				if slices.Contains(decentral.Topologies(), c.Topology) || c.Topology == decentral.ExpTopology {
+				if slices.Contains(graph.Generators(), c.Topology) || c.Topology == graph.ExpTopology {
 					return ""
 				}
 				if st, err := os.Stat(c.Topology); err != nil || st.IsDir() {
-					return strings.Join(decentral.Topologies(), "|") + ", " + decentral.ExpTopology + " or an edge-list file"
+					return strings.Join(graph.Generators(), "|") + ", " + graph.ExpTopology + " or an edge-list file"
 				}
 				return ""
 			}},
@@ -224,8 +226,8 @@ func settings() []Setting {
 				switch {
 				case !finite(c.LinkDrop) || c.LinkDrop < 0 || c.LinkDrop >= 1:
 					return "a probability in [0, 1)"
-				case c.LinkDrop > 0 && c.Topology == decentral.ExpTopology:
-					return "0 with --topology " + decentral.ExpTopology + ", whose graph changes every round already"
+				case c.LinkDrop > 0 && c.Topology == graph.ExpTopology:
+					return "0 with --topology " + graph.ExpTopology + ", whose graph changes every round already"
 				case c.LinkDrop > 0 && decentral.NeedsStaticGraph(c.Algo):
 					return "0 with --algo " + c.Algo + ", which needs the same graph every round"
 				}

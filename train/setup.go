@@ -7,6 +7,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gtstorm/gtstorm/decentral/robust"
+
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/models"
@@ -23,8 +27,8 @@ type setup struct {
 	pool        *models.Pool
 	part        *data.Partition
 	sampler     *data.Sampler
-	topo        decentral.Topology // each round's W_t
-	mix         *decentral.Mixing  // W_0: the static graph's W, or round 0's
+	topo        graph.Topology // each round's W_t
+	mix         *graph.Mixing  // W_0: the static graph's W, or round 0's
 	opt         *decentral.Optimizer
 	gradBatches []decentral.Batch // fixed per-node training subsets for ∇f(x̄)
 	compute     float64           // seconds per gradient of the simulated network; 0 for none
@@ -74,7 +78,7 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	byz, attack, agg, err := cfg.robust()
+	rs, err := cfg.robustSetting()
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,7 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		Eta0:         cfg.Eta0,
 		Rho:          cfg.Rho,
 		CubeRoot:     cfg.CubeRoot,
-		ConstantStep: cfg.Constant,
+		ConstantStep: cfg.ConstantStep,
 		StepSchedule: cfg.Schedule,
 		Warmup:       cfg.Warmup,
 		Rounds:       cfg.Iters,
@@ -91,13 +95,14 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		Workers:      cfg.Workers,
 		Topology:     s.topo,
 		Seed:         cfg.Seed,
-		Byzantine:    byz,
-		Attack:       attack,
-		Aggregate:    agg,
 	}
 	nodes := cfg.Nodes
 	if part != nil {
 		dc.Local, dc.Exchange, nodes = part.local, part.ex, len(part.local)
+	}
+	// The Byzantine nodes' lies and the robust rule plug into the optimizer.
+	if dc, err = robust.Apply(dc, s.mix, rs); err != nil {
+		return nil, err
 	}
 	// One model worker per optimizer worker id.
 	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(nodes)); err != nil {
@@ -116,8 +121,8 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		}
 	}
 	smp := newSampler(s.sampler)
-	if attack.Name == decentral.AttackLabelFlip {
-		smp.poison(byz, flipLabels(s.train))
+	if rs.Attack.Name == robust.AttackLabelFlip {
+		smp.poison(rs.Byzantine, flipLabels(s.train))
 	}
 	if s.opt, err = decentral.New(dc, s.mix, smp, oracle{s.pool}, x0); err != nil {
 		return nil, err
@@ -193,36 +198,36 @@ func (c Config) CheckGraphs() error {
 // static graph's W every round, the one-peer exponential graph's W_t, or a
 // static graph's edges failing at random each round (--link-drop), whose
 // W_t are Metropolis–Hastings matrices.
-func newTopology(cfg Config) (decentral.Topology, *decentral.Mixing, error) {
-	if cfg.Topology == decentral.ExpTopology {
-		e, err := decentral.OnePeerExponential(cfg.Nodes)
+func newTopology(cfg Config) (graph.Topology, *graph.Mixing, error) {
+	if cfg.Topology == graph.ExpTopology {
+		e, err := graph.OnePeerExponential(cfg.Nodes)
 		if err != nil {
 			return nil, nil, err
 		}
 		return e, e.Mixing(0), nil
 	}
-	g, err := decentral.NewTopology(cfg.Topology, cfg.Nodes, cfg.PC, cfg.Seed)
+	g, err := graph.Generate(cfg.Topology, cfg.Nodes, cfg.PC, cfg.Seed)
 	if err != nil {
 		return nil, nil, err // names the topology or its file
 	}
 	if cfg.LinkDrop > 0 {
-		l, err := decentral.NewLinkDrop(g, cfg.Mixing, cfg.LinkDrop, cfg.Seed)
+		l, err := graph.NewLinkDrop(g, cfg.Mixing, cfg.LinkDrop, cfg.Seed)
 		if err != nil {
 			return nil, nil, err
 		}
 		return l, l.Mixing(0), nil
 	}
-	mix, err := decentral.NewMixing(cfg.Mixing, g)
+	mix, err := graph.NewMixing(cfg.Mixing, g)
 	if err != nil {
 		return nil, nil, err
 	}
-	return decentral.Static{W: mix}, mix, nil
+	return graph.Static{W: mix}, mix, nil
 }
 
 // lambda returns the λ a run reports and what it is: W's for a static
 // graph, else the time-varying topology's summary over the run's rounds.
 func (s *setup) lambda() (float64, string) {
-	tv, ok := s.topo.(decentral.TimeVarying)
+	tv, ok := s.topo.(graph.TimeVarying)
 	if !ok {
 		return s.mix.Lambda(), ""
 	}

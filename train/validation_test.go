@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -111,9 +113,9 @@ func TestD2GraphsCheckedUpFront(t *testing.T) {
 		algo, mixing string
 		refused      bool
 	}{
-		{decentral.D2, decentral.MixMetropolis, true},
-		{decentral.D2, decentral.MixLaplacian, false},
-		{decentral.DSGD, decentral.MixMetropolis, false},
+		{decentral.D2, graph.MixMetropolis, true},
+		{decentral.D2, graph.MixLaplacian, false},
+		{decentral.DSGD, graph.MixMetropolis, false},
 	} {
 		cfg := lrConfig(c.algo)
 		cfg.Mixing, cfg.LinkDrop, cfg.Iters = c.mixing, 0.3, 1000
@@ -124,7 +126,7 @@ func TestD2GraphsCheckedUpFront(t *testing.T) {
 		}
 	}
 	cfg := lrConfig(decentral.D2)
-	cfg.Mixing, cfg.LinkDrop, cfg.Iters = decentral.MixMetropolis, 0.3, 1000
+	cfg.Mixing, cfg.LinkDrop, cfg.Iters = graph.MixMetropolis, 0.3, 1000
 	out := filepath.Join(t.TempDir(), "run")
 	if _, err := Train(context.Background(), cfg, Options{Out: out}); err == nil {
 		t.Fatal("D² on failing Metropolis links trained")

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -197,11 +199,11 @@ func TestRoundTrip(t *testing.T) {
 
 // A decoded snapshot restores into an optimizer of the same configuration.
 func TestRestoreFromCheckpoint(t *testing.T) {
-	g, err := decentral.Ring(4)
+	g, err := graph.Ring(4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mix, err := decentral.LaplacianMixing(g)
+	mix, err := graph.LaplacianMixing(g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
@@ -60,8 +61,8 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 		return usagef("--ranks %d: want 1 to --nodes (%d) ranks", *k, cfg.Nodes)
 	case *k > maxLaunchRanks:
 		return usagef("--ranks %d: want at most %d rank processes on this machine (spread more over hosts with gtstorm rank)", *k, maxLaunchRanks)
-	case cfg.Nodes > decentral.MaxGraphNodes:
-		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", cfg.Nodes, decentral.MaxGraphNodes)
+	case cfg.Nodes > graph.MaxNodes:
+		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", cfg.Nodes, graph.MaxNodes)
 	case *peerTimeout <= 0:
 		return usagef("--peer-timeout %v: want a positive duration", *peerTimeout)
 	case cfg.SimulatesNetwork():

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // topologyDenseMax is the largest node count for which `gtstorm topology`
@@ -48,7 +48,7 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	if err := tf.check(); err != nil {
 		return err
 	}
-	if tf.topo == decentral.ExpTopology {
+	if tf.topo == graph.ExpTopology {
 		return printExpTopology(stdout, &tf)
 	}
 	return printGraphTopology(stdout, &tf)
@@ -65,13 +65,13 @@ type topologyFlags struct {
 
 // register defines the flags on fs.
 func (tf *topologyFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&tf.topo, "topology", "er", "graph: "+strings.Join(decentral.Topologies(), "|")+
-		", "+decentral.ExpTopology+" (one-peer exponential: prints each round's pattern), or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
+	fs.StringVar(&tf.topo, "topology", "er", "graph: "+strings.Join(graph.Generators(), "|")+
+		", "+graph.ExpTopology+" (one-peer exponential: prints each round's pattern), or an edge-list FILE (one \"i j\" pair per line, nodes from 0, # comments, "+
 		"an optional \"# nodes: N\" line giving the node count)")
 	fs.IntVar(&tf.nodes, "nodes", 10, "number of nodes M (for a FILE: its node count, which must match if given)")
 	fs.Float64Var(&tf.pc, "pc", 0.5, "edge probability p_c of the Erdős–Rényi graph (er)")
 	fs.Uint64Var(&tf.seed, "seed", 1, "random seed of the Erdős–Rényi graph (er)")
-	fs.StringVar(&tf.mixing, "mixing", decentral.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
+	fs.StringVar(&tf.mixing, "mixing", graph.MixLaplacian, "mixing matrix: laplacian (W = I − 2L/(3 λ_max(L)), the paper's) or metropolis")
 	fs.Float64Var(&tf.linkDrop, "link-drop", 0, "probability that each edge fails in a round: prints each round's failed edges, λ(W_t) and, up to 8 nodes, W_t (weights by --mixing)")
 	fs.IntVar(&tf.rounds, "rounds", 0, "rounds of a time-varying topology to print (0: one period of exp, 4 rounds of --link-drop)")
 }
@@ -79,7 +79,7 @@ func (tf *topologyFlags) register(fs *flag.FlagSet) {
 // builtin reports whether --topology names a built-in graph rather than
 // exp or an edge-list file.
 func (tf *topologyFlags) builtin() bool {
-	return slices.Contains(decentral.Topologies(), tf.topo)
+	return slices.Contains(graph.Generators(), tf.topo)
 }
 
 // check returns a usage error for flag values out of range or that do not
@@ -88,20 +88,20 @@ func (tf *topologyFlags) check() error {
 	switch {
 	case tf.nodes < 1 && (tf.builtin() || tf.nodesSet):
 		return usagef("--nodes %d: want at least 1", tf.nodes)
-	case tf.nodes > decentral.MaxGraphNodes:
-		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", tf.nodes, decentral.MaxGraphNodes)
+	case tf.nodes > graph.MaxNodes:
+		return usagef("--nodes %d: want at most %d, the largest graph whose mixing matrix is supported", tf.nodes, graph.MaxNodes)
 	case !(tf.pc >= 0 && tf.pc <= 1):
 		return usagef("--pc %v: want a probability in [0, 1]", tf.pc)
-	case tf.mixing != decentral.MixLaplacian && tf.mixing != decentral.MixMetropolis:
-		return usagef("--mixing %q: want %s or %s", tf.mixing, decentral.MixLaplacian, decentral.MixMetropolis)
+	case tf.mixing != graph.MixLaplacian && tf.mixing != graph.MixMetropolis:
+		return usagef("--mixing %q: want %s or %s", tf.mixing, graph.MixLaplacian, graph.MixMetropolis)
 	case !(tf.linkDrop >= 0 && tf.linkDrop < 1):
 		return usagef("--link-drop %v: want a probability in [0, 1)", tf.linkDrop)
 	case tf.rounds < 0 || tf.rounds > topologyMaxRounds:
 		return usagef("--rounds %d: want 0 (the default) or a round count of at most %d", tf.rounds, topologyMaxRounds)
 	case tf.rounds*max(tf.nodes, 1) > topologyMaxPrinted:
 		return usagef("--rounds %d: want at most %d rounds of %d nodes (%d entries printed at most)", tf.rounds, topologyMaxPrinted/max(tf.nodes, 1), tf.nodes, topologyMaxPrinted)
-	case tf.topo == decentral.ExpTopology && tf.linkDrop > 0:
-		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", tf.linkDrop, decentral.ExpTopology)
+	case tf.topo == graph.ExpTopology && tf.linkDrop > 0:
+		return usagef("--link-drop %v: want 0 with --topology %s, whose graph changes every round already", tf.linkDrop, graph.ExpTopology)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func printExpTopology(stdout io.Writer, tf *topologyFlags) error {
 	if tf.nodes < 1 {
 		return usagef("--nodes %d: want at least 1", tf.nodes)
 	}
-	e, err := decentral.OnePeerExponential(tf.nodes)
+	e, err := graph.OnePeerExponential(tf.nodes)
 	if err != nil {
 		return err
 	}
@@ -129,24 +129,24 @@ func printGraphTopology(stdout io.Writer, tf *topologyFlags) error {
 	if !tf.builtin() {
 		if _, err := os.Stat(tf.topo); err != nil {
 			return usagef("--topology %q: want one of %s or an edge-list file (%v)",
-				tf.topo, strings.Join(decentral.Topologies(), "|"), err)
+				tf.topo, strings.Join(graph.Generators(), "|"), err)
 		}
 		if !tf.nodesSet {
 			m = 0
 		}
 	}
-	g, err := decentral.NewTopology(tf.topo, m, tf.pc, tf.seed)
+	g, err := graph.Generate(tf.topo, m, tf.pc, tf.seed)
 	if err != nil {
 		return err
 	}
-	mx, err := decentral.NewMixing(tf.mixing, g)
+	mx, err := graph.NewMixing(tf.mixing, g)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(stdout)
 	printTopology(w, tf.topo, tf.pc, tf.seed, mx)
 	if tf.linkDrop > 0 {
-		l, err := decentral.NewLinkDrop(g, tf.mixing, tf.linkDrop, tf.seed)
+		l, err := graph.NewLinkDrop(g, tf.mixing, tf.linkDrop, tf.seed)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func printGraphTopology(stdout io.Writer, tf *topologyFlags) error {
 
 // printExp writes the one-peer exponential graph's pattern, round by round,
 // as comments: whom each node mixes with, and W_t for small m.
-func printExp(w io.Writer, e *decentral.OnePeerExp, m, rounds int) {
+func printExp(w io.Writer, e *graph.OnePeerExp, m, rounds int) {
 	fmt.Fprintf(w, "# gtstorm topology exp: %d nodes, one-peer exponential graph (Ying et al., 2021)\n", m)
 	fmt.Fprintf(w, "# round t: node i averages with node (i - 2^k) mod %d, k = t mod %d: W_t = (I + P_t)/2,\n", m, e.Period())
 	fmt.Fprintf(w, "# doubly stochastic though directed; each node sends one vector per round.\n")
@@ -183,7 +183,7 @@ func printExp(w io.Writer, e *decentral.OnePeerExp, m, rounds int) {
 // printLinkDrop writes the first rounds of a graph whose edges fail at
 // random: each round's failed edges, λ(W_t) and, for small m, W_t; then
 // the mean λ.
-func printLinkDrop(w io.Writer, l *decentral.LinkDrop, p float64, seed uint64, rounds int) {
+func printLinkDrop(w io.Writer, l *graph.LinkDrop, p float64, seed uint64, rounds int) {
 	fmt.Fprintf(w, "# links failing w.p. %g per round (seed %d); W_t is the %s matrix of the surviving edges\n", p, seed, l.Mixing(0).Name())
 	base := l.Base()
 	sum := 0.0
@@ -210,7 +210,7 @@ func printLinkDrop(w io.Writer, l *decentral.LinkDrop, p float64, seed uint64, r
 }
 
 // printDense writes W as comment rows.
-func printDense(w io.Writer, mx *decentral.Mixing) {
+func printDense(w io.Writer, mx *graph.Mixing) {
 	for _, row := range mx.Dense() {
 		fmt.Fprint(w, "#")
 		for _, v := range row {
@@ -222,14 +222,14 @@ func printDense(w io.Writer, mx *decentral.Mixing) {
 
 // printTopology writes the graph as an edge list, its node count declared,
 // with W and λ in comments.
-func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *decentral.Mixing) {
+func printTopology(w io.Writer, name string, pc float64, seed uint64, mx *graph.Mixing) {
 	g := mx.Graph()
 	fmt.Fprintf(w, "# gtstorm topology %s: %d nodes", name, g.N)
 	if name == "er" {
 		fmt.Fprintf(w, ", p_c %g, seed %d", pc, seed)
 	}
 	fmt.Fprintln(w)
-	// The node count, as decentral.ReadEdgeList reads it back: without it a
+	// The node count, as graph.ReadEdgeList reads it back: without it a
 	// graph whose last nodes are on no edge (one node, none) would not parse.
 	fmt.Fprintf(w, "# nodes: %d\n", g.N)
 	lo, sum := g.N, 0

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 func TestTopologyCommand(t *testing.T) {
@@ -90,18 +90,18 @@ func TestTopologyCommandErrors(t *testing.T) {
 // back to the same graph, and `gtstorm topology` reads its own output.
 func TestTopologyOutputParses(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range decentral.Topologies() {
+	for _, name := range graph.Generators() {
 		for _, m := range []int{1, 2, 3, 5, 12, 40} {
 			args := []string{"topology", "--topology", name, "--nodes", strconv.Itoa(m), "--pc", "0.9", "--seed", "3"}
 			var out, errb bytes.Buffer
 			if code := run(args, &out, &errb); code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 			}
-			want, err := decentral.NewTopology(name, m, 0.9, 3)
+			want, err := graph.Generate(name, m, 0.9, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := decentral.ParseEdgeList(bytes.NewReader(out.Bytes()), "out")
+			got, err := graph.ParseEdgeList(bytes.NewReader(out.Bytes()), "out")
 			if err != nil {
 				t.Fatalf("%s %d: output does not parse: %v\n%s", name, m, err, out.String())
 			}

@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -109,9 +110,9 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 			if err := cfg.Validate(); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Label, err)
 			}
-			if cfg.Nodes > decentral.MaxGraphNodes { // before any graph is drawn for it
+			if cfg.Nodes > graph.MaxNodes { // before any graph is drawn for it
 				return nil, &train.ConfigError{Flag: "nodes", Value: cfg.Nodes,
-					Want: fmt.Sprintf("at most %d, the largest graph whose mixing matrix is supported", decentral.MaxGraphNodes)}
+					Want: fmt.Sprintf("at most %d, the largest graph whose mixing matrix is supported", graph.MaxNodes)}
 			}
 			if cfg.SimulatesNetwork() && cfg.Compute == 0 {
 				return nil, &train.ConfigError{Flag: "compute", Value: "0", Want: "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}

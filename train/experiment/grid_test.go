@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -238,7 +240,7 @@ func TestBudgetBounds(t *testing.T) {
 func TestGridRecordsRefusedCell(t *testing.T) {
 	needA8A(t)
 	base := lrConfig(decentral.DSGD)
-	base.Mixing, base.LinkDrop, base.Iters, base.EvalEvery, base.CheckpointEvery = decentral.MixMetropolis, 0.3, 200, 100, 0
+	base.Mixing, base.LinkDrop, base.Iters, base.EvalEvery, base.CheckpointEvery = graph.MixMetropolis, 0.3, 200, 100, 0
 	cells := CompareCells(base, []string{decentral.D2, decentral.DSGD}, []string{"iid"}, 1)
 	out := t.TempDir()
 	res, err := RunGrid(context.Background(), cells, out, train.Options{})

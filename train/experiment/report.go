@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/train/curves"
 )
@@ -252,7 +253,7 @@ func sharedSettings(res []CellResult) string {
 		switch topo {
 		case "er":
 			topo = fmt.Sprintf("Erdős–Rényi p_c = %g", c0.PC)
-		case decentral.ExpTopology:
+		case graph.ExpTopology:
 			topo = "one-peer exponential"
 		}
 		topo += " topology"

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/robust"
+
 	"github.com/gtstorm/gtstorm/train"
 )
 
@@ -38,7 +39,7 @@ func attackRow(c train.Config) string {
 	if c.Attack == "" {
 		return CleanLabel
 	}
-	nodes, err := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+	nodes, err := robust.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
 	if err != nil {
 		return c.Attack + ", B " + c.Byzantine
 	}
@@ -46,7 +47,7 @@ func attackRow(c train.Config) string {
 }
 
 // aggregateColumn is a cell's column in a robustness table: its rule.
-func aggregateColumn(c train.Config) string { return cmp.Or(c.Aggregate, decentral.AggMean) }
+func aggregateColumn(c train.Config) string { return cmp.Or(c.Aggregate, robust.AggMean) }
 
 // robustGroup is a cell's group in a robustness study: its label without
 // the parts for the Byzantine settings; "" where nothing else varies.

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/robust"
+
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -176,7 +177,7 @@ func setVaried(c *train.Config, name, value string) error {
 // noByzantine reports whether the runs of configs have no Byzantine nodes.
 func noByzantine(configs []train.Config) bool {
 	for _, c := range configs {
-		nodes, err := decentral.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
+		nodes, err := robust.ParseByzantine(c.Byzantine, c.Nodes, c.Seed)
 		if err != nil || len(nodes) > 0 {
 			return false
 		}

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkLoopback(b *testing.B) {
 						c.Insecure, c.TLS = false, certs[r]
 					}
 				})
-				w := must(decentral.MetropolisHastings(must(decentral.Path(2))))
+				w := must(graph.MetropolisHastings(must(graph.Path(2))))
 				ctx := context.Background()
 				round := func(x *Exchange, t int, v [][]float32) error {
 					if err := x.BeginRound(t, w, 1); err != nil {
@@ -160,7 +161,7 @@ func rawRounds(c net.Conn, v []float32, n int) error {
 // round checks every vector received, bit for bit.
 func BenchmarkDenseGraph(b *testing.B) {
 	const m, p, shares = 200, 124, 2
-	topo := decentral.Static{W: must(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 1))))}
+	topo := graph.Static{W: must(graph.MetropolisHastings(must(graph.ErdosRenyi(m, 0.5, 1))))}
 	cl := newCluster(b, 2, m, func(i int) int { return i * 2 / m }, nil)
 	ctx := context.Background()
 	for r, err := range cl.runAll(ctx, topo, shares, p, 0, 2, nil) { // connect and warm up

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
@@ -18,7 +20,7 @@ import (
 // bytes sent to nodes of other ranks.
 func TestChocoOverRanks(t *testing.T) {
 	const m, p, rounds = 8, 1000, 6
-	er := static(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 3))))
+	er := static(graph.MetropolisHastings(must(graph.ErdosRenyi(m, 0.5, 3))))
 	for _, tt := range []struct {
 		name, comp string
 		ranks      int
@@ -27,7 +29,11 @@ func TestChocoOverRanks(t *testing.T) {
 		{"topk:0.1 3 ranks", "topk:0.1", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := decentral.Config{Algorithm: decentral.CHOCO, Compress: tt.comp, Seed: 4, Eta0: 0.05, Workers: 2, Topology: er}
+			choco, err := decentral.NewMethod(decentral.CHOCO, decentral.Knobs{"compress": tt.comp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := decentral.Config{Method: choco, Seed: 4, Eta0: 0.05, Workers: 2, Topology: er}
 			x0 := make([]float32, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

@@ -53,6 +53,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"google.golang.org/grpc"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -110,7 +112,7 @@ type Exchange struct {
 
 	localPos []int                  // by node: its index in local, or -1
 	recvTab  []atomic.Pointer[edge] // Recv's edges by local index × Nodes + remote node, where not too many; else nil
-	inW      *decentral.Mixing      // the mixing matrix of in's edges
+	inW      *graph.Mixing          // the mixing matrix of in's edges
 	in       []*edge                // the edges from which inW's rounds expect vectors
 
 	logMu  sync.Mutex

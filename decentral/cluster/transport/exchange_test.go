@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 func checkErrs(t *testing.T, errs []error) {
@@ -22,11 +22,11 @@ func checkErrs(t *testing.T, errs []error) {
 // Erdős–Rényi and directed one-peer graphs with vectors of 18,378 and
 // 62,006 floats sent in chunks, and checks every Recv bit for bit.
 func TestExchangeVectors(t *testing.T) {
-	ring6, err := decentral.Ring(6)
+	ring6, err := graph.Ring(6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	er9, err := decentral.ErdosRenyi(9, 0.5, 7)
+	er9, err := graph.ErdosRenyi(9, 0.5, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,22 +35,22 @@ func TestExchangeVectors(t *testing.T) {
 	for i := range 6 {
 		self[i], from[i], ws[i] = 0.5, []int{(i + 5) % 6}, []float64{0.5}
 	}
-	onePeer, err := decentral.NewMixingRows("one-peer", self, from, ws)
+	onePeer, err := graph.NewMixingRows("one-peer", self, from, ws)
 	ca := newCA(t, "test CA")
 	tests := []struct {
 		name          string
 		ranks, nodes  int
 		owner         func(int) int
-		topo          decentral.Topology
+		topo          graph.Topology
 		shares, p     int
 		chunk         int
 		tls           bool
 		first, rounds int
 	}{
-		{"2 ranks ring TLS", 2, 6, func(i int) int { return i % 2 }, static(decentral.MetropolisHastings(ring6)), 2, 18378, 16 << 10, true, 0, 5},
-		{"2 ranks ring big chunks", 2, 6, func(i int) int { return i / 3 }, static(decentral.LaplacianMixing(ring6)), 1, 62006, 0, false, 0, 3},
-		{"3 ranks ER", 3, 9, func(i int) int { return i / 3 }, static(decentral.MetropolisHastings(er9)), 2, 62006, 64 << 10, false, 0, 4},
-		{"3 ranks ER TLS resumed", 3, 9, func(i int) int { return i % 3 }, static(decentral.MetropolisHastings(er9)), 1, 18378, 1 << 15, true, 41, 3},
+		{"2 ranks ring TLS", 2, 6, func(i int) int { return i % 2 }, static(graph.MetropolisHastings(ring6)), 2, 18378, 16 << 10, true, 0, 5},
+		{"2 ranks ring big chunks", 2, 6, func(i int) int { return i / 3 }, static(graph.LaplacianMixing(ring6)), 1, 62006, 0, false, 0, 3},
+		{"3 ranks ER", 3, 9, func(i int) int { return i / 3 }, static(graph.MetropolisHastings(er9)), 2, 62006, 64 << 10, false, 0, 4},
+		{"3 ranks ER TLS resumed", 3, 9, func(i int) int { return i % 3 }, static(graph.MetropolisHastings(er9)), 1, 18378, 1 << 15, true, 41, 3},
 		{"2 ranks directed one-peer", 2, 6, func(i int) int { return i / 3 }, static(onePeer, err), 2, 18378, 1 << 14, false, 0, 4},
 	}
 	for _, tt := range tests {
@@ -84,7 +84,7 @@ func TestExchangeVectors(t *testing.T) {
 // more rounds ahead of it, and their vectors wait, unread, until it catches
 // up.
 func TestExchangeRunsAhead(t *testing.T) {
-	topo, err := decentral.OnePeerExponential(16)
+	topo, err := graph.OnePeerExponential(16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +108,8 @@ func TestExchangeRunsAhead(t *testing.T) {
 
 // TestRecvNoAlloc: Recv allocates nothing, for local and remote senders.
 func TestRecvNoAlloc(t *testing.T) {
-	ring, _ := decentral.Ring(4)
-	topo := static(decentral.MetropolisHastings(ring))
+	ring, _ := graph.Ring(4)
+	topo := static(graph.MetropolisHastings(ring))
 	cl := newCluster(t, 2, 4, func(i int) int { return i / 2 }, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -127,8 +127,8 @@ func TestRecvNoAlloc(t *testing.T) {
 
 // TestCloseNoLeak: after Close every goroutine of the Exchanges has ended.
 func TestCloseNoLeak(t *testing.T) {
-	ring, _ := decentral.Ring(6)
-	topo := static(decentral.MetropolisHastings(ring))
+	ring, _ := graph.Ring(6)
+	topo := static(graph.MetropolisHastings(ring))
 	ca := newCA(t, "leak CA")
 	run := func() {
 		cl := newCluster(t, 3, 6, func(i int) int { return i % 3 }, func(r int, c *Config) {
@@ -160,8 +160,8 @@ func TestCloseNoLeak(t *testing.T) {
 
 // TestUsageErrors: calls out of order or with bad arguments are refused.
 func TestUsageErrors(t *testing.T) {
-	ring, _ := decentral.Ring(4)
-	w, _ := decentral.MetropolisHastings(ring)
+	ring, _ := graph.Ring(4)
+	w, _ := graph.MetropolisHastings(ring)
 	cl := newCluster(t, 2, 4, func(i int) int { return i / 2 }, nil)
 	x := cl.xs[0]
 	if _, err := x.Send(0, []int{1}, [][]float32{{1}}); err == nil {
@@ -179,8 +179,8 @@ func TestUsageErrors(t *testing.T) {
 	if err := x.BeginRound(1, w, 1); err == nil {
 		t.Error("BeginRound before the previous round's Wait accepted")
 	}
-	other, _ := decentral.Ring(5)
-	w5, _ := decentral.MetropolisHastings(other)
+	other, _ := graph.Ring(5)
+	w5, _ := graph.MetropolisHastings(other)
 	if err := cl.xs[1].BeginRound(0, w5, 1); err == nil {
 		t.Error("BeginRound with a W over 5 nodes in a 4-node run accepted")
 	}

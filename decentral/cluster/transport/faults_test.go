@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 	"github.com/gtstorm/gtstorm/decentral/compress"
 )
@@ -26,7 +27,7 @@ import (
 // its address.
 func TestPeerTimeout(t *testing.T) {
 	const timeout = time.Second
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(4))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(4))))
 	for _, how := range []string{"silent", "closed"} {
 		t.Run(how, func(t *testing.T) {
 			cl := newCluster(t, 2, 4, func(i int) int { return i % 2 }, func(r int, c *Config) { c.PeerTimeout = timeout })
@@ -78,7 +79,7 @@ func TestPeerTimeout(t *testing.T) {
 // TestLatePeer: a rank that starts after its peer began the round is dialed
 // again, with backoff, until it answers.
 func TestLatePeer(t *testing.T) {
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(4))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(4))))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestMisbehavingPeer(t *testing.T) {
 // the peer be told. A non-nil decode makes the run's messages travel
 // encoded.
 func refusedPeer(t *testing.T, p int, frames [][]byte, decode func([]float32, []byte) error, want string) {
-	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
+	topo := static(graph.MetropolisHastings(must(graph.Path(2))))
 	w := topo.Mixing(5)
 	// Rank 1 runs node 1; rank 0, node 0, is played by hand.
 	cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) {

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/cluster/certs"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -199,7 +201,7 @@ func vec(i, t, k, p int) []float32 {
 // every Recv returns, bit for bit, what the sender sent and that Send counts
 // bytes as decentral.MemExchange does. delay, if not nil, runs before each
 // round.
-func runRank(ctx context.Context, x *Exchange, topo decentral.Topology, shares, p, first, rounds int, delay func(t int)) error {
+func runRank(ctx context.Context, x *Exchange, topo graph.Topology, shares, p, first, rounds int, delay func(t int)) error {
 	for t := first; t < first+rounds; t++ {
 		if delay != nil {
 			delay(t)
@@ -275,7 +277,7 @@ func sameVecs(got [][]float32, j, t, shares, p int) error {
 
 // runAll runs every rank of cl as runRank does, concurrently, and returns
 // each rank's error.
-func (cl *cluster) runAll(ctx context.Context, topo decentral.Topology, shares, p, first, rounds int, delay func(r, t int)) []error {
+func (cl *cluster) runAll(ctx context.Context, topo graph.Topology, shares, p, first, rounds int, delay func(r, t int)) []error {
 	errs := make([]error, len(cl.xs))
 	var wg sync.WaitGroup
 	for r, x := range cl.xs {
@@ -294,11 +296,11 @@ func (cl *cluster) runAll(ctx context.Context, topo decentral.Topology, shares, 
 }
 
 // static is the Topology of one mixing matrix; it panics on err.
-func static(w *decentral.Mixing, err error) decentral.Topology {
+func static(w *graph.Mixing, err error) graph.Topology {
 	if err != nil {
 		panic(err)
 	}
-	return decentral.Static{W: w}
+	return graph.Static{W: w}
 }
 
 // must returns v; it panics on err.

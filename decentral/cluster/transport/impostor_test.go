@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -75,7 +77,7 @@ func TestImpostorRefused(t *testing.T) {
 // rounds than the real rank 0 completed is refused, and the ranks run on.
 func TestImpostorLinkRefused(t *testing.T) {
 	const m, p = 4, 16
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(m))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(m))))
 	cl := newCluster(t, 2, m, func(i int) int { return i % 2 }, nil)
 	ctx := testCtx(t, 30*time.Second)
 	checkErrs(t, cl.runAll(ctx, topo, 1, p, 0, 5, nil))

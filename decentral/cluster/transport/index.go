@@ -1,6 +1,6 @@
 package transport
 
-import "github.com/gtstorm/gtstorm/decentral"
+import "github.com/gtstorm/gtstorm/decentral/graph"
 
 // maxRecvTab bounds Recv's table of edges, in entries (8 bytes each): a
 // rank of more local nodes × nodes finds its edges in the map instead.
@@ -10,7 +10,7 @@ const maxRecvTab = 1 << 20
 // another from which a round of w expects vectors, making them and those
 // of w's edges the other way the first time; the list is kept for the
 // rounds of the same w (a static topology's every round).
-func (x *Exchange) inEdgesLocked(w *decentral.Mixing) []*edge {
+func (x *Exchange) inEdgesLocked(w *graph.Mixing) []*edge {
 	if w == x.inW {
 		return x.in
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -33,7 +35,7 @@ func wantStopped(t *testing.T, who string, err error, rank, rounds int, why stri
 // round fails at once.
 func TestLeaveStopsPeersAtOnce(t *testing.T) {
 	const m, p = 6, 5000
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(m))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(m))))
 	cl := newCluster(t, 3, m, func(i int) int { return i * 3 / m }, func(r int, c *Config) { c.PeerTimeout = leaveTimeout })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -101,7 +103,7 @@ func TestLeaveStopsPeersAtOnce(t *testing.T) {
 // once its peers took the BYE.
 func TestLeaveAtEnd(t *testing.T) {
 	const m, p, rounds = 6, 62006, 4
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(m))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(m))))
 	cl := newCluster(t, 3, m, func(i int) int { return i % 3 }, func(r int, c *Config) { c.PeerTimeout = leaveTimeout; c.ChunkBytes = 64 << 10 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

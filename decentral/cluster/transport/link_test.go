@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
@@ -78,7 +79,7 @@ func TestReconnectExactlyOnce(t *testing.T) {
 	for _, chunk := range []int{0, 4 << 10} {
 		t.Run(map[int]string{0: "one chunk", 4 << 10: "many chunks"}[chunk], func(t *testing.T) {
 			const m, p, rounds = 9, 3000, 40
-			topo := static(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 3))))
+			topo := static(graph.MetropolisHastings(must(graph.ErdosRenyi(m, 0.5, 3))))
 			base := listeners(t, 3)
 			lns := make([]net.Listener, len(base))
 			kls := make([]*killListener, len(base))
@@ -125,7 +126,7 @@ func TestReconnectExactlyOnce(t *testing.T) {
 // reconnect, and every round's vectors arrive, once and bit for bit.
 func TestDuplicateLink(t *testing.T) {
 	const m, p, rounds = 6, 2000, 30
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(m))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(m))))
 	cl := newCluster(t, 2, m, func(i int) int { return i % 2 }, func(r int, c *Config) { c.PeerTimeout = 8 * time.Second })
 	ctx, cancel := testDeadline(t, 25*time.Second)
 	defer cancel()
@@ -175,7 +176,7 @@ func TestDuplicateLink(t *testing.T) {
 // limit, rather than a reset and a silent peer.
 func TestOversizedMessage(t *testing.T) {
 	const p = 8
-	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
+	topo := static(graph.MetropolisHastings(must(graph.Path(2))))
 	cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) { c.VectorLen, c.PeerTimeout = p, 20*time.Second })
 	x := cl.xs[1]
 	ctx, cancel := testDeadline(t, 15*time.Second)

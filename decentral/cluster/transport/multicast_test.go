@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
@@ -38,7 +39,7 @@ func multiFrame(dests []int, k uint8, off, n, p int) []byte {
 // rank 0's stream.
 func multiPeer(t *testing.T, ctx context.Context, p int) (*cluster, *Exchange, func([]byte)) {
 	t.Helper()
-	w := static(decentral.MetropolisHastings(must(decentral.Path(4)))).Mixing(5)
+	w := static(graph.MetropolisHastings(must(graph.Path(4)))).Mixing(5)
 	cl := newCluster(t, 2, 4, multiOwner, func(r int, c *Config) { c.VectorLen, c.PeerTimeout = p, 5*time.Second })
 	x := cl.xs[1]
 	cs := rawPeer(t, ctx, x.cfg.Addrs[1])
@@ -110,7 +111,7 @@ func TestMulticastRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			w := static(decentral.MetropolisHastings(must(decentral.Path(4)))).Mixing(5)
+			w := static(graph.MetropolisHastings(must(graph.Path(4)))).Mixing(5)
 			cl := newCluster(t, 2, 4, multiOwner, func(r int, c *Config) { c.VectorLen, c.PeerTimeout = p, 5*time.Second })
 			x := cl.xs[1]
 			cs := rawPeer(t, ctx, x.cfg.Addrs[1])
@@ -143,7 +144,7 @@ func TestMulticastRefused(t *testing.T) {
 // vectors once per other rank.
 func TestMulticastExactlyOnce(t *testing.T) {
 	const m, ranks, shares, p, rounds = 9, 3, 2, 2000, 30
-	topo := static(decentral.MetropolisHastings(must(decentral.Complete(m))))
+	topo := static(graph.MetropolisHastings(must(graph.Complete(m))))
 	base := listeners(t, ranks)
 	lns := make([]net.Listener, ranks)
 	kls := make([]*killListener, ranks)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -87,19 +89,19 @@ func TestOptimizerOverRanks(t *testing.T) {
 
 func testOptimizerOverRanks(t *testing.T, pipe bool) {
 	const m, p, rounds = 8, 1000, 6
-	exp, err := decentral.OnePeerExponential(m)
+	exp, err := graph.OnePeerExponential(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name  string
 		algo  string
-		topo  decentral.Topology
+		topo  graph.Topology
 		ranks int
 	}{
-		{"GT-STORM ring 2 ranks", decentral.GTSTORM, static(decentral.MetropolisHastings(must(decentral.Ring(m)))), 2},
+		{"GT-STORM ring 2 ranks", decentral.GTSTORM, static(graph.MetropolisHastings(must(graph.Ring(m)))), 2},
 		{"DSGD exp 4 ranks", decentral.DSGD, exp, 4},
-		{"GNSD ER 3 ranks", decentral.GNSD, static(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 3)))), 3},
+		{"GNSD ER 3 ranks", decentral.GNSD, static(graph.MetropolisHastings(must(graph.ErdosRenyi(m, 0.5, 3)))), 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // maxShares is the most vectors a node may share a round: k is one byte.
@@ -17,7 +17,7 @@ const maxShares = 256
 // vectors from each node of w.From(i) that another rank runs. The first
 // round may be any t ≥ 0 (a run resumed from a snapshot); each later one
 // must be the next, after the previous round's Wait returned.
-func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
+func (x *Exchange) BeginRound(t int, w *graph.Mixing, shares int) error {
 	return x.beginRound(t, w, shares, false)
 }
 
@@ -25,11 +25,11 @@ func (x *Exchange) BeginRound(t int, w *decentral.Mixing, shares int) error {
 // returned but while its Recv calls may still run: Recv goes on returning
 // round t−1's vectors until round t's Wait returns, and round t's Sends may
 // come meanwhile. Frames of round t+1 wait, unread, until then.
-func (x *Exchange) BeginNextRound(t int, w *decentral.Mixing, shares int) error {
+func (x *Exchange) BeginNextRound(t int, w *graph.Mixing, shares int) error {
 	return x.beginRound(t, w, shares, true)
 }
 
-func (x *Exchange) beginRound(t int, w *decentral.Mixing, shares int, next bool) error {
+func (x *Exchange) beginRound(t int, w *graph.Mixing, shares int, next bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	switch {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -15,11 +17,11 @@ import (
 // those of its own in memory, and every Recv returns, bit for bit, what
 // its sender sent it; bytes count as MemExchange counts them.
 func TestSendEach(t *testing.T) {
-	ring, err := decentral.Ring(6)
+	ring, err := graph.Ring(6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo := static(decentral.MetropolisHastings(ring))
+	topo := static(graph.MetropolisHastings(ring))
 	const shares, p, rounds = 2, 1000, 4
 	liar := func(i int) bool { return i == 1 || i == 4 }
 	// what node i sends node j: its own vector, or one per recipient.

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 // failRound runs one round of topo on every rank of cl, which must fail on
 // every rank, and returns the errors.
-func failRound(t *testing.T, cl *cluster, topo decentral.Topology) []error {
+func failRound(t *testing.T, cl *cluster, topo graph.Topology) []error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -42,7 +42,7 @@ func wantIn(t *testing.T, what, s string, subs ...string) {
 // lower rank opens a link), and the refusing rank logs why.
 func TestTLSRefusals(t *testing.T) {
 	ca, stranger := newCA(t, "run CA"), newCA(t, "stranger CA")
-	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
+	topo := static(graph.MetropolisHastings(must(graph.Path(2))))
 	// The stranger trusts the run's CA, whose certificate is no secret, but
 	// holds a certificate of its own CA.
 	strangerTLS := func(r int) *tls.Config {
@@ -95,11 +95,11 @@ func TestTLSRefusals(t *testing.T) {
 func TestTLSCertOfAnotherRankOnStream(t *testing.T) {
 	ca := newCA(t, "run CA")
 	owner := func(i int) int { return [3]int{1, 0, 2}[i] }
-	g, err := decentral.NewGraph(3, [][2]int{{0, 1}})
+	g, err := graph.New(3, [][2]int{{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo := static(decentral.MetropolisHastings(g))
+	topo := static(graph.MetropolisHastings(g))
 	cl := newCluster(t, 3, 3, owner, func(r int, c *Config) {
 		c.PeerTimeout, c.Insecure, c.TLS = time.Second, false, ca.tls(t, r)
 	}, func(r int, x *Exchange) {
@@ -121,7 +121,7 @@ func TestTLSCertOfAnotherRankOnStream(t *testing.T) {
 // TestConfigHashMismatch: ranks with different config hashes refuse each
 // other, naming both hashes.
 func TestConfigHashMismatch(t *testing.T) {
-	topo := static(decentral.MetropolisHastings(must(decentral.Path(2))))
+	topo := static(graph.MetropolisHastings(must(graph.Path(2))))
 	cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) {
 		c.PeerTimeout = time.Second
 		c.ConfigHash = []string{"sha256:aaaa", "sha256:bbbb"}[r]

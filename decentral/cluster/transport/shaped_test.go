@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -103,8 +105,8 @@ func (o slowOracle) Grad(w int, x []float32, b decentral.Batch, g []float32) (fl
 // a round take at the link's rate, beside the 20 ms of its gradients.
 func BenchmarkShapedLink(b *testing.B) {
 	const m, p, compute = 10, 18378, 2 * time.Millisecond
-	w := must(decentral.MetropolisHastings(must(decentral.ErdosRenyi(m, 0.5, 1))))
-	topo := decentral.Static{W: w}
+	w := must(graph.MetropolisHastings(must(graph.ErdosRenyi(m, 0.5, 1))))
+	topo := graph.Static{W: w}
 	for _, mbit := range []float64{1000, 250} {
 		for _, pipe := range []bool{false, true} {
 			b.Run(fmt.Sprintf("Mbit=%g/pipelined=%v", mbit, pipe), func(b *testing.B) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gtstorm/gtstorm/decentral/graph"
+
 	"github.com/gtstorm/gtstorm/decentral"
 )
 
@@ -165,7 +167,7 @@ func TestGatherDuplicateRefused(t *testing.T) {
 // and AgreeRound waiting on a peer that is silent, well within the peer
 // timeout, with the abort's error.
 func TestAbortEndsWaits(t *testing.T) {
-	topo := static(decentral.MetropolisHastings(must(decentral.Ring(4))))
+	topo := static(graph.MetropolisHastings(must(graph.Ring(4))))
 	stop := errors.New("stop signal")
 	for _, wait := range []string{"Wait", "Gather", "AgreeRound"} {
 		t.Run(wait, func(t *testing.T) {
