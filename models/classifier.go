@@ -19,9 +19,7 @@ type classifier struct {
 	name    string
 	shape   []int // shape of one sample, e.g. [1 28 28]
 	classes int
-	// logits adds the network to g: x is the input [B, shape...], p the
-	// parameter nodes by name; it returns logits [B, classes].
-	logits func(g *graphops.Graph, x *G.Node, p nodes) *G.Node
+	net     *Net // the description the layout, forward pass and export come from
 }
 
 func (m *classifier) Name() string { return m.name }
@@ -102,7 +100,7 @@ func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	cg := &classGraph{x: w.ws.Floats("x", n*m.dim())}
 	params, byName := paramNodes(g, &m.layout, w.params)
 	x := g.Input("x", cg.x, append([]int{n}, m.shape...)...)
-	logits := m.logits(g, x, byName)
+	logits := m.net.forward(g, x, byName)
 	outs := []*G.Node{logits}
 	if withGrad {
 		cg.labels = w.ws.Bytes("labels", n)

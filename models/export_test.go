@@ -250,8 +250,8 @@ func TestONNXStructure(t *testing.T) {
 			t.Errorf("%s: opset %d", c.m.Name(), om.Opsets[0].Version)
 		}
 		total := 0
-		for i, in := range om.Graph.Initializers {
-			p := c.m.Params()[i]
+		for i, p := range c.m.Params() {
+			in := om.Graph.Initializers[i]
 			if in.Name != p.Name || len(in.Floats) != p.Size() {
 				t.Errorf("%s: initializer %d is %s with %d values, want %s with %d", c.m.Name(), i, in.Name, len(in.Floats), p.Name, p.Size())
 			}
@@ -335,7 +335,12 @@ func TestONNXPythonChecker(t *testing.T) {
 	if onnxPython() == "" {
 		t.Skip("no python3 with the onnx package (apt-get install python3-onnx)")
 	}
-	for _, m := range []Model{NewMNISTCNN(), NewCIFARCNN()} {
+	// The paper's CNNs, and the networks of SPEC §12 with GroupNorm (the
+	// Reshape, InstanceNormalization, Reshape, Mul, Add form), residual
+	// Adds and global average pooling, or a 62-class FEMNIST head.
+	models := []Model{NewMNISTCNN(), NewCIFARCNN(),
+		mustNew(t, "resnet8-gn", []int{3, 16, 16}, 10), mustNew(t, "fedavg-cnn", []int{1, 28, 28}, 62)}
+	for _, m := range models {
 		om, err := ONNX(m, m.Init(1))
 		if err != nil {
 			t.Fatal(err)

@@ -1,18 +1,24 @@
-// Package models holds the networks gtstorm trains — the MNIST and CIFAR-10
-// CNNs and the non-convex logistic regression of the paper — as Gorgonia
+// Package models holds the networks gtstorm trains — the paper's MNIST and
+// CIFAR-10 CNNs and non-convex logistic regression, the ResNet-GN family,
+// the FedAvg CNN, MLPs, and any network a user describes — as Gorgonia
 // graphs. From outside a model is a loss of ONE flat float32 parameter
 // vector: a [Worker] takes the vector and a minibatch and returns the
 // batch-mean loss and its gradient, so the optimizer layer never sees layers.
 //
-// Each network is one short builder: [NewMNISTCNN] (mnist.go),
-// [NewCIFARCNN] (cifar.go) and [NewLogReg] (logreg.go) declare the
-// parameter tensors in the order they lie in the flat vector ([Model.Params])
-// and write the forward pass as a chain of layer calls, as in Gorgonia's
-// convnet example; Gorgonia differentiates it symbolically. The layers are
-// custom Gorgonia ops on the AVX-512 kernels of internal/kernels, and the
-// graphs run on a small executor instead of Gorgonia's TapeMachine, with
-// the TapeMachine's results bit for bit; both live in models/internal/graphops.
-// One MNIST CNN gradient at batch 64 costs about 2.5 ms on one core.
+// An image network is a [Net]: a description written as a chain of layer
+// calls — Conv2D, GroupNorm, ReLU, MaxPool, AvgPool, GlobalAvgPool, Add,
+// Flatten, Dense — the way a PyTorch module's forward reads. The
+// description lays out the parameter tensors in the order they lie in the
+// flat vector ([Model.Params]), and the forward pass, its symbolic
+// gradient (Gorgonia's), the ONNX export ([ONNX]) and the memory estimate
+// ([WorkerBytes]) all come from it. Each network of the zoo ([New]) is one
+// short file: mnist.go, cifar.go, resnet.go, fedavg.go, mlp.go; the
+// logistic regression (logreg.go) is a graph of its own. The layers are
+// custom Gorgonia ops on the kernels of internal/kernels (AVX-512, AVX2,
+// NEON or pure Go, the same bits on each), and the graphs run on a small
+// executor instead of Gorgonia's TapeMachine, with the TapeMachine's
+// results bit for bit; both live in models/internal/graphops. One MNIST
+// CNN gradient at batch 64 costs about 2.5 ms on one core.
 //
 // Each Worker owns compiled graph instances (one per batch size, built
 // lazily) and is not safe for concurrent use; a [Pool] holds one Worker per
@@ -30,6 +36,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/detmath"
 )
 
 // Model is a loss as a function of one flat float32 parameter vector.
@@ -77,33 +84,34 @@ type Worker interface {
 }
 
 // layout lays parameter tensors out one after another in a flat vector.
-// fanIn[i] is the fan-in used to scale the initialisation of tensor i.
+// fanIn[i] is the fan-in that scales the initialisation of tensor i, and
+// init[i] how it is drawn.
 type layout struct {
 	params []Param
 	fanIn  []int
+	init   []Init
 	size   int
 }
 
-// add appends a tensor of the given shape and fan-in.
+// Initialisations of parameters that are not weights: GroupNorm's scale
+// starts at 1 and its shift at 0.
+const (
+	initOnes Init = -1 - iota
+	initZeros
+)
+
+// add appends a tensor of the given shape and fan-in, drawn uniformly.
 func (l *layout) add(name string, fanIn int, shape ...int) {
+	l.addInit(name, fanIn, InitUniform, shape...)
+}
+
+// addInit appends a tensor of the given shape, fan-in and initialisation.
+func (l *layout) addInit(name string, fanIn int, init Init, shape ...int) {
 	p := Param{Name: name, Shape: shape, Offset: l.size}
 	l.params = append(l.params, p)
 	l.fanIn = append(l.fanIn, fanIn)
+	l.init = append(l.init, init)
 	l.size += p.Size()
-}
-
-// conv appends the filters name.w [out,in,k,k] and bias name.b [out] of a
-// k×k convolution from in to out channels, both of fan-in in·k·k.
-func (l *layout) conv(name string, in, out, k int) {
-	l.add(name+".w", in*k*k, out, in, k, k)
-	l.add(name+".b", in*k*k, out)
-}
-
-// dense appends the weights name.w [in,out] and bias name.b [out] of a
-// fully connected layer from in to out units, both of fan-in in.
-func (l *layout) dense(name string, in, out int) {
-	l.add(name+".w", in, in, out)
-	l.add(name+".b", in, out)
 }
 
 // Params returns a copy of the tensor list.
@@ -119,15 +127,31 @@ func (l *layout) Params() []Param {
 // NumParams returns the length of the flat vector.
 func (l *layout) NumParams() int { return l.size }
 
-// Init draws every tensor from U(-1/√fanIn, 1/√fanIn), which is what
-// PyTorch's kaiming_uniform_(a=√5) default gives for weights and biases.
+// Init draws the tensors in layout order from one seeded stream: those
+// of InitUniform from U(-1/√fanIn, 1/√fanIn), which is what PyTorch's
+// kaiming_uniform_(a=√5) default gives for weights and biases, those of
+// InitKaimingNormal from N(0, 2/fanIn); GroupNorm's scales are 1 and its
+// shifts 0, drawing nothing.
 func (l *layout) Init(seed uint64) []float32 {
 	rng := rand.New(rand.NewPCG(seed, 0x6d6f64656c73)) // "models"
 	x := make([]float32, l.size)
 	for i, p := range l.params {
-		bound := 1 / math.Sqrt(float64(l.fanIn[i]))
-		for k := p.Offset; k < p.Offset+p.Size(); k++ {
-			x[k] = float32((float64(2*float64(rng.Float64())) - 1) * bound)
+		v := x[p.Offset : p.Offset+p.Size()]
+		switch l.init[i] {
+		case InitUniform:
+			bound := 1 / math.Sqrt(float64(l.fanIn[i]))
+			for k := range v {
+				v[k] = float32((float64(2*float64(rng.Float64())) - 1) * bound)
+			}
+		case InitKaimingNormal:
+			std := math.Sqrt(2 / float64(l.fanIn[i]))
+			for k := range v {
+				v[k] = float32(detmath.NormFloat64(rng) * std)
+			}
+		case initOnes:
+			for k := range v {
+				v[k] = 1
+			}
 		}
 	}
 	return x

@@ -21,27 +21,35 @@ const (
 
 // Available lists the model names of this build, as a flag's help reads
 // them.
-const Available = "mnist-cnn|cifar-cnn|logreg|mlp:H1,H2,…"
+const Available = "mnist-cnn|cifar-cnn|logreg|resnet20-gn|resnet32-gn|resnet56-gn|fedavg-cnn|mlp:H1,H2,…"
 
 // MaxWidth is the widest layer an MLP may ask for. It only keeps the
 // parameter count far from overflowing; the memory check (see
 // WorkerBytes) refuses networks that do not fit long before it.
 const MaxWidth = 1 << 24
 
-// planned are the model names of SPEC §12 that this build does not have.
-var planned = []string{"resnet20-gn", "resnet32-gn", "resnet56-gn", "fedavg-cnn"}
-
-// New returns the image classifier named name (mnist-cnn, cifar-cnn or
-// mlp:H1,H2,…) for samples of the given shape [C,H,W] with classes
-// classes. The paper's CNNs take any channel count and any image on which
-// their unpadded 5×5 convolutions and 2×2 pools leave at least one value:
-// NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's shapes.
-// The MLP takes any shape. It returns an error for a name it does not
-// know, a name of a network this build does not have, the logistic
+// New returns the image classifier named name — mnist-cnn, cifar-cnn,
+// resnetD-gn (D = 6n + 2: resnet20-gn, resnet32-gn, resnet56-gn, …),
+// fedavg-cnn or mlp:H1,H2,… — for samples of the given shape [C,H,W] with
+// classes classes. The paper's CNNs take any channel count and any image
+// on which their unpadded 5×5 convolutions and 2×2 pools leave at least one
+// value: NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's
+// shapes. The ResNets and the FedAvg CNN take any image of at least 4×4;
+// the MLP takes any shape. It returns an error for a name it does not
+// know, an ONNX file (not available in this build), the logistic
 // regression (see NewLogReg) and an image the network does not fit.
 func New(name string, shape []int, classes int) (Model, error) {
 	if classes < 1 {
 		return nil, fmt.Errorf("%s: %d classes, want at least 1", name, classes)
+	}
+	if depth, ok, err := resNetDepth(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		if err := imageFits(name, shape, 1); err != nil {
+			return nil, err
+		}
+		return NewResNetGN(depth, shape, classes)
 	}
 	switch {
 	case name == MNISTCNNName || name == CIFARCNNName:
@@ -49,9 +57,14 @@ func New(name string, shape []int, classes int) (Model, error) {
 			return nil, err
 		}
 		if name == MNISTCNNName {
-			return mnistCNNFor(shape, classes), nil
+			return mnistCNNFor(shape, classes)
 		}
-		return cifarCNNFor(shape, classes), nil
+		return cifarCNNFor(shape, classes)
+	case name == FedAvgCNNName:
+		if err := imageFits(name, shape, 4); err != nil {
+			return nil, err
+		}
+		return NewFedAvgCNN(shape, classes)
 	case strings.HasPrefix(name, MLPPrefix):
 		hidden, err := ParseMLP(name)
 		if err != nil {
@@ -60,13 +73,22 @@ func New(name string, shape []int, classes int) (Model, error) {
 		if len(shape) == 0 || slices.Min(shape) < 1 {
 			return nil, fmt.Errorf("%s: samples of shape %v, want at least one feature", name, shape)
 		}
-		return NewMLP(shape, hidden, classes), nil
+		return NewMLP(shape, hidden, classes)
 	case name == LogRegName:
 		return nil, fmt.Errorf("logreg is the logistic regression of LibSVM features, not an image model")
-	case slices.Contains(planned, name) || strings.HasSuffix(name, ".onnx"):
-		return nil, fmt.Errorf("%s is not available in this build", name)
+	case strings.HasSuffix(name, ".onnx"):
+		return nil, fmt.Errorf("%s: importing ONNX networks is not available in this build", name)
 	}
-	return nil, fmt.Errorf("unknown model %q", name)
+	return nil, fmt.Errorf("unknown model %q, want one of %s", name, Available)
+}
+
+// imageFits reports an error unless shape is an image [C,H,W] of at least
+// side×side.
+func imageFits(name string, shape []int, side int) error {
+	if len(shape) != 3 || shape[0] < 1 || shape[1] < side || shape[2] < side {
+		return fmt.Errorf("%s needs images [C,H,W] of at least %d×%d; the data's samples have shape %v", name, side, side, shape)
+	}
+	return nil
 }
 
 // ParseMLP returns the hidden widths of the MLP named mlp:H1,H2,…: at least

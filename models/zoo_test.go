@@ -48,18 +48,38 @@ func refMNISTCNN(m Model, p []float64, b data.Batch) float64 {
 	return refCrossEntropy(refDense(h, n, 32*oh*ow, w[4], w[5], classes), labels, classes)
 }
 
+// resNetParams is the parameter count of a ResNet-GN of n blocks a stage
+// on images of c channels with the given classes, counted from SPEC §12:
+// the first conv-GN, stage 1's identity blocks, stages 2 and 3 with one
+// projection shortcut each, and the classifier.
+func resNetParams(n, c, classes int) int {
+	convGN := func(in, out, k int) int { return in*out*k*k + 2*out }
+	p := convGN(c, 16, 3)
+	p += n * 2 * convGN(16, 16, 3)
+	p += convGN(16, 32, 3) + convGN(32, 32, 3) + convGN(16, 32, 1) + (n-1)*2*convGN(32, 32, 3)
+	p += convGN(32, 64, 3) + convGN(64, 64, 3) + convGN(32, 64, 1) + (n-1)*2*convGN(64, 64, 3)
+	return p + 64*classes + classes
+}
+
 // zooGradCases are the gradient cases of the networks New builds beyond
 // the paper's own: MLPs and a paper CNN on another dataset's images.
 func zooGradCases(t testing.TB) []gradCase {
 	mnist := imageSet(21, 8, 10, false, 1, 28, 28)
 	cifar := imageSet(22, 6, 10, true, 3, 32, 32)
 	odd := imageSet(23, 5, 7, false, 2, 19, 17) // odd maps: the pools round down
+	small := imageSet(24, 6, 10, true, 3, 8, 8)
+	oddSmall := imageSet(25, 4, 7, false, 2, 9, 7) // odd maps: strided convolutions and pools round down
 	return []gradCase{
 		{"mlp:16/mnist/batch3", mustNew(t, "mlp:16", []int{1, 28, 28}, 10), refMLP, batchOf(mnist, 0, 5, 2), 1},
 		{"mlp:12,9/cifar/batch2", mustNew(t, "mlp:12,9", []int{3, 32, 32}, 10), refMLP, batchOf(cifar, 1, 4), 1},
 		{"mlp:5,4,3/odd/batch1", mustNew(t, "mlp:5,4,3", []int{2, 19, 17}, 7), refMLP, batchOf(odd, 3), 1},
 		{"mnist-cnn/cifar/batch2", mustNew(t, "mnist-cnn", []int{3, 32, 32}, 10), refMNISTCNN, batchOf(cifar, 0, 5), 1},
 		{"mnist-cnn/odd/batch2", mustNew(t, "mnist-cnn", []int{2, 19, 17}, 7), refMNISTCNN, batchOf(odd, 1, 2), 1},
+		{"resnet8-gn/small/batch3", mustNew(t, "resnet8-gn", []int{3, 8, 8}, 10), refResNetGN, batchOf(small, 0, 1, 2), 1},
+		{"resnet8-gn/odd/batch2", mustNew(t, "resnet8-gn", []int{2, 9, 7}, 7), refResNetGN, batchOf(oddSmall, 1, 3), 1},
+		{"resnet14-gn/small/batch1", mustNew(t, "resnet14-gn", []int{3, 8, 8}, 10), refResNetGN, batchOf(small, 4), 1},
+		{"fedavg-cnn/small/batch2", mustNew(t, "fedavg-cnn", []int{3, 8, 8}, 10), refFedAvgCNN, batchOf(small, 2, 5), 1},
+		{"fedavg-cnn/odd/batch2", mustNew(t, "fedavg-cnn", []int{2, 9, 7}, 7), refFedAvgCNN, batchOf(oddSmall, 0, 2), 1},
 	}
 }
 
@@ -87,6 +107,13 @@ func TestNewShapes(t *testing.T) {
 		{"cifar-cnn", []int{1, 28, 28}, 10, 6*25 + 6 + 16*6*25 + 16 + 16*4*4*120 + 120 + 120*84 + 84 + 84*10 + 10},
 		{"mlp:64", []int{1, 28, 28}, 10, 784*64 + 64 + 64*10 + 10},
 		{"mlp:64,32", []int{3, 32, 32}, 10, 3072*64 + 64 + 64*32 + 32 + 32*10 + 10},
+		{"resnet20-gn", []int{3, 32, 32}, 10, 272474}, // SPEC §12
+		{"resnet20-gn", []int{1, 28, 28}, 10, 272474 - 2*16*9},
+		{"resnet32-gn", []int{3, 32, 32}, 10, resNetParams(5, 3, 10)},
+		{"resnet56-gn", []int{3, 32, 32}, 100, resNetParams(9, 3, 100)},
+		{"resnet8-gn", []int{2, 9, 7}, 3, resNetParams(1, 2, 3)},
+		{"fedavg-cnn", []int{1, 28, 28}, 62, 32*25 + 32 + 64*32*25 + 64 + 64*7*7*512 + 512 + 512*62 + 62},
+		{"fedavg-cnn", []int{3, 32, 32}, 10, 32*3*25 + 32 + 64*32*25 + 64 + 64*8*8*512 + 512 + 512*10 + 10},
 	} {
 		m := mustNew(t, c.name, c.shape, c.classes)
 		if m.NumParams() != c.params || m.Name() != c.name {
@@ -124,10 +151,13 @@ func TestNewRefuses(t *testing.T) {
 		{"mlp:99999999999999999999", []int{1, 28, 28}, "a whole number from 1"},
 		{"mlp:16777217", []int{1, 28, 28}, "a whole number from 1"},
 		{"logreg", []int{1, 28, 28}, "LibSVM"},
-		{"resnet20-gn", []int{3, 32, 32}, "not available in this build"},
-		{"resnet32-gn", []int{3, 32, 32}, "not available in this build"},
-		{"resnet56-gn", []int{3, 32, 32}, "not available in this build"},
-		{"fedavg-cnn", []int{1, 28, 28}, "not available in this build"},
+		{"resnet21-gn", []int{3, 32, 32}, "6n + 2"},
+		{"resnet2-gn", []int{3, 32, 32}, "6n + 2"},
+		{"resnet-gn", []int{3, 32, 32}, "6n + 2"},
+		{"resnetx-gn", []int{3, 32, 32}, "6n + 2"},
+		{"resnet20", []int{3, 32, 32}, "unknown model"},
+		{"resnet20-gn", []int{3072}, "images [C,H,W]"},
+		{"fedavg-cnn", []int{1, 3, 28}, "at least 4×4"},
 		{"net.onnx", []int{1, 28, 28}, "not available in this build"},
 		{"mnist-cnn", []int{1, 15, 28}, "at least 16×16"},
 		{"cifar-cnn", []int{123}, "at least 16×16"},

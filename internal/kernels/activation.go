@@ -69,49 +69,42 @@ func ReLUBackward(dx, dy, y []float32) {
 }
 
 // BiasGradRows adds to db[j] the sum of column j of dy, a rows×len(db)
-// row-major matrix, accumulating in float64.
+// row-major matrix, accumulating in float64 (row by row, for blocks of up
+// to 256 columns at a time: no allocation, whatever the width).
 func BiasGradRows(db, dy []float32, rows int) {
 	n := len(db)
 	if len(dy) < rows*n {
 		panic(fmt.Sprintf("kernels: BiasGradRows: dy has %d elements, want ≥ %d", len(dy), rows*n))
 	}
 	var buf [256]float64
-	var acc []float64
-	if n <= len(buf) {
-		acc = buf[:n]
-	} else {
-		acc = make([]float64, n)
-	}
-	for r := range rows {
-		for j, v := range dy[r*n : (r+1)*n] {
-			acc[j] += float64(v)
+	for j0 := 0; j0 < n; j0 += len(buf) {
+		acc := buf[:min(len(buf), n-j0)]
+		clear(acc)
+		for r := range rows {
+			for j, v := range dy[r*n+j0:][:len(acc)] {
+				acc[j] += float64(v)
+			}
 		}
-	}
-	for j, v := range acc {
-		db[j] += float32(v)
+		for j, v := range acc {
+			db[j0+j] += float32(v)
+		}
 	}
 }
 
 // BiasGradPlanes adds to db[c] the sum of plane c over the n images of dy
 // (NCHW, planes of plane elements): float32 partial sums within a plane,
-// float64 across planes.
+// float64 across planes, image by image.
 func BiasGradPlanes(db, dy []float32, n, plane int) {
 	c := len(db)
 	if len(dy) < n*c*plane {
 		panic(fmt.Sprintf("kernels: BiasGradPlanes: dy has %d elements, want ≥ %d", len(dy), n*c*plane))
 	}
-	var buf [64]float64
-	var acc []float64
-	if c <= len(buf) {
-		acc = buf[:c]
-	} else {
-		acc = make([]float64, c)
-	}
-	for i := range n * c {
-		acc[i%c] += float64(sum32(dy[i*plane : (i+1)*plane]))
-	}
-	for j, v := range acc {
-		db[j] += float32(v)
+	for ch := range c {
+		var acc float64
+		for i := range n {
+			acc += float64(sum32(dy[(i*c+ch)*plane : (i*c+ch+1)*plane]))
+		}
+		db[ch] += float32(acc)
 	}
 }
 

@@ -127,3 +127,44 @@ func TestSoftmaxCrossEntropy(t *testing.T) {
 		t.Error("short logits accepted")
 	}
 }
+
+// TestBiasGradWide checks the bias gradients of layers wider than their
+// stack accumulators (a 600-unit dense layer, a 100-channel convolution):
+// the float64 sums in the documented order, bit for bit, and no
+// allocation.
+func TestBiasGradWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const rows, cols = 5, 600
+	dy := randSlice(rng, rows*cols)
+	db := make([]float32, cols)
+	BiasGradRows(db, dy, rows)
+	for j := range cols {
+		var want float64
+		for r := range rows {
+			want += float64(dy[r*cols+j])
+		}
+		if db[j] != float32(want) {
+			t.Fatalf("BiasGradRows: db[%d] = %g, want %g", j, db[j], float32(want))
+		}
+	}
+	const n, c, plane = 3, 100, 2
+	db = make([]float32, c)
+	BiasGradPlanes(db, dy, n, plane)
+	for ch := range c {
+		var want float64
+		for i := range n {
+			p := dy[(i*c+ch)*plane:]
+			want += float64(p[0] + p[1])
+		}
+		if db[ch] != float32(want) {
+			t.Fatalf("BiasGradPlanes: db[%d] = %g, want %g", ch, db[ch], float32(want))
+		}
+	}
+	wide := make([]float32, cols)
+	if a := testing.AllocsPerRun(3, func() {
+		BiasGradRows(wide, dy, rows)
+		BiasGradPlanes(db, dy, n, plane)
+	}); a != 0 {
+		t.Errorf("%v allocations per run, want 0", a)
+	}
+}

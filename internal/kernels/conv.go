@@ -2,14 +2,18 @@ package kernels
 
 import "fmt"
 
-// ConvShape describes a stride-1, unpadded 2-D convolution of one NCHW image
-// of C channels, H rows and W columns by a KH×KW kernel. Its output is
-// OH×OW = (H−KH+1)×(W−KW+1) per output channel.
+// ConvShape describes a 2-D convolution of one NCHW image of C channels, H
+// rows and W columns by a KH×KW kernel moved by Stride and zero-padded by
+// Pad on every side (PyTorch's Conv2d(stride=Stride, padding=Pad)). The zero
+// values mean stride 1 and no padding, the valid convolution. Its output is
+// OH×OW = ((H+2·Pad−KH)/Stride+1)×((W+2·Pad−KW)/Stride+1) per output
+// channel, rounded down as PyTorch does.
 //
 // The column matrix of an image (Im2Col) has K() = C·KH·KW rows and
 // P() = OH·OW columns: row (c·KH+i)·KW+j, column oy·OW+ox holds
-// x[c][oy+i][ox+j]. With weights stored [OC][C][KH][KW] (PyTorch's order,
-// so W is an OC×K row-major matrix), one image's convolution is
+// x[c][oy·Stride+i−Pad][ox·Stride+j−Pad], or 0 where that falls in the
+// padding. With weights stored [OC][C][KH][KW] (PyTorch's order, so W is
+// an OC×K row-major matrix), one image's convolution is
 //
 //	z_n [OC×P] = W [OC×K] · cols_n [K×P]        Sgemm(false, false, OC, P, K, …)
 //	dcols_n [K×P] = Wᵀ · dz_n [OC×P]             Sgemm(true, false, K, P, OC, …), then Col2Im
@@ -24,16 +28,31 @@ import "fmt"
 // (Sgemm(false, false, K, OC, P, …)), and Transpose dWᵀ once at the end.
 // With fewer output channels the dz_n·cols_nᵀ form is faster. Pooling,
 // bias and ReLU of the output go through MaxPool2x2BiasReLU.
+//
+// The valid stride-1 convolution has vector im2col and col2im kernels,
+// which a padded stride-1 convolution runs on its padded image when given
+// scratch space (Conv.Im2ColScratch, Conv.Col2ImScratch); otherwise a
+// strided or padded convolution moves its data in pure Go, with the same
+// bits on every kernel set (col2im adds in the fixed order of the column
+// matrix's rows, as the vector kernels do).
 type ConvShape struct {
-	C, H, W int // input channels, rows and columns of one image
-	KH, KW  int // kernel rows and columns
+	C, H, W     int // input channels, rows and columns of one image
+	KH, KW      int // kernel rows and columns
+	Stride, Pad int // step of the kernel (0 or 1: 1) and zero padding on every side
 }
 
+// step is the kernel's stride: Stride, or 1 for the zero value.
+func (s ConvShape) step() int { return max(s.Stride, 1) }
+
+// plain reports whether s is the valid (unpadded) stride-1 convolution that
+// the vector im2col and col2im kernels handle.
+func (s ConvShape) plain() bool { return s.step() == 1 && s.Pad == 0 }
+
 // OH is the number of output rows.
-func (s ConvShape) OH() int { return s.H - s.KH + 1 }
+func (s ConvShape) OH() int { return (s.H+2*s.Pad-s.KH)/s.step() + 1 }
 
 // OW is the number of output columns.
-func (s ConvShape) OW() int { return s.W - s.KW + 1 }
+func (s ConvShape) OW() int { return (s.W+2*s.Pad-s.KW)/s.step() + 1 }
 
 // K is the number of rows of the column matrix, C·KH·KW.
 func (s ConvShape) K() int { return s.C * s.KH * s.KW }
@@ -49,8 +68,11 @@ func (s ConvShape) Validate() error {
 	if s.C < 1 || s.KH < 1 || s.KW < 1 {
 		return fmt.Errorf("conv shape %+v: channels and kernel sizes must be ≥ 1", s)
 	}
-	if s.KH > s.H || s.KW > s.W {
-		return fmt.Errorf("conv shape %+v: kernel %d×%d larger than the %d×%d image", s, s.KH, s.KW, s.H, s.W)
+	if s.Stride < 0 || s.Pad < 0 {
+		return fmt.Errorf("conv shape %+v: negative stride or padding", s)
+	}
+	if s.KH > s.H+2*s.Pad || s.KW > s.W+2*s.Pad {
+		return fmt.Errorf("conv shape %+v: kernel %d×%d larger than the %d×%d image padded by %d", s, s.KH, s.KW, s.H, s.W, s.Pad)
 	}
 	return nil
 }
@@ -88,8 +110,9 @@ func Col2Im(dx, cols []float32, s ConvShape) {
 // kernel needs, computed once by NewConv. It is immutable and safe for
 // concurrent use.
 type Conv struct {
-	s   ConvShape
-	tbl []int32 // permEntry int32 per 16-pixel chunk, or nil
+	s      ConvShape
+	tbl    []int32 // permEntry int32 per 16-pixel chunk, or nil
+	padded *Conv   // the valid convolution of the padded image (stride 1, Pad > 0), or nil
 }
 
 // NewConv validates s and precomputes its im2col plan.
@@ -97,7 +120,12 @@ func NewConv(s ConvShape) (*Conv, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return &Conv{s: s, tbl: permTable(s)}, nil
+	cv := &Conv{s: s, tbl: permTable(s)}
+	if s.step() == 1 && s.Pad > 0 {
+		ps := ConvShape{C: s.C, H: s.H + 2*s.Pad, W: s.W + 2*s.Pad, KH: s.KH, KW: s.KW}
+		cv.padded = &Conv{s: ps, tbl: permTable(ps)}
+	}
+	return cv, nil
 }
 
 // Shape returns the convolution's shape.
@@ -124,8 +152,12 @@ const permEntry = 20
 // chunk of 16 consecutive output pixels, the offsets of their source
 // elements (kernel offset i = j = 0) relative to the first one. It returns
 // nil when some chunk's window, widened by KW−1 for the kernel columns,
-// exceeds the 32 floats of a register pair.
+// exceeds the 32 floats of a register pair, and for a strided or padded
+// convolution.
 func permTable(s ConvShape) []int32 {
+	if !s.plain() {
+		return nil
+	}
 	ow, p := s.OW(), s.P()
 	chunks := (p + 15) / 16
 	tbl := make([]int32, permEntry*chunks)
@@ -155,6 +187,9 @@ func permTable(s ConvShape) []int32 {
 
 func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 	switch {
+	case !s.plain():
+		im2colStrided(cols, x, s)
+		return
 	case ks.isa == isaAVX512:
 		im2colAsm(cols, x, s, tbl)
 		return
@@ -183,6 +218,9 @@ func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 
 func col2im(ks *kernelSet, dx, cols []float32, s ConvShape) {
 	switch {
+	case !s.plain():
+		col2imStrided(dx, cols, s)
+		return
 	case ks.isa == isaAVX512 && s.W < 64:
 		col2imAsm(dx, cols, s)
 		return

@@ -15,6 +15,13 @@ var convBenchShapes = []struct {
 	{"mnist-conv2", ConvShape{C: 16, H: 12, W: 12, KH: 5, KW: 5}, 64},
 	{"cifar-conv1", ConvShape{C: 3, H: 32, W: 32, KH: 5, KW: 5}, 128},
 	{"cifar-conv2", ConvShape{C: 6, H: 14, W: 14, KH: 5, KW: 5}, 128},
+	// ResNet-20's convolutions (pure-Go data movement), and a valid one of
+	// the padded size of the first for comparison.
+	{"resnet-3x3-p1-32", ConvShape{C: 16, H: 32, W: 32, KH: 3, KW: 3, Pad: 1}, 32},
+	{"resnet-3x3-p1-8", ConvShape{C: 64, H: 8, W: 8, KH: 3, KW: 3, Pad: 1}, 32},
+	{"resnet-3x3-s2", ConvShape{C: 16, H: 32, W: 32, KH: 3, KW: 3, Stride: 2, Pad: 1}, 32},
+	{"resnet-1x1-s2", ConvShape{C: 16, H: 32, W: 32, KH: 1, KW: 1, Stride: 2}, 32},
+	{"valid-3x3-34", ConvShape{C: 16, H: 34, W: 34, KH: 3, KW: 3}, 32},
 }
 
 // BenchmarkIm2Col times the column matrices of a whole batch, image by
@@ -45,6 +52,18 @@ func BenchmarkIm2Col(b *testing.B) {
 			}
 			b.ReportMetric(float64(4*cs.batch*len(cols))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 		})
+		if cv.Scratch() == 0 {
+			continue
+		}
+		scratch := make([]float32, cv.Scratch())
+		b.Run(cs.name+"/scratch", func(b *testing.B) {
+			for b.Loop() {
+				for n := range cs.batch {
+					cv.Im2ColScratch(cols, x[n*s.InSize():], scratch)
+				}
+			}
+			b.ReportMetric(float64(4*cs.batch*len(cols))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
 	}
 }
 
@@ -59,6 +78,22 @@ func BenchmarkCol2Im(b *testing.B) {
 			for b.Loop() {
 				for n := range cs.batch {
 					Col2Im(dx[n*s.InSize():], cols, s)
+				}
+			}
+			b.ReportMetric(float64(4*cs.batch*len(cols))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
+		cv, err := NewConv(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if cv.Scratch() == 0 {
+			continue
+		}
+		scratch := make([]float32, cv.Scratch())
+		b.Run(cs.name+"/scratch", func(b *testing.B) {
+			for b.Loop() {
+				for n := range cs.batch {
+					cv.Col2ImScratch(dx[n*s.InSize():], cols, scratch)
 				}
 			}
 			b.ReportMetric(float64(4*cs.batch*len(cols))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")

@@ -33,6 +33,17 @@ var convShapes = []ConvShape{
 	{C: 2, H: 9, W: 6, KH: 2, KW: 3},   // ow = 4: several row breaks per chunk
 	{C: 1, H: 40, W: 3, KH: 2, KW: 2},  // ow = 2: 16 pixels span 8 rows
 	{C: 1, H: 12, W: 10, KH: 3, KW: 8}, // ow = 3: window too wide, no gather table
+	// Strided and padded (pure Go on every set).
+	{C: 1, H: 5, W: 5, KH: 5, KW: 5, Stride: 1},           // stride 1 spelt out: the valid kernels
+	{C: 3, H: 8, W: 8, KH: 3, KW: 3, Pad: 1},              // ResNet's stride-1 3×3
+	{C: 2, H: 8, W: 8, KH: 3, KW: 3, Stride: 2, Pad: 1},   // ResNet's first conv of a stage
+	{C: 2, H: 8, W: 8, KH: 1, KW: 1, Stride: 2},           // ResNet's shortcut
+	{C: 2, H: 9, W: 7, KH: 3, KW: 3, Stride: 2, Pad: 1},   // odd sizes: the last row and column drop
+	{C: 1, H: 12, W: 12, KH: 5, KW: 5, Pad: 2},            // the FedAvg CNN's 5×5
+	{C: 2, H: 5, W: 6, KH: 2, KW: 4, Stride: 3, Pad: 2},   // stride > kernel rows; windows wholly in the padding
+	{C: 1, H: 3, W: 4, KH: 5, KW: 5, Pad: 1},              // kernel larger than the image
+	{C: 2, H: 10, W: 11, KH: 3, KW: 2, Stride: 1, Pad: 3}, // padding ≥ kernel
+	{C: 1, H: 16, W: 40, KH: 4, KW: 3, Stride: 4, Pad: 0}, // stride only
 }
 
 func TestPermTableFallback(t *testing.T) {
@@ -46,6 +57,18 @@ func TestPermTableFallback(t *testing.T) {
 	}
 }
 
+// source returns the image element that the column matrix's entry for
+// kernel position (c, i, j) and output (oy, ox) reads, or −1 in the
+// padding: the definition of the column matrix.
+func (s ConvShape) source(c, i, j, oy, ox int) int {
+	st := max(s.Stride, 1)
+	iy, ix := oy*st+i-s.Pad, ox*st+j-s.Pad
+	if iy < 0 || iy >= s.H || ix < 0 || ix >= s.W {
+		return -1
+	}
+	return (c*s.H+iy)*s.W + ix
+}
+
 // naiveIm2Col is the definition of the column matrix.
 func naiveIm2Col(x []float32, s ConvShape) []float32 {
 	cols := make([]float32, s.K()*s.P())
@@ -54,7 +77,9 @@ func naiveIm2Col(x []float32, s ConvShape) []float32 {
 			for j := range s.KW {
 				for oy := range s.OH() {
 					for ox := range s.OW() {
-						cols[((c*s.KH+i)*s.KW+j)*s.P()+oy*s.OW()+ox] = x[(c*s.H+oy+i)*s.W+ox+j]
+						if k := s.source(c, i, j, oy, ox); k >= 0 {
+							cols[((c*s.KH+i)*s.KW+j)*s.P()+oy*s.OW()+ox] = x[k]
+						}
 					}
 				}
 			}
@@ -94,9 +119,13 @@ func TestIm2ColCol2Im(t *testing.T) {
 					for j := range s.KW {
 						for oy := range s.OH() {
 							for ox := range s.OW() {
+								k := s.source(c, i, j, oy, ox)
+								if k < 0 {
+									continue
+								}
 								v := float64(y[((c*s.KH+i)*s.KW+j)*s.P()+oy*s.OW()+ox])
-								wantDx[(c*s.H+oy+i)*s.W+ox+j] += v
-								absDx[(c*s.H+oy+i)*s.W+ox+j] += math.Abs(v)
+								wantDx[k] += v
+								absDx[k] += math.Abs(v)
 							}
 						}
 					}
@@ -131,6 +160,10 @@ func TestConvShapeValidate(t *testing.T) {
 		{ConvShape{C: 0, H: 28, W: 28, KH: 5, KW: 5}, false},
 		{ConvShape{C: 1, H: 4, W: 28, KH: 5, KW: 5}, false},
 		{ConvShape{C: 1, H: 28, W: 28, KH: 5, KW: 0}, false},
+		{ConvShape{C: 1, H: 4, W: 4, KH: 5, KW: 5, Pad: 1}, true},
+		{ConvShape{C: 1, H: 2, W: 4, KH: 5, KW: 5, Pad: 1}, false},
+		{ConvShape{C: 1, H: 8, W: 8, KH: 3, KW: 3, Stride: -1}, false},
+		{ConvShape{C: 1, H: 8, W: 8, KH: 3, KW: 3, Pad: -1}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.s.Validate(); (err == nil) != tt.ok {

@@ -1,7 +1,18 @@
 // Package kernels holds the float32 compute kernels behind the CNN models:
-// a register-tiled GEMM (Sgemm, SgemmReduce), im2col/col2im for stride-1
-// unpadded convolutions, 2×2 max-pooling, bias and ReLU, and softmax
+// a register-tiled GEMM (Sgemm, SgemmReduce), im2col/col2im for
+// convolutions of any stride and zero padding (ConvShape), 2×2
+// max-pooling fused with bias and ReLU, k×k max- and average pooling and
+// global average pooling (WindowShape, GlobalAvgPool), group normalisation
+// (GroupNormShape), bias, ReLU and elementwise sums, and softmax
 // cross-entropy.
+//
+// The GEMM, the valid stride-1 im2col and col2im (which a padded stride-1
+// convolution given scratch space runs on the padded image) and the 2×2
+// pooling have vector kernels; the strided and padded data movement, the
+// k×k and global pooling, group normalisation (its sums in float64) and
+// the elementwise kernels are pure Go, written so that no compiler fuses
+// a multiply-add: they too give the same bits on every set and
+// architecture (TestLayerKernelsSameBits checks a digest of them).
 //
 // Four kernel sets exist: AVX-512 (F, BW and VL) and AVX2+FMA assembly on
 // amd64, NEON assembly on arm64 (the kernels AVX2 has; a GEMM's partial
@@ -25,9 +36,9 @@
 //
 // mnist_chain_test.go is a complete MNIST CNN forward and backward pass
 // built from these kernels, checked against finite differences; the
-// Gorgonia ops of package models (op_conv.go, op_pool.go, op_dense.go,
-// op_xent.go) follow it (see ConvShape for the recommended convolution
-// recipe).
+// Gorgonia ops of models/internal/graphops (op_conv.go, op_pool.go,
+// op_dense.go, op_xent.go) follow it (see ConvShape for the recommended
+// convolution recipe).
 package kernels
 
 //go:generate go run ./gen

@@ -63,7 +63,7 @@ func Export(path, out string) (*ExportResult, error) {
 		return nil, err
 	}
 	if _, _, ok := models.Classifier(meta.Model); !ok {
-		return nil, fmt.Errorf("%s holds %s; only the image models (%s, %s, %sH1,H2,…) export to ONNX",
+		return nil, fmt.Errorf("%s holds %s; only the image models (such as %s, %s, %sH1,H2,…) export to ONNX",
 			path, describeModel(ck.Model), models.MNISTCNNName, models.CIFARCNNName, models.MLPPrefix)
 	}
 	om, err := models.ONNX(meta.Model, ck.Params)

@@ -20,6 +20,14 @@ import (
 // batched cuBLAS/cgo calls, which no op makes), per-instruction logging
 // arguments and binding each result to its node.
 //
+// G.Grad sums the gradient terms of a node read by several ops with
+// Gorgonia's Add, which allocates its result on every run: a residual
+// network's block input, read by the block's convolution and by its
+// shortcut, has two. The program runs each such sum of two float32 tensors
+// of one shape with a kernel-backed add instead (gradSums), which writes the
+// same float32 sums into a buffer of the workspace; the TapeMachine still
+// runs Gorgonia's op, and the two agree bit for bit.
+//
 // A Program is not safe for concurrent use, and its graph's ops share
 // buffers with the other programs built on the same Workspace: run one of
 // them at a time.
@@ -41,15 +49,16 @@ type step struct {
 	out  int
 }
 
-// compile lays out the program of g. Input nodes must have their values
-// bound already (Graph.Input binds views of buffers): the program reads
-// each once, here.
-func compile(g *G.ExprGraph) (*Program, error) {
+// compile lays out the program of g, whose gradient sums take their
+// buffers from ws. Input nodes must have their values bound already
+// (Graph.Input binds views of buffers): the program reads each once, here.
+func compile(g *G.ExprGraph, ws *Workspace) (*Program, error) {
 	sorted, err := G.Sort(g)
 	if err != nil {
 		return nil, err
 	}
 	p := &Program{g: g, slots: make(map[*G.Node]int, len(sorted))}
+	sums := &gradSums{ws: ws, names: map[*G.Node]string{}, stock: map[int]G.Op{}}
 	hashes := make(map[uint32]*G.Node, len(sorted))
 	for i := len(sorted) - 1; i >= 0; i-- { // inputs first, as the TapeMachine runs them
 		n := sorted[i]
@@ -84,6 +93,9 @@ func compile(g *G.ExprGraph) (*Program, error) {
 			return nil, fmt.Errorf("%v has %d inputs, its op takes %d", n, len(s.args), a)
 		}
 		s.in = make([]G.Value, len(s.args))
+		if s.op, err = sums.replace(p, n, s); err != nil {
+			return nil, err
+		}
 		p.steps = append(p.steps, s)
 	}
 	return p, nil

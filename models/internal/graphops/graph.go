@@ -22,6 +22,7 @@ type Graph struct {
 	err      error
 	ws       *Workspace
 	training bool
+	layers   map[string]bool // names claimed by layers (claim)
 }
 
 // New returns an empty graph whose layers take their buffers from ws (a
@@ -32,7 +33,22 @@ func New(ws *Workspace, training bool) *Graph {
 	if ws == nil {
 		ws = NewWorkspace()
 	}
-	return &Graph{eg: G.NewGraph(), ws: ws, training: training}
+	return &Graph{eg: G.NewGraph(), ws: ws, training: training, layers: map[string]bool{}}
+}
+
+// claim records name as a layer's, which prefixes its buffers and its ops'
+// names, and reports false (recording an error) when another layer of the
+// graph has it already: the two would share buffers.
+func (g *Graph) claim(name string) bool {
+	if g.layers[name] {
+		g.err = fmt.Errorf("%s: two layers of the graph have this name", name)
+		return false
+	}
+	if g.layers == nil {
+		g.layers = map[string]bool{}
+	}
+	g.layers[name] = true
+	return true
 }
 
 // Err returns the first error of the graph's calls.
@@ -104,7 +120,7 @@ func (g *Graph) Compile(outs ...*G.Node) (*Program, []int, error) {
 	if !g.ok("compile", outs...) {
 		return nil, nil, g.err
 	}
-	p, err := compile(g.eg)
+	p, err := compile(g.eg, g.ws)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // kop is the part common to this package's kernel-backed Gorgonia ops (the
-// convolution, pooling, dense and cross-entropy layers, the logistic
-// regression's scores, cross-entropy and sum, and their gradients). Each
+// convolution, bias, group norm, ReLU, residual add, pooling, dense and
+// cross-entropy layers, the logistic regression's scores, cross-entropy
+// and sum, the program's gradient sums, and their gradients). Each
 // op computes into buffers its layer owns and returns the same tensor on
 // every run, so a compiled graph allocates nothing when it is rerun.
 //

@@ -9,16 +9,18 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
-// convLayer is a valid (unpadded) stride-1 convolution without bias of a
+// convLayer is a convolution without bias (stride s, zero padding p) of a
 // batch of n images [n,C,H,W] by weights [OC,C,KH,KW], computed image by
 // image with im2col and a GEMM (the recipe of kernels.ConvShape): one
 // column buffer, refilled in the backward pass rather than kept per image.
-// Its bias goes with the pooling that follows (poolLayer).
+// Its bias goes with the pooling that follows (poolLayer) or is a layer of
+// its own (ChannelBias).
 type convLayer struct {
 	name      string
 	n, oc     int
 	cv        *kernels.Conv
 	cols      []float32     // K×P column matrix of one image (also its gradient)
+	scratch   []float32     // one padded image, for a padded stride-1 convolution (kernels.Conv.Scratch)
 	z         tensor.Tensor // output [n,OC,OH,OW]
 	dw        tensor.Tensor // weight gradient [OC,C,KH,KW]
 	dwT, dzT  []float32     // K×OC and P×OC, transposed weight-gradient recipe
@@ -45,12 +47,25 @@ type convInputGradOp struct {
 }
 
 // Conv2D adds the valid (unpadded) stride-1 convolution, without bias, of
-// x [n,C,H,W] by the filters w [OC,C,KH,KW]: [n,OC,H−KH+1,W−KW+1]. The
-// layer is named after w ("conv1.w" → "conv1"); its bias goes with the
-// pooling that follows (BiasReLUMaxPool2x2). The gradient with respect to
-// x is formed only when x is computed by another op, not for the
-// network's input.
-func (g *Graph) Conv2D(x, w *G.Node) *G.Node {
+// x [n,C,H,W] by the filters w [OC,C,KH,KW]: [n,OC,H−KH+1,W−KW+1]. It is
+// Conv2DStrided(x, w, 1, 0). The layer is named after w ("conv1.w" →
+// "conv1"); its bias goes with the pooling that follows
+// (BiasReLUMaxPool2x2) or with ChannelBias. The gradient with respect to x
+// is formed only when x is computed by another op, not for the network's
+// input.
+func (g *Graph) Conv2D(x, w *G.Node) *G.Node { return g.Conv2DStrided(x, w, 1, 0) }
+
+// Conv2DStrided adds the convolution, without bias, of x [n,C,H,W] by the
+// filters w [OC,C,KH,KW] moved by stride ≥ 1 over x zero-padded by pad ≥ 0
+// on every side (PyTorch's Conv2d(stride=stride, padding=pad,
+// bias=False)): [n,OC,(H+2·pad−KH)/stride+1,(W+2·pad−KW)/stride+1], rounded
+// down. Stride 1 runs the vector im2col and col2im kernels (padded, on a
+// zero-bordered copy of each image in a buffer of the layer); a strided
+// convolution moves its data in pure Go (kernels.ConvShape), with the same
+// bits on every kernel set. The layer is named after w ("conv1.w" →
+// "conv1"), and forms the gradient with respect to x only when x is
+// computed by another op, as Conv2D does.
+func (g *Graph) Conv2DStrided(x, w *G.Node, stride, pad int) *G.Node {
 	if !g.ok("convolution", x, w) {
 		return nil
 	}
@@ -60,17 +75,25 @@ func (g *Graph) Conv2D(x, w *G.Node) *G.Node {
 		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution", name, xs, wsh)
 		return nil
 	}
-	cv, err := kernels.NewConv(kernels.ConvShape{C: xs[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3]})
+	if stride < 1 || pad < 0 {
+		g.err = fmt.Errorf("%s: stride %d and padding %d: want stride ≥ 1 and padding ≥ 0", name, stride, pad)
+		return nil
+	}
+	cv, err := kernels.NewConv(kernels.ConvShape{C: xs[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3], Stride: stride, Pad: pad})
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w", name, err)
+		return nil
+	}
+	if !g.claim(name) {
 		return nil
 	}
 	s := cv.Shape()
 	n, oc := xs[0], wsh[0]
 	l := &convLayer{
 		name: name, n: n, oc: oc, cv: cv,
-		cols: g.ws.Floats(name+".cols", s.K()*s.P()),
-		z:    g.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
+		cols:    g.ws.Floats(name+".cols", s.K()*s.P()),
+		scratch: g.ws.Floats(name+".xpad", cv.Scratch()),
+		z:       g.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
 	}
 	if g.training {
 		l.dw = g.ws.tensor(name+".dw", wsh...)
@@ -97,7 +120,7 @@ func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 	x, w, z := in[0], in[1], f32(l.z)
 	k, p := s.K(), s.P()
 	for i := range l.n {
-		l.cv.Im2Col(l.cols, x[i*s.InSize():])
+		l.cv.Im2ColScratch(l.cols, x[i*s.InSize():], l.scratch)
 		kernels.Sgemm(false, false, l.oc, p, k, 1, w, k, l.cols, p, 0, z[i*l.oc*p:], p)
 	}
 	return l.z, nil
@@ -135,7 +158,7 @@ func (op *convFilterGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	x, dz, dw := in[0], in[1], f32(l.dw)
 	for i := range l.n {
 		beta := float32(min(i, 1))
-		l.cv.Im2Col(l.cols, x[i*s.InSize():])
+		l.cv.Im2ColScratch(l.cols, x[i*s.InSize():], l.scratch)
 		dzi := dz[i*oc*p:]
 		if l.transpose {
 			// dWᵀ [K×OC] += cols [K×P] · dzᵀ [P×OC]
@@ -164,7 +187,7 @@ func (op *convInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	for i := range l.n {
 		// dcols [K×P] = Wᵀ · dz_i, then scattered back to the image
 		kernels.Sgemm(true, false, k, p, oc, 1, w, k, dz[i*oc*p:], p, 0, l.cols, p)
-		l.cv.Col2Im(dx[i*s.InSize():], l.cols)
+		l.cv.Col2ImScratch(dx[i*s.InSize():], l.cols, l.scratch)
 	}
 	return l.dx, nil
 }

@@ -70,6 +70,9 @@ func (g *Graph) dense(x, w, bias *G.Node, relu bool) *G.Node {
 		g.err = fmt.Errorf("%s: input %v, weights %v and bias %v do not make a dense layer", name, xs, wsh, bias.Shape())
 		return nil
 	}
+	if !g.claim(name) {
+		return nil
+	}
 	n, in, out := xs[0], wsh[0], wsh[1]
 	l := &denseLayer{name: name, n: n, in: in, out: out, relu: relu,
 		y: g.ws.tensor(name+".y", n, out)}

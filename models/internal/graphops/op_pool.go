@@ -60,6 +60,9 @@ func (g *Graph) BiasReLUMaxPool2x2(z, bias *G.Node) *G.Node {
 		g.err = fmt.Errorf("%s: input %v and bias %v do not match", name, zs, bias.Shape())
 		return nil
 	}
+	if !g.claim(name) {
+		return nil
+	}
 	s := kernels.PoolShape{Planes: zs[0] * zs[1], H: zs[2], W: zs[3]}
 	l := &poolLayer{
 		name: name, shape: s, c: zs[1],

@@ -33,7 +33,9 @@ type denseScoresGradOp struct {
 }
 
 // MatVec adds the scores z = X w [n] of a dense batch X [n,p] by the
-// weights w [p], as Gorgonia's Mul computes them (gonum's Sgemv).
+// weights w [p], the product Gorgonia's Mul computes, each score summed in
+// order of the features as SparseMatVec sums it (not in the order of
+// gonum's Sgemv, which Mul calls).
 func (g *Graph) MatVec(x, w *G.Node) *G.Node {
 	if !g.ok("scores", x, w) {
 		return nil

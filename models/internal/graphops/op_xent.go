@@ -46,6 +46,9 @@ func (g *Graph) SoftmaxCrossEntropy(logits *G.Node, labels []uint8) *G.Node {
 		g.err = fmt.Errorf("cross-entropy: logits %v for %d labels", s, len(labels))
 		return nil
 	}
+	if !g.claim("xent") {
+		return nil
+	}
 	l := &xentLayer{name: "xent", n: s[0], classes: s[1], labels: labels, loss: G.NewF32(0)}
 	if g.training {
 		l.dlogits = g.ws.Floats("xent.dlogits", s[0]*s[1])

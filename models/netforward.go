@@ -1,0 +1,79 @@
+package models
+
+import (
+	G "gorgonia.org/gorgonia"
+
+	"github.com/gtstorm/gtstorm/models/internal/graphops"
+)
+
+// forward adds the network to g: x is the input [B, shape...], p the
+// parameter nodes by name; it returns the logits [B, classes].
+//
+// It fuses what the kernels compute in one pass, where the tensor between
+// the layers is read by nothing else: a biased convolution followed by
+// ReLU and a 2×2 max-pool of stride 2 becomes the convolution and
+// BiasReLUMaxPool2x2 (the paper CNNs' blocks), and a dense layer followed
+// by ReLU becomes DenseReLU. Flatten costs nothing: a dense layer reads its
+// input flat.
+func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) *G.Node {
+	vals := make([]*G.Node, len(n.shapes))
+	vals[0] = x
+	for i := 0; i < len(n.layers); i++ {
+		l := &n.layers[i]
+		in := vals[l.in[0]]
+		switch l.kind {
+		case kindConv:
+			c := l.conv
+			z := g.Conv2DStrided(in, p[l.name+".w"], c.Stride, c.Pad)
+			switch {
+			case c.Bias && n.fusesPool(i):
+				vals[n.layers[i+2].out] = g.BiasReLUMaxPool2x2(z, p[l.name+".b"])
+				i += 2
+			case c.Bias:
+				vals[l.out] = g.ChannelBias(z, p[l.name+".b"])
+			default:
+				vals[l.out] = z
+			}
+		case kindDense:
+			if n.fusesReLU(i) {
+				vals[n.layers[i+1].out] = g.DenseReLU(in, p[l.name+".w"], p[l.name+".b"])
+				i++
+			} else {
+				vals[l.out] = g.Dense(in, p[l.name+".w"], p[l.name+".b"])
+			}
+		case kindGroupNorm:
+			vals[l.out] = g.GroupNorm(in, p[l.name+".g"], p[l.name+".b"], l.groups)
+		case kindReLU:
+			vals[l.out] = g.ReLU(l.name, in)
+		case kindMaxPool:
+			vals[l.out] = g.MaxPool(l.name, in, l.k, l.s)
+		case kindAvgPool:
+			vals[l.out] = g.AvgPool(l.name, in, l.k, l.s)
+		case kindGlobalAvgPool:
+			vals[l.out] = g.GlobalAvgPool(l.name, in)
+		case kindAdd:
+			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
+		case kindFlatten:
+			vals[l.out] = in
+		}
+	}
+	return vals[len(vals)-1]
+}
+
+// fusesReLU reports whether layer i is followed by a ReLU that is the only
+// reader of its output.
+func (n *Net) fusesReLU(i int) bool {
+	l := n.layers[i]
+	return i+1 < len(n.layers) && n.uses[l.out] == 1 &&
+		n.layers[i+1].kind == kindReLU && n.layers[i+1].in[0] == l.out
+}
+
+// fusesPool reports whether layer i is followed by a ReLU and a 2×2
+// max-pool of stride 2, each the only reader of what precedes it.
+func (n *Net) fusesPool(i int) bool {
+	if !n.fusesReLU(i) || i+2 >= len(n.layers) {
+		return false
+	}
+	relu, pool := n.layers[i+1], n.layers[i+2]
+	return n.uses[relu.out] == 1 && pool.kind == kindMaxPool && pool.in[0] == relu.out && pool.k == 2 && pool.s == 2
+}

@@ -1,0 +1,189 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The layers of a Net. Each checks the shape it reads, declares its
+// parameters in the layout (in call order, which is their order in the
+// flat vector) and records itself.
+
+// maxLayerWidth bounds channel counts, kernel sizes and widths so that no
+// parameter count overflows; WorkerBytes refuses large networks long
+// before it.
+const maxLayerWidth = MaxWidth
+
+// Conv2D adds a 2-D convolution of x [C,H,W] configured by c, writing
+// [c.Out, (H+2·Pad−Kernel)/Stride+1, (W+2·Pad−Kernel)/Stride+1]. Its
+// filters are name.w [Out,C,Kernel,Kernel] and, with c.Bias, its bias
+// name.b [Out], both of fan-in C·Kernel².
+func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
+	if !n.reads(name, x) || !n.named(name) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	if c.Stride == 0 {
+		c.Stride = 1
+	}
+	switch {
+	case c.Out < 1 || c.Out > maxLayerWidth:
+		return n.fail(name, "%d output channels, want 1 to %d", c.Out, maxLayerWidth)
+	case c.Kernel < 1 || c.Stride < 1 || c.Pad < 0 || c.Kernel > maxLayerWidth || c.Pad > maxLayerWidth:
+		return n.fail(name, "kernel %d, stride %d, padding %d: want kernel and stride ≥ 1, padding ≥ 0", c.Kernel, c.Stride, c.Pad)
+	case c.Init != InitUniform && c.Init != InitKaimingNormal:
+		return n.fail(name, "unknown initialisation %d", c.Init)
+	}
+	oh, ow := window(s[1], c.Kernel, c.Stride, c.Pad), window(s[2], c.Kernel, c.Stride, c.Pad)
+	if oh < 1 || ow < 1 {
+		return n.fail(name, "a %d×%d kernel with padding %d does not fit the %d×%d input", c.Kernel, c.Kernel, c.Pad, s[1], s[2])
+	}
+	fanIn := s[0] * c.Kernel * c.Kernel
+	n.addInit(name+".w", fanIn, c.Init, c.Out, s[0], c.Kernel, c.Kernel)
+	if c.Bias {
+		n.addInit(name+".b", fanIn, InitUniform, c.Out)
+	}
+	return n.record(netLayer{kind: kindConv, name: name, conv: c}, []int{c.Out, oh, ow}, x)
+}
+
+// GroupNorm adds group normalisation of x [C,H,W] (PyTorch's
+// nn.GroupNorm(groups, C), ε = 1e-5, affine): each sample's channels are
+// split into groups groups normalised to mean 0 and variance 1 together,
+// then channel c is scaled by name.g[c] (initially 1) and shifted by
+// name.b[c] (initially 0).
+func (n *Net) GroupNorm(name string, x Tensor, groups int) Tensor {
+	if !n.reads(name, x) || !n.named(name) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	if groups < 1 || s[0]%groups != 0 {
+		return n.fail(name, "%d groups do not divide %d channels", groups, s[0])
+	}
+	n.addInit(name+".g", s[0], initOnes, s[0])
+	n.addInit(name+".b", s[0], initZeros, s[0])
+	return n.record(netLayer{kind: kindGroupNorm, name: name, groups: groups}, s, x)
+}
+
+// ReLU adds max(x, 0), elementwise.
+func (n *Net) ReLU(x Tensor) Tensor {
+	name := n.autoName("relu")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	return n.record(netLayer{kind: kindReLU, name: name}, n.shapes[x.id], x)
+}
+
+// MaxPool adds max pooling of x [C,H,W] over k×k windows moved by stride,
+// without padding (PyTorch's nn.MaxPool2d(k, stride)).
+func (n *Net) MaxPool(x Tensor, k, stride int) Tensor {
+	return n.pool(kindMaxPool, "maxpool", x, k, stride)
+}
+
+// AvgPool adds average pooling of x [C,H,W] over k×k windows moved by
+// stride, without padding (PyTorch's nn.AvgPool2d(k, stride)).
+func (n *Net) AvgPool(x Tensor, k, stride int) Tensor {
+	return n.pool(kindAvgPool, "avgpool", x, k, stride)
+}
+
+func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride int) Tensor {
+	name := n.autoName(prefix)
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	if k < 1 || stride < 1 || k > maxLayerWidth || stride > maxLayerWidth {
+		return n.fail(name, "window %d, stride %d: want both ≥ 1", k, stride)
+	}
+	oh, ow := window(s[1], k, stride, 0), window(s[2], k, stride, 0)
+	if oh < 1 || ow < 1 {
+		return n.fail(name, "a %d×%d window does not fit the %d×%d input", k, k, s[1], s[2])
+	}
+	return n.record(netLayer{kind: kind, name: name, k: k, s: stride}, []int{s[0], oh, ow}, x)
+}
+
+// GlobalAvgPool adds the mean of each channel of x [C,H,W], writing [C]
+// (PyTorch's x.mean((2, 3)), or AdaptiveAvgPool2d(1) then flatten).
+func (n *Net) GlobalAvgPool(x Tensor) Tensor {
+	name := n.autoName("avgpool")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	return n.record(netLayer{kind: kindGlobalAvgPool, name: name}, []int{s[0]}, x)
+}
+
+// Add adds a + b, elementwise: the join of a residual block. Both must
+// have the same shape.
+func (n *Net) Add(a, b Tensor) Tensor {
+	name := n.autoName("add")
+	if !n.reads(name, a, b) {
+		return Tensor{-1}
+	}
+	sa, sb := n.shapes[a.id], n.shapes[b.id]
+	if !slices.Equal(sa, sb) {
+		return n.fail(name, "adds tensors of shapes %v and %v", sa, sb)
+	}
+	return n.record(netLayer{kind: kindAdd, name: name}, sa, a, b)
+}
+
+// Flatten adds the reshape of x to one dimension, in row-major (NCHW)
+// order. Dense flattens its input itself.
+func (n *Net) Flatten(x Tensor) Tensor {
+	name := n.autoName("flatten")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	return n.record(netLayer{kind: kindFlatten, name: name}, []int{product(n.shapes[x.id])}, x)
+}
+
+// Dense adds a fully connected layer from x, read flat in row-major order,
+// to units outputs: x·name.w + name.b, with weights [in,units] and bias
+// [units] drawn as PyTorch's nn.Linear draws them.
+func (n *Net) Dense(name string, x Tensor, units int) Tensor {
+	if !n.reads(name, x) || !n.named(name) {
+		return Tensor{-1}
+	}
+	if units < 1 || units > maxLayerWidth {
+		return n.fail(name, "%d units, want 1 to %d", units, maxLayerWidth)
+	}
+	in := product(n.shapes[x.id])
+	n.addInit(name+".w", in, InitUniform, in, units)
+	n.addInit(name+".b", in, InitUniform, units)
+	return n.record(netLayer{kind: kindDense, name: name, units: units}, []int{units}, x)
+}
+
+// Model finishes the description with out as the logits and returns the
+// network as a Model trained with softmax cross-entropy. out must be a
+// vector of one logit per class.
+func (n *Net) Model(out Tensor) (Model, error) {
+	if !n.reads("output", out) {
+		return nil, n.err
+	}
+	if s := n.shapes[out.id]; len(s) != 1 || s[0] != n.classes {
+		return nil, fmt.Errorf("%s: the output has shape %v, want the %d class logits", n.name, s, n.classes)
+	}
+	if out.id != len(n.shapes)-1 {
+		return nil, fmt.Errorf("%s: the output is not the last layer's tensor; layers after it would compute nothing", n.name)
+	}
+	return &classifier{layout: n.layout, name: n.name, shape: n.shapes[0], classes: n.classes, net: n}, nil
+}
+
+func product(s []int) int {
+	p := 1
+	for _, v := range s {
+		p *= v
+	}
+	return p
+}

@@ -1,0 +1,146 @@
+package models
+
+import (
+	"fmt"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// onnxGraph accumulates the nodes and initialisers of a network's ONNX
+// export, one layer of its description at a time.
+type onnxGraph struct {
+	cm    *classifier
+	names []string // the ONNX name of each tensor of the description
+	nodes []onnx.Node
+	inits []onnx.Tensor
+	desc  []string // one line per layer, for the model's doc string
+}
+
+// newONNXGraph returns a graph holding cm's parameters params as
+// initialisers, in layout order, and naming the description's input and
+// output tensors ONNXInput and ONNXOutput.
+func newONNXGraph(cm *classifier, params []float32) *onnxGraph {
+	g := &onnxGraph{cm: cm, names: make([]string, len(cm.net.shapes))}
+	g.names[0] = ONNXInput
+	for _, l := range cm.net.layers {
+		g.names[l.out] = l.name
+	}
+	g.names[len(g.names)-1] = ONNXOutput
+	for _, p := range cm.params {
+		shape := p.Shape
+		if len(shape) == 1 && cm.isGroupNorm(p.Name) {
+			shape = []int{shape[0], 1, 1} // broadcast over the maps
+		}
+		g.inits = append(g.inits, onnx.FloatTensor(p.Name, append([]float32(nil), params[p.Offset:p.Offset+p.Size()]...), shape...))
+	}
+	return g
+}
+
+// isGroupNorm reports whether the parameter tensor name belongs to a
+// GroupNorm layer.
+func (cm *classifier) isGroupNorm(name string) bool {
+	for _, l := range cm.net.layers {
+		if l.kind == kindGroupNorm && (name == l.name+".g" || name == l.name+".b") {
+			return true
+		}
+	}
+	return false
+}
+
+// node appends an ONNX node of the given type reading in and writing out.
+func (g *onnxGraph) node(name, op string, in []string, out string, attrs ...onnx.Attr) {
+	g.nodes = append(g.nodes, onnx.Node{Name: name, OpType: op, Inputs: in, Outputs: []string{out}, Attrs: attrs})
+}
+
+// addLayer appends the nodes that compute layer l.
+func (g *onnxGraph) addLayer(l netLayer) {
+	net := g.cm.net
+	x, out := g.names[l.in[0]], g.names[l.out]
+	in, shape := net.shapes[l.in[0]], net.shapes[l.out]
+	switch l.kind {
+	case kindConv:
+		g.addConv(l, x, out, in, shape)
+	case kindGroupNorm:
+		g.addGroupNorm(l, x, out, in)
+	case kindReLU:
+		g.node(l.name, "Relu", []string{x}, out)
+		g.describe("%s: Relu", l.name)
+	case kindMaxPool, kindAvgPool:
+		op := map[layerKind]string{kindMaxPool: "MaxPool", kindAvgPool: "AveragePool"}[l.kind]
+		g.node(l.name, op, []string{x}, out,
+			onnx.IntsAttr("kernel_shape", int64(l.k), int64(l.k)),
+			onnx.IntsAttr("strides", int64(l.s), int64(l.s)),
+			onnx.IntsAttr("pads", 0, 0, 0, 0))
+		g.describe("%s: %s %d×%d stride %d → [N,%s]", l.name, op, l.k, l.k, l.s, joinInts(shape))
+	case kindGlobalAvgPool:
+		g.node(l.name+".mean", "GlobalAveragePool", []string{x}, l.name+".mean")
+		g.node(l.name, "Flatten", []string{l.name + ".mean"}, out, onnx.IntAttr("axis", 1))
+		g.describe("%s: GlobalAveragePool, Flatten → [N,%d]", l.name, shape[0])
+	case kindAdd:
+		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
+		g.describe("%s: Add (residual)", l.name)
+	case kindFlatten:
+		g.node(l.name, "Flatten", []string{x}, out, onnx.IntAttr("axis", 1))
+		g.describe("%s: Flatten [N,%s] → [N,%d] (NCHW order)", l.name, joinInts(in), shape[0])
+	case kindDense:
+		if len(in) > 1 {
+			flat := l.name + ".flatten"
+			g.node(flat, "Flatten", []string{x}, flat, onnx.IntAttr("axis", 1))
+			g.describe("%s: Flatten [N,%s] → [N,%d] (NCHW order)", flat, joinInts(in), product(in))
+			x = flat
+		}
+		g.node(l.name, "Gemm", []string{x, l.name + ".w", l.name + ".b"}, out,
+			onnx.FloatAttr("alpha", 1), onnx.FloatAttr("beta", 1), onnx.IntAttr("transA", 0), onnx.IntAttr("transB", 0))
+		g.describe("%s: Gemm x·W+b, W [%d,%d] → [N,%d]", l.name, product(in), l.units, l.units)
+	}
+}
+
+// addConv appends a convolution, with its bias where it has one.
+func (g *onnxGraph) addConv(l netLayer, x, out string, in, shape []int) {
+	c := l.conv
+	inputs := []string{x, l.name + ".w"}
+	bias := "no bias"
+	if c.Bias {
+		inputs, bias = append(inputs, l.name+".b"), "bias"
+	}
+	k, s, p := int64(c.Kernel), int64(c.Stride), int64(c.Pad)
+	g.node(l.name, "Conv", inputs, out,
+		onnx.IntsAttr("kernel_shape", k, k),
+		onnx.IntsAttr("strides", s, s),
+		onnx.IntsAttr("pads", p, p, p, p),
+		onnx.IntsAttr("dilations", 1, 1),
+		onnx.IntAttr("group", 1))
+	g.describe("%s: Conv %d→%d %d×%d (stride %d, padding %d, %s) → [N,%s]", l.name, in[0], c.Out, c.Kernel, c.Kernel, c.Stride, c.Pad, bias, joinInts(shape))
+}
+
+// addGroupNorm appends GroupNorm as PyTorch's exporter writes it at opset
+// 13: reshape [N,C,H,W] to [N,G,C/G·H·W], InstanceNormalization of the G
+// "channels" with unit scale and zero shift, reshape back, then the
+// per-channel scale (Mul) and shift (Add).
+func (g *onnxGraph) addGroupNorm(l netLayer, x, out string, in []int) {
+	grouped, back := l.name+".grouped", l.name+".shape"
+	ones, zeros := make([]float32, l.groups), make([]float32, l.groups)
+	for i := range ones {
+		ones[i] = 1
+	}
+	g.inits = append(g.inits,
+		onnx.Int64Tensor(grouped, []int64{0, int64(l.groups), -1}, 3),
+		onnx.Int64Tensor(back, []int64{0, int64(in[0]), int64(in[1]), int64(in[2])}, 4),
+		onnx.FloatTensor(l.name+".ones", ones, l.groups),
+		onnx.FloatTensor(l.name+".zeros", zeros, l.groups))
+	g.node(l.name+".group", "Reshape", []string{x, grouped}, l.name+".group")
+	g.node(l.name+".norm", "InstanceNormalization", []string{l.name + ".group", l.name + ".ones", l.name + ".zeros"}, l.name+".norm",
+		onnx.FloatAttr("epsilon", groupNormEps))
+	g.node(l.name+".ungroup", "Reshape", []string{l.name + ".norm", back}, l.name+".ungroup")
+	g.node(l.name+".scale", "Mul", []string{l.name + ".ungroup", l.name + ".g"}, l.name+".scale")
+	g.node(l.name+".shift", "Add", []string{l.name + ".scale", l.name + ".b"}, out)
+	g.describe("%s: GroupNorm %d groups of %d channels, ε %g (Reshape, InstanceNormalization, Reshape, Mul, Add)", l.name, l.groups, in[0]/l.groups, groupNormEps)
+}
+
+// groupNormEps is GroupNorm's ε, as PyTorch's default.
+const groupNormEps = 1e-5
+
+// describe adds a line to the model's doc string.
+func (g *onnxGraph) describe(format string, args ...any) {
+	g.desc = append(g.desc, fmt.Sprintf(format, args...))
+}
