@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
 
 // CIFAR-10 binary layout: each record is one label byte followed by the
@@ -20,6 +22,24 @@ const (
 	CIFARRecordSize = 1 + cifarPixels // 3073 bytes
 	cifarClasses    = 10
 )
+
+// cifarFormat is the record layout of a CIFAR binary version: header label
+// bytes, then the red, green and blue 32×32 planes.
+type cifarFormat struct {
+	what    string // "CIFAR-10", for messages
+	header  int    // label bytes before the pixels
+	label   int    // the one that is the label
+	classes int    // the labels lie in [0, classes)
+	// bounds, if set, gives every header byte its range ([0, bounds[k]));
+	// else only the label's is checked.
+	bounds []int
+}
+
+// cifar10Format is CIFAR-10's layout: a label byte and the pixels.
+var cifar10Format = cifarFormat{what: "CIFAR-10", header: 1, classes: cifarClasses}
+
+// size returns the bytes of one record.
+func (f cifarFormat) size() int { return f.header + cifarPixels }
 
 // The file names of the binary version (never modified).
 var cifarTrainFiles = []string{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin"}
@@ -42,10 +62,10 @@ func LoadCIFAR10(dir string, normalize bool) (train, test *Dataset, err error) {
 	for i, name := range cifarTrainFiles {
 		paths[i] = filepath.Join(dir, name)
 	}
-	if train, err = loadCIFARFiles(paths, "cifar10-train"); err != nil {
+	if train, err = loadCIFARFiles(paths, "cifar10-train", cifar10Format); err != nil {
 		return nil, nil, err
 	}
-	if test, err = loadCIFARFiles([]string{filepath.Join(dir, cifarTestFile)}, "cifar10-test"); err != nil {
+	if test, err = loadCIFARFiles([]string{filepath.Join(dir, cifarTestFile)}, "cifar10-test", cifar10Format); err != nil {
 		return nil, nil, err
 	}
 	if normalize {
@@ -69,87 +89,117 @@ func cifarFolder(dir string) string {
 	return dir
 }
 
-// loadCIFARFiles reads whole CIFAR-10 binary files into one byte Dataset.
-// Every file's size is checked against the record length before anything is
-// allocated.
-func loadCIFARFiles(paths []string, name string) (*Dataset, error) {
+// loadCIFARFiles reads whole CIFAR binary files of format f into one byte
+// Dataset. Every file's size is checked against the record length before
+// anything is allocated.
+func loadCIFARFiles(paths []string, name string, f cifarFormat) (*Dataset, error) {
 	records := 0
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("cifar10: %w", err)
+			return nil, fmt.Errorf("load %s: %w", name, err)
 		}
-		if err := checkCIFARSize(fi.Size()); err != nil {
+		if err := f.checkSize(fi.Size()); err != nil {
 			return nil, fmt.Errorf("load %s: %w", p, err)
 		}
-		records += int(fi.Size() / CIFARRecordSize)
+		records += int(fi.Size() / int64(f.size()))
 	}
 	d := &Dataset{
 		Name:    name,
 		Shape:   []int{3, cifarSide, cifarSide},
-		Classes: cifarClasses,
+		Classes: f.classes,
 		Labels:  make([]uint8, records),
 		Bytes:   make([]uint8, records*cifarPixels),
 	}
 	at := 0
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, fmt.Errorf("cifar10: %w", err)
-		}
-		fi, err := f.Stat()
-		if err == nil {
-			n := int(fi.Size() / CIFARRecordSize)
-			if at+n > records {
-				err = fmt.Errorf("grew to %d bytes while loading", fi.Size())
-			} else {
-				err = decodeCIFAR(bufio.NewReaderSize(f, 1<<20), d.Labels[at:at+n], d.Bytes[at*cifarPixels:(at+n)*cifarPixels])
-				at += n
-			}
-		}
-		f.Close()
+		n, err := f.readFile(p, d.Labels[at:], d.Bytes[at*cifarPixels:])
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", p, err)
 		}
+		at += n
 	}
 	if at != records {
-		return nil, fmt.Errorf("cifar10: files changed while loading (%d of %d records)", at, records)
+		return nil, fmt.Errorf("load %s: files changed while loading (%d of %d records)", name, at, records)
 	}
 	return d, nil
 }
 
+// readFile decodes the records of the file at path into the front of
+// labels and pix and returns their count.
+func (f cifarFormat) readFile(path string, labels, pix []byte) (int, error) {
+	file, size, err := inputfile.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	n := int(size / int64(f.size()))
+	if n > len(labels) {
+		return 0, fmt.Errorf("grew to %d bytes while loading", size)
+	}
+	return n, f.decode(bufio.NewReaderSize(file, 1<<20), labels[:n], pix[:n*cifarPixels])
+}
+
 // checkCIFARSize requires a file size that is a positive whole number of
 // 3073-byte records.
-func checkCIFARSize(size int64) error {
+func checkCIFARSize(size int64) error { return cifar10Format.checkSize(size) }
+
+// checkSize requires a file size that is a positive whole number of
+// records.
+func (f cifarFormat) checkSize(size int64) error {
+	rec := int64(f.size())
 	if size == 0 {
-		return errors.New("empty file, want 3073-byte CIFAR-10 records")
+		return fmt.Errorf("empty file, want %d-byte %s records", rec, f.what)
 	}
-	if size%CIFARRecordSize != 0 {
-		return fmt.Errorf("size %d bytes is not a whole number of 3073-byte CIFAR-10 records (%d records and %d bytes over); is this the binary version?",
-			size, size/CIFARRecordSize, size%CIFARRecordSize)
+	if size%rec != 0 {
+		return fmt.Errorf("size %d bytes is not a whole number of %d-byte %s records (%d records and %d bytes over); is this the binary version?",
+			size, rec, f.what, size/rec, size%rec)
 	}
 	return nil
 }
 
-// decodeCIFAR reads len(labels) records from r into labels and pix
-// (cifarPixels bytes per record), then requires r to end.
+// decodeCIFAR reads len(labels) CIFAR-10 records from r into labels and
+// pix (cifarPixels bytes per record), then requires r to end.
 func decodeCIFAR(r io.Reader, labels []uint8, pix []byte) error {
-	var rec [CIFARRecordSize]byte
+	return cifar10Format.decode(r, labels, pix)
+}
+
+// decode reads len(labels) records from r into labels and pix (cifarPixels
+// bytes per record), then requires r to end.
+func (f cifarFormat) decode(r io.Reader, labels []uint8, pix []byte) error {
+	rec := make([]byte, f.size())
 	for i := range labels {
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
+		if _, err := io.ReadFull(r, rec); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return fmt.Errorf("ends inside record %d of %d", i, len(labels))
 			}
 			return err
 		}
-		if rec[0] >= cifarClasses {
-			return fmt.Errorf("record %d (byte offset %d): label %d is out of range [0, %d)",
-				i, int64(i)*CIFARRecordSize, rec[0], cifarClasses)
+		for k := range f.header {
+			bound := f.classes
+			if f.bounds != nil {
+				bound = f.bounds[k]
+			} else if k != f.label {
+				continue
+			}
+			if int(rec[k]) >= bound {
+				return fmt.Errorf("record %d (byte offset %d): %slabel %d is out of range [0, %d)",
+					i, int64(i)*int64(f.size()), f.labelName(k), rec[k], bound)
+			}
 		}
-		labels[i] = rec[0]
-		copy(pix[i*cifarPixels:(i+1)*cifarPixels], rec[1:])
+		labels[i] = rec[f.label]
+		copy(pix[i*cifarPixels:(i+1)*cifarPixels], rec[f.header:])
 	}
 	return expectEOF(r)
+}
+
+// labelName names header byte k in messages: "" for CIFAR-10's only label,
+// "coarse " or "fine " for CIFAR-100's.
+func (f cifarFormat) labelName(k int) string {
+	if f.header == 2 {
+		return [2]string{"coarse ", "fine "}[k]
+	}
+	return ""
 }
 
 // NormalizeChannels sets Mean and Std of every byte Dataset in sets to the

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"archive/tar"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -125,8 +123,8 @@ func fetchRemote(ctx context.Context, r Remote, dir string, opt FetchOptions, re
 // and a base URL (FetchOptions.BaseURL) that is not an http or https
 // address.
 func checkRemote(r Remote, baseURL string) error {
-	if r.Format != "cifar10" && r.Format != "libsvm" {
-		return fmt.Errorf("fetch %s: unknown format %q", r.Name, r.Format)
+	if _, err := unpacker(r); err != nil {
+		return fmt.Errorf("fetch %s: %w", r.Name, err)
 	}
 	if baseURL != "" {
 		u, err := url.Parse(baseURL)
@@ -146,6 +144,10 @@ func stageFiles(ctx context.Context, r Remote, tmp string, opt FetchOptions, log
 	if client == nil {
 		client = http.DefaultClient
 	}
+	unpack, err := unpacker(r)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", r.Name, err)
+	}
 	staged := make([]string, len(r.Files))
 	for i, f := range r.Files {
 		src := f.URL
@@ -158,13 +160,7 @@ func stageFiles(ctx context.Context, r Remote, tmp string, opt FetchOptions, log
 			return nil, fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
 		}
 		staged[i] = filepath.Join(tmp, "staged-"+strconv.Itoa(i))
-		var err error
-		if r.Format == "cifar10" {
-			err = unpackCIFAR(dl, staged[i], f)
-		} else {
-			err = unpackLibSVM(dl, staged[i], f)
-		}
-		if err != nil {
+		if err := unpack(dl, staged[i], f); err != nil {
 			return nil, fmt.Errorf("fetch %s: %s: %w", r.Name, src, err)
 		}
 		os.Remove(dl)
@@ -209,6 +205,9 @@ func install(tmp string, staged, dests []string, rename func(oldpath, newpath st
 		return err
 	}
 	for i := len(dests) - 1; i >= 0; i-- {
+		if err := os.MkdirAll(filepath.Dir(dests[i]), 0o755); err != nil {
+			return undo(err)
+		}
 		if _, err := os.Lstat(dests[i]); err == nil {
 			old := filepath.Join(tmp, "old-"+strconv.Itoa(i))
 			if err := rename(dests[i], old); err != nil {
@@ -285,117 +284,6 @@ func download(ctx context.Context, client *http.Client, src, dst string, f Remot
 		if got := hex.EncodeToString(sum.Sum(nil)); got != strings.ToLower(f.MD5) {
 			return fmt.Errorf("MD5 %s, the published MD5 is %s: corrupt or not the official file", got, f.MD5)
 		}
-	}
-	return out.Close()
-}
-
-// unpackCIFAR extracts the cifar-10-batches-bin/ members of the gzipped tar
-// archive into the new folder out and checks every batch file.
-func unpackCIFAR(archive, out string, f RemoteFile) error {
-	s, err := openSource(archive)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if !s.compressed || s.gz == nil {
-		return errors.New("not a gzip-compressed tar archive")
-	}
-	if err := os.Mkdir(out, 0o755); err != nil {
-		return err
-	}
-	tr := tar.NewReader(s)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("archive: %w", readErr(err, -1))
-		}
-		name := path.Clean(h.Name)
-		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("archive member %q lies outside the archive's folder", h.Name)
-		}
-		dirName, base := path.Split(name)
-		if dirName != CIFARDir+"/" || h.Typeflag != tar.TypeReg || strings.HasPrefix(base, ".") {
-			continue // only regular files directly inside cifar-10-batches-bin/
-		}
-		if err := writeFileFrom(filepath.Join(out, base), tr, h.Size); err != nil {
-			return fmt.Errorf("archive member %s: %w", h.Name, err)
-		}
-	}
-	// Read to the end so that gzip checks its trailer (CRC-32 and length).
-	if _, err := io.Copy(io.Discard, io.LimitReader(s, maxUnpacked)); err != nil {
-		return fmt.Errorf("archive: %w", readErr(err, -1))
-	}
-	for _, name := range slices.Concat(cifarTrainFiles, []string{cifarTestFile}) {
-		p := filepath.Join(out, name)
-		fi, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("archive holds no %s/%s", CIFARDir, name)
-		}
-		if f.Rows > 0 && fi.Size() != int64(f.Rows)*CIFARRecordSize {
-			return fmt.Errorf("%s/%s: %d bytes, want %d records of 3073 bytes", CIFARDir, name, fi.Size(), f.Rows)
-		}
-		if _, err := loadCIFARFiles([]string{p}, name); err != nil {
-			return fmt.Errorf("%s/%s: %w", CIFARDir, name, errors.Unwrap(err))
-		}
-	}
-	return nil
-}
-
-// unpackLibSVM decompresses (bzip2, gzip) or copies the download into out
-// and parses it in full, checking the published sample and feature counts.
-func unpackLibSVM(dl, out string, f RemoteFile) error {
-	s, err := openSource(dl)
-	if err != nil {
-		return err
-	}
-	err = writeFileFrom(out, s, -1)
-	s.Close()
-	if err != nil {
-		return err
-	}
-	d, err := LoadLibSVM(out, f.Features)
-	if err != nil {
-		// Drop the "load TEMPORARY-FILE: " prefix; the caller names the URL.
-		var fc *FeatureCountError
-		if errors.As(err, &fc) {
-			bare := *fc
-			bare.File = ""
-			return fmt.Errorf("not a valid LibSVM file: %w", &bare)
-		}
-		return fmt.Errorf("not a valid LibSVM file: %w", errors.Unwrap(err))
-	}
-	if f.Rows > 0 && d.Len() != f.Rows {
-		return fmt.Errorf("holds %d samples, the publisher lists %d", d.Len(), f.Rows)
-	}
-	return nil
-}
-
-// writeFileFrom creates path with the bytes of r: exactly size bytes when
-// size ≥ 0, else all of r up to maxUnpacked. It syncs the file.
-func writeFileFrom(p string, r io.Reader, size int64) error {
-	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	limit := size
-	if limit < 0 || limit > maxUnpacked {
-		limit = maxUnpacked
-	}
-	n, err := io.Copy(out, io.LimitReader(r, limit+1))
-	switch {
-	case err != nil:
-		return readErr(err, n)
-	case size >= 0 && n != size:
-		return fmt.Errorf("holds %d of its %d bytes", n, size)
-	case n > limit:
-		return fmt.Errorf("larger than %d bytes", limit)
-	}
-	if err := out.Sync(); err != nil {
-		return err
 	}
 	return out.Close()
 }

@@ -322,7 +322,7 @@ func TestFetchLibSVM(t *testing.T) {
 
 func TestRemotesCatalog(t *testing.T) {
 	for _, r := range Remotes() {
-		if len(r.Files) == 0 || (r.Format != "cifar10" && r.Format != "libsvm") {
+		if _, err := unpacker(r); len(r.Files) == 0 || err != nil {
 			t.Fatalf("%s: bad entry %+v", r.Name, r)
 		}
 		for _, f := range r.Files {
@@ -337,8 +337,27 @@ func TestRemotesCatalog(t *testing.T) {
 			t.Fatalf("%s: training file stored as %s; Load looks for %s", r.Name, r.Files[0].Dest, r.Name)
 		}
 	}
-	c, _ := RemoteByName("cifar10")
-	if f := c.Files[0]; f.MD5 != "c32a1d4ab5d03f1284b67883e8d87530" || f.Size != 170052171 || f.Dest != CIFARDir {
-		t.Fatalf("cifar10 entry %+v", f)
+	published := []struct {
+		name string
+		file int
+		md5  string
+		size int64
+		dest string
+	}{
+		{"cifar10", 0, "c32a1d4ab5d03f1284b67883e8d87530", 170052171, CIFARDir},
+		{"cifar100", 0, "03b5dce01913d631647c71ecec9e9cb8", 168513733, CIFAR100Dir},
+		{"fashion-mnist", 0, "8d4fb7e6c68d591d4c3dfef9ec88bf0d", 26421880, "fashion-mnist/train-images-idx3-ubyte.gz"},
+		{"fashion-mnist", 1, "25c81989df183df01b3e8a0aad5dffbe", 29515, "fashion-mnist/train-labels-idx1-ubyte.gz"},
+		{"fashion-mnist", 2, "bef4ecab320f06d8554ea6380940ec79", 4422102, "fashion-mnist/t10k-images-idx3-ubyte.gz"},
+		{"fashion-mnist", 3, "bb300cfdad3c16e7a12a480ee83cd310", 5148, "fashion-mnist/t10k-labels-idx1-ubyte.gz"},
+	}
+	for _, p := range published {
+		r, err := RemoteByName(p.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := r.Files[p.file]; f.MD5 != p.md5 || f.Size != p.size || f.Dest != p.dest {
+			t.Fatalf("%s entry %+v", p.name, f)
+		}
 	}
 }

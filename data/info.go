@@ -3,7 +3,6 @@ package data
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // Status describes one dataset for `gtstorm data info`: where it is or would
@@ -37,58 +36,6 @@ func (d *Dataset) Info() *SetInfo {
 		return nil
 	}
 	return &SetInfo{Samples: d.Len(), Shape: d.Shape, Classes: d.Classes, Hist: d.ClassCounts()}
-}
-
-// Survey reports every dataset Load knows: MNIST from the GoMNIST module,
-// an MNIST-format folder if dir is one, and CIFAR-10 and the LibSVM sets in
-// the data folder dir (DefaultDataDir if ""). Present datasets are loaded in
-// full, so counts are those training would see.
-func Survey(dir string) ([]Status, error) {
-	if dir == "" {
-		var err error
-		if dir, err = DefaultDataDir(); err != nil {
-			return nil, err
-		}
-	}
-	var out []Status
-	st := Status{Name: "mnist", Note: "shipped in the Go module " + MNISTModule + ", no download needed"}
-	if p, err := MNISTDir(); err != nil {
-		st.Err = err
-	} else {
-		st.Path, st.Present = p, true
-		st.load(func() (*Dataset, *Dataset, error) { return LoadMNIST(p) })
-	}
-	out = append(out, st)
-
-	if hasMNIST(dir) {
-		st := Status{Name: "mnist", Path: dir, DataDir: dir, Present: true, Note: "MNIST-format folder"}
-		st.load(func() (*Dataset, *Dataset, error) { return LoadMNIST(dir) })
-		out = append(out, st)
-	}
-
-	cifar := filepath.Join(dir, CIFARDir)
-	st = Status{Name: "cifar10", Path: cifar, DataDir: dir, Fetchable: true, Note: "not downloaded"}
-	if exists(filepath.Join(cifar, cifarTrainFiles[0])) {
-		st.Present, st.Note = true, "CIFAR-10 binary version"
-		st.load(func() (*Dataset, *Dataset, error) { return LoadCIFAR10(cifar, false) })
-	}
-	out = append(out, st)
-
-	for _, name := range libsvmSets {
-		p := filepath.Join(dir, name)
-		st := Status{Name: name, Path: p, DataDir: dir, Fetchable: true, Note: "not downloaded"}
-		if exists(p) {
-			st.Present, st.Note = true, "LibSVM"
-			if exists(p + ".t") {
-				st.Note += ", test set " + p + ".t"
-			} else {
-				st.Note += ", no test set (" + p + ".t absent)"
-			}
-			st.load(func() (*Dataset, *Dataset, error) { return loadLibSVMPair(p, 0) })
-		}
-		out = append(out, st)
-	}
-	return out, nil
 }
 
 // load fills Train and Test from the loader's result, or Err.

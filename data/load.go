@@ -5,18 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 )
-
-// libsvmSets are the LibSVM datasets `gtstorm data fetch` knows; each lives
-// in the data folder as NAME (training) and, when published, NAME.t (test).
-// Never modified.
-var libsvmSets = []string{"a9a", "ijcnn1", "rcv1"}
-
-// Names returns the dataset names Load accepts.
-func Names() []string {
-	return append([]string{"mnist", "cifar10", "libsvm"}, libsvmSets...)
-}
 
 // DefaultDataDir returns the folder `gtstorm data fetch` writes to and Load
 // reads from when no --data-dir is given: gtstorm/data inside the user's
@@ -42,53 +31,33 @@ type LoadOptions struct {
 	// Features fixes the feature count of LibSVM data (an index above it is
 	// an error); 0 takes the larger count of the training and test files.
 	Features int
-	// Normalize standardises CIFAR-10 per channel with the training set's
-	// mean and standard deviation (see NormalizeChannels).
+	// Normalize standardises CIFAR-10 and CIFAR-100 per channel with the
+	// training set's mean and standard deviation (see NormalizeChannels).
 	Normalize bool
+	// CoarseLabels gives CIFAR-100 its 20 superclasses as labels instead of
+	// its 100 fine classes.
+	CoarseLabels bool
 }
 
-// Load loads a dataset's training and test sets by name, with the default
-// LoadOptions:
+// Load loads a built-in dataset's training and test sets by name, with
+// the default LoadOptions:
 //
 //   - mnist: dir "" is the copy shipped in the GoMNIST module (no download);
 //     otherwise dir holds the four MNIST files (see LoadMNIST).
-//   - cifar10: dir is the data folder (DefaultDataDir if "") holding
-//     cifar-10-batches-bin/, or that folder itself.
+//   - fashion-mnist: dir holds the four Fashion-MNIST IDX files, or a
+//     fashion-mnist folder that does; dir "" is the data folder's copy, else
+//     the Debian package's (see LoadFashionMNIST).
+//   - cifar10, cifar100: dir is the data folder (DefaultDataDir if "")
+//     holding cifar-10-batches-bin/ or cifar-100-binary/, or that folder.
 //   - libsvm: dir is the training FILE; the test set is FILE.t when that file
 //     exists, else test is nil.
 //   - a9a, ijcnn1, rcv1: the files NAME and NAME.t (test, optional as for
 //     libsvm) in the data folder dir (DefaultDataDir if ""), as written by
 //     `gtstorm data fetch NAME`.
+//
+// The datasets are those of Builtin; see Registry for adding one.
 func Load(name, dir string) (train, test *Dataset, err error) {
 	return LoadWith(name, dir, LoadOptions{})
-}
-
-// LoadWith is Load with options.
-func LoadWith(name, dir string, opt LoadOptions) (train, test *Dataset, err error) {
-	switch {
-	case name == "mnist":
-		return LoadMNIST(dir)
-	case name == "cifar10":
-		if dir, err = orDefaultDir(dir); err != nil {
-			return nil, nil, err
-		}
-		return LoadCIFAR10(dir, opt.Normalize)
-	case name == "libsvm":
-		if dir == "" {
-			return nil, nil, errors.New("libsvm: no file given (want a LibSVM training file)")
-		}
-		return loadLibSVMPair(dir, opt.Features)
-	case slices.Contains(libsvmSets, name):
-		if dir, err = orDefaultDir(dir); err != nil {
-			return nil, nil, err
-		}
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return nil, nil, &NotPresentError{Name: name, Dir: dir, Path: p}
-		}
-		return loadLibSVMPair(p, opt.Features)
-	}
-	return nil, nil, fmt.Errorf("unknown dataset %q (want one of %v)", name, Names())
 }
 
 // NotPresentError is a dataset that `gtstorm data fetch` would download

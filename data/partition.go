@@ -281,16 +281,17 @@ func PartitionShards(d *Dataset, m, k int, seed uint64) (*Partition, error) {
 	return newPartition(d, nodes, what)
 }
 
-// PartitionSpec is a parsed --partition flag: iid, label, dirichlet:α or
-// shards:k.
+// PartitionSpec is a parsed --partition flag: iid, label, dirichlet:α,
+// shards:k or file:PATH.
 type PartitionSpec struct {
-	Kind  string  // "iid", "label", "dirichlet" or "shards"
+	Kind  string  // "iid", "label", "dirichlet", "shards" or "file"
 	Alpha float64 // Dirichlet concentration α (dirichlet)
 	K     int     // shards per node (shards)
+	Path  string  // the partition file (file; see PartitionFile)
 }
 
 // PartitionKinds lists the partition flag forms for messages.
-const PartitionKinds = "iid, label, dirichlet:α (α > 0) or shards:k (k ≥ 1)"
+const PartitionKinds = "iid, label, dirichlet:α (α > 0), shards:k (k ≥ 1) or file:PATH (one line per training sample: the node that holds it)"
 
 // ParsePartition parses a partition flag value.
 func ParsePartition(spec string) (PartitionSpec, error) {
@@ -316,6 +317,11 @@ func ParsePartition(spec string) (PartitionSpec, error) {
 			return bad("k must be a whole number of at least 1")
 		}
 		return PartitionSpec{Kind: kind, K: k}, nil
+	case "file":
+		if arg == "" {
+			return bad("file: wants the partition file's path")
+		}
+		return PartitionSpec{Kind: kind, Path: arg}, nil
 	}
 	return bad("unknown kind")
 }
@@ -327,6 +333,8 @@ func (s PartitionSpec) String() string {
 		return "dirichlet:" + strconv.FormatFloat(s.Alpha, 'g', -1, 64)
 	case "shards":
 		return "shards:" + strconv.Itoa(s.K)
+	case "file":
+		return "file:" + s.Path
 	}
 	return s.Kind
 }
@@ -343,6 +351,8 @@ func (s PartitionSpec) Apply(d *Dataset, m int, seed uint64) (*Partition, error)
 		return PartitionDirichlet(d, m, s.Alpha, seed)
 	case "shards":
 		return PartitionShards(d, m, s.K, seed)
+	case "file":
+		return PartitionFile(d, m, s.Path)
 	}
 	return nil, errors.New("partition: empty or unknown kind " + strconv.Quote(s.Kind) + " (want " + PartitionKinds + ")")
 }

@@ -177,7 +177,11 @@ func (n *Net) Model(out Tensor) (Model, error) {
 	if out.id != len(n.shapes)-1 {
 		return nil, fmt.Errorf("%s: the output is not the last layer's tensor; layers after it would compute nothing", n.name)
 	}
-	return &classifier{layout: n.layout, name: n.name, shape: n.shapes[0], classes: n.classes, net: n}, nil
+	// The model keeps a copy: layers added to n afterwards do not change it.
+	frozen := &Net{name: n.name, classes: n.classes, layout: n.layout,
+		layers: slices.Clone(n.layers), shapes: slices.Clone(n.shapes), uses: slices.Clone(n.uses)}
+	frozen.layout.params = slices.Clone(n.params)
+	return &classifier{layout: frozen.layout, name: n.name, shape: n.shapes[0], classes: n.classes, net: frozen}, nil
 }
 
 func product(s []int) int {

@@ -35,9 +35,11 @@ const MaxWidth = 1 << 24
 // on which their unpadded 5×5 convolutions and 2×2 pools leave at least one
 // value: NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's
 // shapes. The ResNets and the FedAvg CNN take any image of at least 4×4;
-// the MLP takes any shape. It returns an error for a name it does not
-// know, an ONNX file (not available in this build), the logistic
-// regression (see NewLogReg) and an image the network does not fit.
+// the MLP takes any shape. A name ending in .onnx is the network of that
+// ONNX file (see ImportONNXFile, which also returns the file's weights;
+// New's model draws fresh ones with Init). It returns an error for a name
+// it does not know, an ONNX file it cannot import, the logistic regression
+// (see NewLogReg) and an image the network does not fit.
 func New(name string, shape []int, classes int) (Model, error) {
 	if classes < 1 {
 		return nil, fmt.Errorf("%s: %d classes, want at least 1", name, classes)
@@ -76,8 +78,9 @@ func New(name string, shape []int, classes int) (Model, error) {
 		return NewMLP(shape, hidden, classes)
 	case name == LogRegName:
 		return nil, fmt.Errorf("logreg is the logistic regression of LibSVM features, not an image model")
-	case strings.HasSuffix(name, ".onnx"):
-		return nil, fmt.Errorf("%s: importing ONNX networks is not available in this build", name)
+	case IsONNXName(name):
+		m, _, err := ImportONNXFile(name, shape, classes)
+		return m, err
 	}
 	return nil, fmt.Errorf("unknown model %q, want one of %s", name, Available)
 }

@@ -40,6 +40,10 @@ type meta struct {
 	// several processes (nil in a single process's, and in ranks'
 	// checkpoints of earlier releases).
 	Placement *RankPlacement `json:"placement,omitempty"`
+	// Net describes the network of a --model FILE.onnx run, so that the
+	// model file and checkpoints rebuild it without the file (nil for the
+	// other models, and in files of earlier releases).
+	Net *models.NetSpec `json:"net,omitempty"`
 }
 
 // checkpoint writes the resume state of the last completed round.
@@ -59,7 +63,7 @@ func (r *runner) checkpoint() error {
 			return err
 		}
 	}
-	md := meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute}
+	md := meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute, Net: netSpec(s.cfg, s.model)}
 	if r.rank != nil {
 		md.Placement = placementOf(r.rank.id, r.rank.owner)
 	}
@@ -89,7 +93,7 @@ func (r *runner) writeModel() error {
 	// their worker count (summary.json records it, and the kernel set).
 	cfg := r.s.cfg
 	cfg.Workers = 0
-	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg}, Input: InputSpecOf(r.s.cfg, r.s.train, r.s.model)})
+	m, err := json.Marshal(modelMeta{meta: meta{Config: cfg, Net: netSpec(cfg, r.s.model)}, Input: InputSpecOf(r.s.cfg, r.s.train, r.s.model)})
 	if err != nil {
 		return err
 	}

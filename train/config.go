@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral/graph"
@@ -17,10 +16,12 @@ import (
 // Config is every setting of one run. Its JSON form is config.json, enough
 // to repeat the run; its field names follow the command-line flags.
 type Config struct {
-	Dataset      string  `json:"dataset"`                 // mnist, cifar10, libsvm, a9a, ijcnn1 or rcv1
-	Model        string  `json:"model,omitempty"`         // the network (models.Available); "" = the dataset's paper model
+	Dataset      string  `json:"dataset"`                 // a data.Builtin name: mnist, fashion-mnist, cifar10, cifar100, libsvm, a9a, ijcnn1 or rcv1
+	Model        string  `json:"model,omitempty"`         // the network (models.Available) or an ONNX file; "" = the dataset's paper model
+	Init         string  `json:"init,omitempty"`          // x⁰ of an ONNX model: "" (its file's initialisers) or seed
 	DataDir      string  `json:"data_dir"`                // see data.Load; "" for the defaults
-	Normalize    bool    `json:"normalize"`               // CIFAR-10: standardise each channel
+	Normalize    bool    `json:"normalize"`               // CIFAR-10, CIFAR-100: standardise each channel
+	CoarseLabels bool    `json:"coarse_labels,omitempty"` // CIFAR-100: the 20 superclasses as labels
 	Features     int     `json:"features"`                // LibSVM feature count; 0 = from the data
 	Algo         string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
 	Nodes        int     `json:"nodes"`                   // m
@@ -77,6 +78,10 @@ type Config struct {
 	// MaxMemory is the memory the run may use, in bytes; 0 detects it (see
 	// CheckMemory). Results do not depend on it.
 	MaxMemory int64 `json:"max_memory"`
+
+	// datasets is the registry Dataset is looked up in; nil for
+	// data.Builtin (see WithDatasets).
+	datasets *data.Registry
 }
 
 // Default returns the paper's MNIST setting (§4.2): GT-STORM on 10 nodes of
@@ -135,59 +140,11 @@ func (c Config) DefaultOut(now time.Time) string {
 	return fmt.Sprintf("runs/%s-%s-%s", now.Format("20060102-150405"), c.Algo, c.Dataset)
 }
 
-// datasetKind is one entry of the table of datasets a run can train on:
-// its name (data.LoadWith loads it), the shape of its samples and its
-// paper model.
-type datasetKind struct {
-	name string
-	// logReg marks the LibSVM datasets: the non-convex logistic regression,
-	// whose headline is the stationarity S(x) rather than test accuracy.
-	logReg bool
-	// shape and classes describe an image dataset's samples ([C,H,W]); nil
-	// and 0 for LibSVM data, whose feature count comes from the files.
-	shape   []int
-	classes int
-	// paper names the model the paper trains on the dataset, the default
-	// of --model.
-	paper string
-}
-
-// datasetKinds returns the dataset table.
-func datasetKinds() []datasetKind {
-	return []datasetKind{
-		{"mnist", false, []int{1, 28, 28}, 10, models.MNISTCNNName},
-		{"cifar10", false, []int{3, 32, 32}, 10, models.CIFARCNNName},
-		{"libsvm", true, nil, 0, models.LogRegName},
-		{"a9a", true, nil, 0, models.LogRegName},
-		{"ijcnn1", true, nil, 0, models.LogRegName},
-		{"rcv1", true, nil, 0, models.LogRegName},
-	}
-}
-
-// datasetKindOf returns the table entry of the dataset named name.
-func datasetKindOf(name string) (datasetKind, bool) {
-	for _, k := range datasetKinds() {
-		if k.name == name {
-			return k, true
-		}
-	}
-	return datasetKind{}, false
-}
-
-// Datasets returns the dataset names a Config accepts.
-func Datasets() []string {
-	var names []string
-	for _, k := range datasetKinds() {
-		names = append(names, k.name)
-	}
-	return names
-}
-
 // IsLogReg reports whether the run trains the logistic regression (a LibSVM
 // dataset), whose headline measure is the stationarity S(x) rather than
 // test accuracy.
 func (c Config) IsLogReg() bool {
-	k, _ := datasetKindOf(c.Dataset)
+	k, _ := c.datasetKind()
 	return k.logReg
 }
 
@@ -197,7 +154,7 @@ func (c Config) ModelName() string {
 	if c.Model != "" {
 		return c.Model
 	}
-	k, _ := datasetKindOf(c.Dataset)
+	k, _ := c.datasetKind()
 	return k.paper
 }
 
@@ -205,7 +162,7 @@ func (c Config) ModelName() string {
 // build has or c's dataset cannot train, else "" (also for an unknown
 // dataset, which --dataset reports).
 func modelWant(c Config) string {
-	k, ok := datasetKindOf(c.Dataset)
+	k, ok := c.datasetKind()
 	if !ok {
 		return ""
 	}
@@ -227,11 +184,12 @@ func modelWant(c Config) string {
 // takes the dataset's sample shape and class count; the logistic
 // regression has one weight per feature of train, and needs LibSVM data.
 // An unknown name, a name of a model this build does not have, and a model
-// the data does not fit are a ConfigError of --model.
+// the data does not fit are a ConfigError of --model. A name ending in
+// .onnx is a network file, imported on each call (see importONNX).
 func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
-	k, ok := datasetKindOf(cfg.Dataset)
+	k, ok := cfg.datasetKind()
 	if !ok {
-		return nil, &ConfigError{"dataset", cfg.Dataset, fmt.Sprint(Datasets())}
+		return nil, &ConfigError{"dataset", cfg.Dataset, fmt.Sprint(cfg.registry().Names())}
 	}
 	name := cfg.ModelName()
 	if k.logReg {
@@ -243,9 +201,17 @@ func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
 		}
 		return models.NewLogReg(train.Dim(), cfg.Alpha), nil
 	}
-	m, err := models.New(name, k.shape, k.classes)
+	shape, classes := k.shape, k.classes
+	if train != nil && len(train.Shape) == 3 { // a folder of other images than the dataset's own
+		shape, classes = train.Shape, max(classes, train.Classes)
+	}
+	if models.IsONNXName(name) {
+		m, _, err := importONNX(cfg, shape, classes)
+		return m, err
+	}
+	m, err := models.New(name, shape, classes)
 	if err != nil {
-		return nil, &ConfigError{"model", name, fmt.Sprintf("one of %s for --dataset %s (%v)", models.Available, cfg.Dataset, err)}
+		return nil, &ConfigError{"model", name, fmt.Sprintf("one of %s or FILE.onnx for --dataset %s (%v)", models.Available, cfg.Dataset, err)}
 	}
 	return m, nil
 }
@@ -262,21 +228,6 @@ type InputSpec struct {
 	Classes []string  `json:"classes"` // class names by label
 }
 
-// cifarClasses are the CIFAR-10 class names by label.
-var cifarClasses = []string{"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"}
-
-// classNames returns the class names of an image dataset's labels.
-func classNames(dataset string, classes int) []string {
-	if dataset == "cifar10" && classes == len(cifarClasses) {
-		return slices.Clone(cifarClasses)
-	}
-	names := make([]string, classes)
-	for i := range names {
-		names[i] = strconv.Itoa(i)
-	}
-	return names
-}
-
 // InputSpecOf returns the input description of a run's model m, trained
 // on train (nil for plain [0,1] scaling): nil for models that are not
 // image classifiers.
@@ -285,7 +236,7 @@ func InputSpecOf(cfg Config, train *data.Dataset, m models.Model) *InputSpec {
 	if !ok {
 		return nil
 	}
-	spec := &InputSpec{Shape: shape, Classes: classNames(cfg.Dataset, classes)}
+	spec := &InputSpec{Shape: shape, Classes: cfg.classNames(classes)}
 	if train != nil && train.Mean != nil {
 		spec.Mean, spec.Std = slices.Clone(train.Mean), slices.Clone(train.Std)
 	}

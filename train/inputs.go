@@ -19,6 +19,7 @@ import (
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/compress"
+	"github.com/gtstorm/gtstorm/models"
 )
 
 // InputFile identifies one file a run read: its absolute path, size and
@@ -38,8 +39,9 @@ func (c Config) edgeListFile() bool {
 
 // Resolved returns c with CHOCO's default γ made explicit, its compressor
 // named as the compressor names itself (none as ""), and its file
-// settings (--data-dir, an edge-list --topology, --speeds) made absolute,
-// so that the run does not depend on the folder it is resumed from.
+// settings (--data-dir, a file:PATH --partition, an edge-list --topology,
+// --speeds) made absolute, so that the run does not depend on the folder
+// it is resumed from.
 func (c Config) Resolved() (Config, error) {
 	if c.DataDir != "" {
 		abs, err := filepath.Abs(c.DataDir)
@@ -62,6 +64,13 @@ func (c Config) Resolved() (Config, error) {
 		}
 		c.Speeds = abs
 	}
+	if p, ok := c.partitionFile(); ok {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return c, &ConfigError{"partition", c.Partition, fmt.Sprintf("a path that can be made absolute (%v)", err)}
+		}
+		c.Partition = "file:" + abs
+	}
 	if c.Compress != "" {
 		// The compressor's own name, so that qsgd:07 and qsgd:7, or none
 		// and no compressor, are one setting.
@@ -72,6 +81,10 @@ func (c Config) Resolved() (Config, error) {
 			c.Compress = ""
 		}
 	}
+	c, err := c.resolveModel()
+	if err != nil {
+		return c, err
+	}
 	if c.Algo == decentral.CHOCO && c.Gamma == 0 {
 		// Recorded, so that a later default does not pass for this run's.
 		c.Gamma = decentral.DefaultGamma
@@ -79,13 +92,27 @@ func (c Config) Resolved() (Config, error) {
 	return c, nil
 }
 
+// partitionFile returns the partition file of c's --partition file:PATH.
+func (c Config) partitionFile() (string, bool) {
+	spec, err := data.ParsePartition(c.Partition)
+	return spec.Path, err == nil && spec.Kind == "file"
+}
+
 // inputFiles returns the fingerprints of every file the run of c reads: its
-// data files, its edge list and its speeds file. cache, if not nil, holds fingerprints
+// data files, its partition file, its edge list, its speeds file and its
+// ONNX network. cache, if not nil, holds fingerprints
 // already computed (by path, size and modification time).
 func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
-	paths, err := data.Files(c.Dataset, c.DataDir)
+	paths, err := c.registry().Files(c.Dataset, c.DataDir, c.loadOptions())
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := c.partitionFile(); ok {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, abs)
 	}
 	if c.edgeListFile() {
 		abs, err := filepath.Abs(c.Topology)
@@ -96,6 +123,13 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	}
 	if c.Speeds != "" {
 		abs, err := filepath.Abs(c.Speeds)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, abs)
+	}
+	if models.IsONNXName(c.Model) { // the network a run of --model FILE.onnx imports
+		abs, err := filepath.Abs(c.Model)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package train
 import (
 	"bufio"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -54,22 +53,12 @@ const (
 	// help), with room for goroutine stacks and small objects.
 	baseMemory = 24 << 20
 
-	// libsvmScanBudget bounds the bytes of a LibSVM file read to count its
-	// samples and values; a longer file's counts are extrapolated.
-	libsvmScanBudget = 256 << 20
-
 	// The headroom kept free of the memory limit: a tenth of it, between
 	// 64 MiB and 2 GiB — for what the estimate leaves out (the page cache of
 	// the files written, the allocator's fragmentation) and its error.
 	headroomFraction = 0.10
 	headroomMin      = 64 << 20
 	headroomMax      = 2 << 30
-)
-
-// Known dataset sizes: samples and bytes per sample (features and label).
-const (
-	mnistTrain, mnistTest, mnistSample = 60000, 10000, 28*28 + 1
-	cifarTrain, cifarTest, cifarSample = 50000, 10000, data.CIFARRecordSize
 )
 
 // MemoryPart is one item of a memory estimate.
@@ -256,8 +245,9 @@ func (c Config) graphSizes(ds dataSizes) (train, eval, kept []int) {
 
 // maxShare returns the largest number of training samples a node holds
 // under the partition: n/m for iid and shards, the largest class group
-// (classes within 15% of the mean) for label, and three times n/m for
-// Dirichlet, whose shares vary widely.
+// (classes within 15% of the mean) for label, three times n/m for
+// Dirichlet, whose shares vary widely, and the largest share of a
+// partition file (three times n/m if the file does not fit the data).
 func maxShare(partition string, n, m, classes int) int {
 	spec, err := data.ParsePartition(partition)
 	if err != nil || m < 1 || n < 1 {
@@ -273,6 +263,11 @@ func maxShare(partition string, n, m, classes int) int {
 		}
 		return min(n, int(perClass/float64(m/classes))+1)
 	case "dirichlet":
+		return min(n, 3*even)
+	case "file":
+		if sizes, err := data.PartitionFileSizes(spec.Path, n, m); err == nil {
+			return max(slices.Max(sizes), 1)
+		}
 		return min(n, 3*even)
 	}
 	return even
@@ -292,48 +287,22 @@ type dataSizes struct {
 // extrapolated; 0 for a missing file).
 func (c Config) TrainSamples() int { return c.dataSizes().train }
 
-// dataSizes returns the sizes of the data, from the known sizes of MNIST
-// and CIFAR-10 and by scanning LibSVM files.
+// dataSizes returns the sizes of the data, as its registry entry knows
+// them (data.Spec.Sizes: known for the images, scanned in LibSVM files);
+// zero for an unknown dataset.
 func (c Config) dataSizes() dataSizes {
-	switch c.Dataset {
-	case "mnist":
-		// Each IDX file is read into a buffer that doubles: the images'
-		// earlier buffers (about 1.4× the last) are garbage by the end.
-		return dataSizes{mnistTrain, mnistTest, 10, 0, (mnistTrain + mnistTest) * mnistSample,
-			mnistTrain * (mnistSample - 1) * 7 / 5, "MNIST, 70000 images"}
-	case "cifar10":
-		return dataSizes{cifarTrain, cifarTest, 10, 0, (cifarTrain + cifarTest) * cifarSample,
-			1 << 20, "CIFAR-10, 60000 images"}
+	s, ok := c.dataset()
+	if !ok {
+		return dataSizes{}
 	}
-	path := c.DataDir
-	if c.Dataset != "libsvm" {
-		dir := c.DataDir
-		if dir == "" {
-			dir, _ = data.DefaultDataDir()
-		}
-		path = filepath.Join(dir, c.Dataset)
-	}
-	tr, _ := data.ScanLibSVM(path, libsvmScanBudget)
-	te, _ := data.ScanLibSVM(path+".t", libsvmScanBudget)
-	ds := dataSizes{train: int(tr.Samples), eval: int(te.Samples), classes: 2, features: c.Features}
+	sz := s.Sizes(c.DataDir, c.loadOptions())
+	ds := dataSizes{train: sz.Train, eval: sz.Test, classes: sz.Classes, bytes: sz.Bytes, load: sz.Load, detail: sz.Detail}
 	if ds.eval == 0 {
 		ds.eval = ds.train
 	}
-	if ds.features == 0 {
-		ds.features = int(max(tr.MaxIndex, te.MaxIndex))
+	if s.LogReg && len(sz.Shape) == 1 {
+		ds.features = sz.Shape[0]
 	}
-	// CSR rows: a column index and a value per non-zero, a row pointer and a
-	// label per sample, in slices grown by append (a tenth of slack on
-	// average); while loading, the last growth holds old and new arrays.
-	for _, s := range []data.LibSVMCounts{tr, te} {
-		ds.bytes += int64(float64(s.NonZeros*8+s.Samples*9) * 1.1)
-	}
-	ds.load = ds.bytes
-	approx := ""
-	if tr.Approx || te.Approx {
-		approx = "about "
-	}
-	ds.detail = fmt.Sprintf("%s%d + %d samples, %d non-zeros, %d features", approx, tr.Samples, te.Samples, tr.NonZeros+te.NonZeros, ds.features)
 	return ds
 }
 

@@ -17,6 +17,8 @@ import (
 type fileMeta struct {
 	Config *Config    `json:"config"`
 	Input  *InputSpec `json:"input"`
+	// Net is the network of an ONNX model (see netSpec).
+	Net *models.NetSpec `json:"net"`
 }
 
 // CheckModelFile is the one validation of a model file (model.gtck, or a
@@ -48,7 +50,7 @@ func CheckModelFile(path string, ck *weights.Checkpoint) (ModelMeta, error) {
 		return ModelMeta{}, fmt.Errorf("%s: run metadata without the run's configuration (\"config\"); want the JSON record of the run that gtstorm train writes", path)
 	}
 	cfg := *fm.Config
-	model, err := metaModel(path, cfg, ck)
+	model, err := fm.model(path, cfg, ck)
 	if err != nil {
 		return ModelMeta{}, err
 	}
@@ -76,16 +78,27 @@ func CheckModelFile(path string, ck *weights.Checkpoint) (ModelMeta, error) {
 }
 
 // metaModel returns the model that the run configuration cfg of the model
-// file at path trains. A logistic regression has one weight per feature of
-// its data, which the file alone does not record: its size is taken from
-// ck, and its layout still checked.
-func metaModel(path string, cfg Config, ck *weights.Checkpoint) (models.Model, error) {
-	k, ok := datasetKindOf(cfg.Dataset)
+// file at path trains, on the samples its input description (nil for none)
+// records: an image folder's images need not have the dataset's usual
+// shape. A logistic regression has one weight per feature of its data,
+// which the file alone does not record: its size is taken from ck, and its
+// layout still checked.
+func metaModel(path string, cfg Config, ck *weights.Checkpoint, input *InputSpec) (models.Model, error) {
+	k, ok := cfg.datasetKind()
 	if !ok {
 		return nil, fmt.Errorf("%s: run metadata names dataset %q; want one of %v", path, cfg.Dataset, Datasets())
 	}
 	if k.logReg {
 		return models.NewLogReg(len(ck.Params), cfg.Alpha), nil
+	}
+	if input != nil {
+		// The model on the recorded samples, where the file holds it; else
+		// the dataset's own, which checkInputSpec then refuses naming both
+		// shapes.
+		m, err := NewModel(cfg, &data.Dataset{Shape: input.Shape, Classes: len(input.Classes)})
+		if err == nil && checkLayout(path, ck, m, cfg.DataName()) == nil {
+			return m, nil
+		}
 	}
 	m, err := NewModel(cfg, nil)
 	if err != nil {

@@ -8,47 +8,54 @@ import (
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
-// Peers is the network side of one rank of a run spread over processes:
-// the exchange that carries its nodes' vectors to their neighbours on other
-// ranks, and the gathering of every node's state on rank 0 for the metrics.
+// Peers is the data plane of one rank of a run spread over processes: the
+// exchange that carries its nodes' vectors to their neighbours on other
+// ranks (a transport.Exchange).
 type Peers interface {
 	decentral.RoundExchange
+}
+
+// Control is the control plane of one rank of a run spread over
+// processes, over the same connections as its Peers (a
+// transport.Control): the gathering of every node's state on rank 0 for
+// the metrics.
+type Control interface {
 	// Gather delivers the states of this rank's nodes after round t to
 	// rank 0. On rank 0 it returns the states of every other rank's nodes
 	// (in any order); on other ranks, nil once the states are sent.
 	Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error)
 }
 
-// inputAgreer is Peers that compare every rank's input files with rank 0's
+// inputAgreer is a Control that compares every rank's input files with rank 0's
 // before the run starts, and refuse a rank whose copy of a file differs:
 // the run's settings leave out where the data lie, not what they hold.
 type inputAgreer interface {
-	AgreeInputs(ctx context.Context, files []transport.Fingerprint) error
+	AgreeInputs(ctx context.Context, files []cluster.Fingerprint) error
 }
 
 // kernelAgreer is an inputAgreer that also tells rank 0 the kernel set
 // each rank computes with; rank 0's summary then names every rank's (see
 // kernelLister).
 type kernelAgreer interface {
-	AgreeInputsKernels(ctx context.Context, files []transport.Fingerprint, kernels string) error
+	AgreeInputsKernels(ctx context.Context, files []cluster.Fingerprint, kernels string) error
 }
 
-// agreeInputs compares, through peers that can, this rank's input files
-// with the other ranks', telling rank 0 this rank's kernel set where the
-// peers carry it.
-func agreeInputs(ctx context.Context, peers Peers, inputs []InputFile) error {
-	files := make([]transport.Fingerprint, len(inputs))
+// agreeInputs compares, through a control plane that can, this rank's
+// input files with the other ranks', telling rank 0 this rank's kernel set
+// where the control plane carries it.
+func agreeInputs(ctx context.Context, control Control, inputs []InputFile) error {
+	files := make([]cluster.Fingerprint, len(inputs))
 	for k, f := range inputs {
-		files[k] = transport.Fingerprint{Path: f.Path, Size: f.Size, SHA256: f.SHA256}
+		files[k] = cluster.Fingerprint{Path: f.Path, Size: f.Size, SHA256: f.SHA256}
 	}
-	if a, ok := peers.(kernelAgreer); ok {
+	if a, ok := control.(kernelAgreer); ok {
 		return a.AgreeInputsKernels(ctx, files, kernels.Name())
 	}
-	if a, ok := peers.(inputAgreer); ok {
+	if a, ok := control.(inputAgreer); ok {
 		return a.AgreeInputs(ctx, files)
 	}
 	return nil
@@ -61,27 +68,31 @@ type waitClock interface {
 }
 
 // RankOptions describe one rank of a run spread over processes: which
-// rank it is, which rank runs each node, and its peers. Options.Out is the
+// rank it is, which rank runs each node, and its two planes: Peers carry
+// the round's vectors, Control the gathering and the agreement on the
+// inputs. Options.Out is the
 // run folder on rank 0 (metrics, summary, curve, model and rank 0's
 // checkpoints, as Train writes them) and the rank's own folder for its
 // checkpoints elsewhere.
 type RankOptions struct {
 	Options
-	Rank  int
-	Owner []int // Owner[i] is the rank running node i
-	Peers Peers
+	Rank    int
+	Owner   []int // Owner[i] is the rank running node i
+	Peers   Peers
+	Control Control
 	// RanksFile, on rank 0 of ranks a cluster placed, is the ranks file
-	// it derived, which it writes into Out as ranks.txt once the run holds
+	// it derived, which it writes into Out as RanksFileName once the run holds
 	// the folder (nil: none to write).
 	RanksFile []byte
 }
 
 // rankRole is a runner's part in a run over several ranks.
 type rankRole struct {
-	id     int
-	owner  []int
-	peers  Peers
-	states []decentral.NodeState // this rank's nodes, reused
+	id      int
+	owner   []int
+	peers   Peers
+	control Control
+	states  []decentral.NodeState // this rank's nodes, reused
 }
 
 // measures reports whether this rank evaluates and writes the run's
@@ -94,7 +105,7 @@ func (k *rankRole) gather(ctx context.Context, opt *decentral.Optimizer) error {
 	for n, i := range opt.Local() {
 		k.states[n] = opt.ExportNode(i, k.states[n])
 	}
-	got, err := k.peers.Gather(ctx, opt.Round(), k.states)
+	got, err := k.control.Gather(ctx, opt.Round(), k.states)
 	if err != nil {
 		return fmt.Errorf("gather round %d: %w", opt.Round(), err)
 	}
@@ -148,7 +159,7 @@ func newRankRunner(cfg Config, local []int, inputs []InputFile, opt RankOptions)
 	// Over a pipelined transport each round but the last sends the next
 	// round's vectors while the rank's other nodes still compute.
 	r.s.opt.SetFinalRound(cfg.Iters)
-	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, states: make([]decentral.NodeState, len(local))}
+	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, control: opt.Control, states: make([]decentral.NodeState, len(local))}
 	return r, nil
 }
 
@@ -164,7 +175,7 @@ func localOf(owner []int, rank int) []int {
 }
 
 // RunRank runs rank opt.Rank's nodes of cfg from the start, exchanging
-// with the other ranks through opt.Peers. Every rank takes the same cfg, so
+// with the other ranks through opt.Peers and opt.Control. Every rank takes the same cfg, so
 // each derives the same graph, partition, seeds and initial parameters; the
 // run's numbers do not depend on how the nodes are spread (see
 // decentral.Config.Local). Rank 0 returns the run's summary and writes its
@@ -176,7 +187,7 @@ func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error)
 		switch {
 		case len(opt.Owner) != cfg.Nodes:
 			return fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
-		case opt.Peers == nil:
+		case opt.Peers == nil || opt.Control == nil:
 			return fmt.Errorf("rank %d: no peers", opt.Rank)
 		}
 		if local = localOf(opt.Owner, opt.Rank); len(local) == 0 {
@@ -191,7 +202,7 @@ func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error)
 	if err := writeRanksFile(opt, opt.Overwrite); err != nil {
 		return nil, err
 	}
-	if err := agreeInputs(ctx, opt.Peers, inputs); err != nil {
+	if err := agreeInputs(ctx, opt.Control, inputs); err != nil {
 		return nil, err
 	}
 	r, err := newRankRunner(cfg, local, inputs, opt)

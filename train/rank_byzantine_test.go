@@ -22,8 +22,9 @@ func runRanks(t *testing.T, cfg Config, owner []int, k int) ([]string, *Summary,
 	for r := range k {
 		outs[r] = filepath.Join(t.TempDir(), fmt.Sprintf("rank%d", r))
 		wg.Go(func() {
+			p := &memPeers{bus: bus, rank: r}
 			sums[r], errs[r] = RunRank(context.Background(), cfg, RankOptions{
-				Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: &memPeers{bus: bus, rank: r},
+				Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: p, Control: p,
 			})
 		})
 	}

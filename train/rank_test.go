@@ -39,7 +39,7 @@ func newMemBus(ranks, m int) *memBus {
 	return b
 }
 
-// memPeers is one rank's Peers on a memBus.
+// memPeers is one rank's Peers and Control on a memBus.
 type memPeers struct {
 	bus  *memBus
 	rank int
@@ -153,8 +153,9 @@ func TestRanksEqualTrain(t *testing.T) {
 			for r := range k {
 				outs[r] = filepath.Join(t.TempDir(), fmt.Sprintf("rank%d", r))
 				wg.Go(func() {
+					p := &memPeers{bus: bus, rank: r}
 					sums[r], errs[r] = RunRank(context.Background(), cfg, RankOptions{
-						Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: &memPeers{bus: bus, rank: r},
+						Options: Options{Out: outs[r]}, Rank: r, Owner: owner, Peers: p, Control: p,
 					})
 				})
 			}
@@ -198,8 +199,9 @@ func TestRankKeepsItsShares(t *testing.T) {
 	}
 	bus := newMemBus(k, cfg.Nodes)
 	runnerOf := func(rank int) *runner {
+		p := &memPeers{bus: bus, rank: rank}
 		r, err := newRankRunner(cfg, localOf(owner, rank), nil, RankOptions{
-			Options: Options{Out: t.TempDir()}, Rank: rank, Owner: owner, Peers: &memPeers{bus: bus, rank: rank},
+			Options: Options{Out: t.TempDir()}, Rank: rank, Owner: owner, Peers: p, Control: p,
 		})
 		if err != nil {
 			t.Fatal(err)

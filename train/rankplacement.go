@@ -177,9 +177,28 @@ func refuseRankRun(out string, ck *resumeState) error {
 	return nil
 }
 
-// RanksFileName is the ranks file rank 0 of ranks a cluster placed writes
-// into the run folder, which launch's resume reads.
-const RanksFileName = "ranks.txt"
+// The names a run over several processes adds to its run folder, beside
+// rank 0's outputs: these, and nowhere else, spell them.
+const (
+	// RanksFileName is the ranks file rank 0 of ranks a cluster placed
+	// (or launch) writes into the run folder, which launch's resume reads.
+	RanksFileName = "ranks.txt"
+	// RanksDir is the folder of the run folder that holds the folders of
+	// the ranks but 0 (see RankDir).
+	RanksDir = "ranks"
+	// CertsDir is the folder of the run folder where launch writes the
+	// run's certificates.
+	CertsDir = "certs"
+)
+
+// RankDir returns rank r's folder in the run folder out: out itself for
+// rank 0, out/ranks/rank-R for the others.
+func RankDir(out string, r int) string {
+	if r == 0 {
+		return out
+	}
+	return filepath.Join(out, RanksDir, fmt.Sprintf("rank-%d", r))
+}
 
 // writeRanksFile writes opt.RanksFile into opt.Out, which the run holds,
 // as RanksFileName. Unless replace, it refuses a ranks file there that

@@ -101,8 +101,11 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 		return nil, err
 	}
 	cfg := ck.meta.Config
-	if len(opt.Owner) != cfg.Nodes || opt.Peers == nil {
+	switch {
+	case len(opt.Owner) != cfg.Nodes:
 		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
+	case opt.Peers == nil || opt.Control == nil:
+		return nil, fmt.Errorf("rank %d: no peers", opt.Rank)
 	}
 	if err := ck.meta.Placement.check(path, opt.Rank, opt.Owner); err != nil {
 		return nil, err
@@ -114,7 +117,7 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := agreeInputs(ctx, opt.Peers, inputs); err != nil {
+	if err := agreeInputs(ctx, opt.Control, inputs); err != nil {
 		return nil, err
 	}
 	r, err := newRankRunner(cfg, localOf(opt.Owner, opt.Rank), inputs, opt)

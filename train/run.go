@@ -172,7 +172,7 @@ func clearPrevious(opt Options) error {
 // lock, and what launch adds for its ranks (whose checkpoints, named by
 // RankCheckpointFile, a run folder may hold too).
 var runEntries = []string{ConfigFile, CheckpointFile, ModelFile, SummaryFile, MetricsFile, CurveFile,
-	LockFile, RanksFileName, "ranks", "certs"}
+	LockFile, RanksFileName, RanksDir, CertsDir}
 
 // refuseForeign refuses a folder holding anything a run does not write (a
 // grid's tables, a user's own metrics.csv beside other files), so that a

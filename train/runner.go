@@ -327,21 +327,21 @@ func (r *runner) summary() *Summary {
 	return sum
 }
 
-// kernelLister is Peers that know, on rank 0, every rank's kernel set
-// (by rank; "" for a rank that did not say), which agreeInputs told them.
+// kernelLister is a Control that knows, on rank 0, every rank's kernel set
+// (by rank; "" for a rank that did not say), which agreeInputs told it.
 type kernelLister interface {
 	KernelSets() []string
 }
 
 // kernels names the compute kernel sets that ran the run's models: this
-// process's, or on rank 0 of a run over ranks whose peers list them,
+// process's, or on rank 0 of a run over ranks whose control plane lists them,
 // every rank's (see kernelSetsName).
 func (r *runner) kernels() string {
 	own := kernels.Name()
 	if r.rank == nil {
 		return own
 	}
-	l, ok := r.rank.peers.(kernelLister)
+	l, ok := r.rank.control.(kernelLister)
 	if !ok {
 		return own
 	}

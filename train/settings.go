@@ -66,15 +66,15 @@ func settings() []Setting {
 		{Name: "dataset", Usage: "dataset: " + strings.Join(Datasets(), "|"), Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Dataset) },
 			want: func(c Config) string {
-				if _, ok := datasetKindOf(c.Dataset); !ok {
-					return strings.Join(Datasets(), "|")
+				if _, ok := c.datasetKind(); !ok {
+					return strings.Join(c.registry().Names(), "|")
 				}
 				return ""
 			}},
 		{Name: "model", Usage: "network: " + models.Available + " (mlp: hidden layer widths); empty: the dataset's paper model", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Model) },
 			want:  modelWant},
-		{Name: "data-dir", Usage: "MNIST-format folder, CIFAR-10 folder, LibSVM FILE (libsvm) or data folder (a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module)", Sweepable: true,
+		{Name: "data-dir", Usage: "MNIST-format folder, Fashion-MNIST folder, CIFAR-10 or CIFAR-100 folder, LibSVM FILE (libsvm) or data folder (fashion-mnist, cifar10, cifar100, a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module; Fashion-MNIST: the data folder's, else Debian's dataset-fashion-mnist)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.DataDir) },
 			want: func(c Config) string {
 				if c.Dataset == "libsvm" && c.DataDir == "" {
@@ -82,8 +82,16 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "normalize", Usage: "CIFAR-10: standardise each channel with the training set's mean and std", Sweepable: true,
+		{Name: "normalize", Usage: "CIFAR-10, CIFAR-100: standardise each channel with the training set's mean and std", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*boolValue)(&c.Normalize) }},
+		{Name: "coarse-labels", Usage: "CIFAR-100: train on the 20 superclasses (coarse labels) instead of the 100 fine classes", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.CoarseLabels) },
+			want: func(c Config) string {
+				if s, ok := c.dataset(); ok && c.CoarseLabels && !s.CoarseLabels {
+					return "it only with --dataset cifar100 (" + c.Dataset + " has no coarse labels)"
+				}
+				return ""
+			}},
 		{Name: "features", Usage: "LibSVM feature count (0: the largest index in the files)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*intValue)(&c.Features) },
 			want:  atLeast(func(c Config) int { return c.Features }, 0, "0 (from the data) or a positive feature count")},
@@ -305,7 +313,7 @@ func settings() []Setting {
 				}
 				return ""
 			}},
-	}, byzantineSettings()...)
+	}, slices.Concat(initSettings(), byzantineSettings())...)
 }
 
 // Settings returns the run settings, as `gtstorm train` registers them.

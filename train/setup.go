@@ -108,7 +108,10 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	if s.pool, err = models.NewPool(s.model, dc.WorkerCount(nodes)); err != nil {
 		return nil, err
 	}
-	x0 := s.model.Init(cfg.Seed)
+	x0, err := initialParams(cfg, s.model)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.SimulatesNetwork() {
 		s.compute = cmp.Or(cfg.Compute, compute)
 		if s.compute == 0 {
@@ -241,7 +244,7 @@ func (s *setup) lambda() (float64, string) {
 // LoadData loads the training and test sets of cfg.Dataset; data's errors
 // name the file and the fault.
 func LoadData(cfg Config) (train, test *data.Dataset, err error) {
-	return data.LoadWith(cfg.Dataset, cfg.DataDir, data.LoadOptions{Features: cfg.Features, Normalize: cfg.Normalize})
+	return cfg.registry().LoadWith(cfg.Dataset, cfg.DataDir, cfg.loadOptions())
 }
 
 // fixedSubsets returns, for each node, the batch on which the global

@@ -55,7 +55,7 @@ func TestSummaryRecordsWhatApplies(t *testing.T) {
 }
 
 // kernelPeers is memPeers that report every rank's kernel set, as the
-// transport does on rank 0.
+// transport's Control does on rank 0.
 type kernelPeers struct {
 	*memPeers
 	sets []string
@@ -97,7 +97,7 @@ func TestRankProgressAndKernels(t *testing.T) {
 			out := filepath.Join(t.TempDir(), fmt.Sprint(r))
 			wg.Go(func() {
 				sums[r], errs[r] = RunRank(context.Background(), cfg, RankOptions{
-					Options: Options{Out: out, Progress: &progress[r]}, Rank: r, Owner: owner, Peers: peers,
+					Options: Options{Out: out, Progress: &progress[r]}, Rank: r, Owner: owner, Peers: peers, Control: peers.(Control),
 				})
 			})
 		}

@@ -70,7 +70,7 @@ func isRankRun(dir string) bool {
 // it (its ranks file and the other ranks' folders are there).
 func rankResume(dir string) string {
 	_, errRanks := os.Stat(filepath.Join(dir, train.RanksFileName))
-	_, errDirs := os.Stat(filepath.Join(dir, "ranks"))
+	_, errDirs := os.Stat(filepath.Join(dir, train.RanksDir))
 	if errRanks == nil && errDirs == nil {
 		return "gtstorm launch --resume --out " + dir
 	}

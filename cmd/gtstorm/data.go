@@ -44,7 +44,7 @@ func dataDirHelp() string {
 	if err != nil {
 		def = "(none on this system: " + err.Error() + ")"
 	}
-	return "data folder for CIFAR-10 and the LibSVM sets; default " + def
+	return "data folder for Fashion-MNIST, CIFAR-10, CIFAR-100 and the LibSVM sets; default " + def
 }
 
 // runDataFetch downloads datasets into the data folder.
@@ -60,9 +60,10 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64("seed", 1, "unused: fetching involves no randomness (accepted like every command's --seed)")
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: gtstorm data fetch %s... [flags]\n\n", strings.Join(names, "|"))
-		fmt.Fprintln(stdout, "Downloads each named dataset over HTTPS, verifies it (CIFAR-10: published size and MD5;")
-		fmt.Fprintln(stdout, "LibSVM: parsed in full against the published sample and feature counts) and moves it")
-		fmt.Fprintln(stdout, "into the data folder only once verified: DIR/cifar-10-batches-bin/, DIR/a9a and DIR/a9a.t,")
+		fmt.Fprintln(stdout, "Downloads each named dataset over HTTPS, verifies it (Fashion-MNIST, CIFAR-10, CIFAR-100:")
+		fmt.Fprintln(stdout, "published sizes and MD5s, then parsed in full; LibSVM: parsed in full against the published")
+		fmt.Fprintln(stdout, "sample and feature counts) and moves it into the data folder only once verified:")
+		fmt.Fprintln(stdout, "DIR/fashion-mnist/, DIR/cifar-10-batches-bin/, DIR/cifar-100-binary/, DIR/a9a and DIR/a9a.t,")
 		fmt.Fprintln(stdout, "DIR/ijcnn1 and DIR/ijcnn1.t, DIR/rcv1 (training file only).")
 		fmt.Fprintln(stdout)
 		fs.SetOutput(stdout)
@@ -98,26 +99,27 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 // class histograms.
 func runDataInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data info", "data info [--data-dir DIR] [--dataset NAME --partition SPEC --nodes M --seed S]", stdout)
-	dir := fs.String("data-dir", "", dataDirHelp()+"; for --dataset mnist an MNIST-format folder (default: the copy in the GoMNIST module), for libsvm the training FILE")
+	dir := fs.String("data-dir", "", dataDirHelp()+"; for --dataset mnist an MNIST-format folder (default: the copy in the GoMNIST module), for fashion-mnist its folder, for libsvm the training FILE")
 	dataset := fs.String("dataset", "mnist", "dataset whose partition to show with --partition: "+strings.Join(data.Names(), "|"))
 	partition := fs.String("partition", "", "show each node's share and class histogram under this partition: "+data.PartitionKinds)
 	nodes := fs.Int("nodes", 10, "number of nodes for --partition")
 	seed := fs.Uint64("seed", 1, "random seed of the partition (iid, dirichlet, shards)")
+	coarse := fs.Bool("coarse-labels", false, "CIFAR-100: the 20 superclasses as labels, for --partition")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	if *partition != "" {
-		return printPartition(w, *dataset, *dir, *partition, *nodes, *seed)
+		return printPartition(w, *dataset, *dir, *partition, *nodes, *seed, data.LoadOptions{CoarseLabels: *coarse})
 	}
 	return printDataFolder(w, *dir)
 }
 
 // printPartition writes to w each node's share and class histogram under
-// the partition spec (as --partition gives it) of dataset, read from dir,
-// over nodes nodes with seed, and flushes w.
-func printPartition(w *bufio.Writer, dataset, dir, partition string, nodes int, seed uint64) error {
+// the partition spec (as --partition gives it) of dataset, read from dir
+// with opt, over nodes nodes with seed, and flushes w.
+func printPartition(w *bufio.Writer, dataset, dir, partition string, nodes int, seed uint64, opt data.LoadOptions) error {
 	spec, err := data.ParsePartition(partition)
 	if err != nil {
 		return usageError{fmt.Errorf("--partition: %w", err)}
@@ -128,7 +130,12 @@ func printPartition(w *bufio.Writer, dataset, dir, partition string, nodes int, 
 	if !slices.Contains(data.Names(), dataset) {
 		return usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names(), ", "))
 	}
-	train, _, err := data.Load(dataset, dir)
+	if opt.CoarseLabels {
+		if s, _ := data.Builtin().Spec(dataset); !s.CoarseLabels {
+			return usagef("--coarse-labels: only with --dataset cifar100 (%s has no coarse labels)", dataset)
+		}
+	}
+	train, _, err := data.LoadWith(dataset, dir, opt)
 	if err != nil {
 		return err
 	}

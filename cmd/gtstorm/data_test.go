@@ -62,7 +62,7 @@ func TestDataCommandErrors(t *testing.T) {
 	}{
 		{[]string{"data"}, 2, "want a subcommand"},
 		{[]string{"data", "frobnicate"}, 2, `unknown subcommand "frobnicate"`},
-		{[]string{"data", "fetch"}, 2, "want a dataset to fetch: cifar10, a9a, ijcnn1, rcv1"},
+		{[]string{"data", "fetch"}, 2, "want a dataset to fetch: fashion-mnist, cifar10, cifar100, a9a, ijcnn1, rcv1"},
 		{[]string{"data", "fetch", "mnist"}, 2, `unknown dataset "mnist"`},
 		{[]string{"data", "fetch", "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"data", "info", "--partition", "dirichlet:0"}, 2, `--partition: partition "dirichlet:0"`},

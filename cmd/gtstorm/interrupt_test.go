@@ -64,7 +64,7 @@ func TestInterruptResumes(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFile(t, ctx, filepath.Join(rankDir(out, 1), train.RankCheckpointFile(12)))
+		waitFile(t, ctx, filepath.Join(train.RankDir(out, 1), train.RankCheckpointFile(12)))
 		cmd.Process.Signal(os.Interrupt)
 		start := time.Now()
 		err := cmd.Wait()

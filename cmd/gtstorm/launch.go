@@ -103,7 +103,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	if *insecure {
 		pass = append(pass, "--insecure")
 	} else {
-		pass = append(pass, "--certs="+filepath.Join(*out, "certs"))
+		pass = append(pass, "--certs="+filepath.Join(*out, train.CertsDir))
 	}
 	if *force {
 		pass = append(pass, "--force")
@@ -132,14 +132,14 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	}
 	dirs := make([]string, k)
 	for r := range dirs {
-		dirs[r] = rankDir(out, r)
+		dirs[r] = train.RankDir(out, r)
 	}
 	t, err := train.CommonRound(dirs)
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
 	fmt.Fprintf(stderr, "resuming %d ranks from round %d\n", k, t)
-	_, statErr := os.Stat(filepath.Join(out, "certs", certs.CAFile))
+	_, statErr := os.Stat(filepath.Join(out, train.CertsDir, certs.CAFile))
 	secure := statErr == nil
 	base, err := launchFiles(out, k, false)
 	if err != nil {
@@ -147,20 +147,11 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	}
 	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, train.RanksFileName), "--resume-round=" + strconv.Itoa(t), "--launched-run=" + out}
 	if secure {
-		pass = append(pass, "--certs="+filepath.Join(out, "certs"))
+		pass = append(pass, "--certs="+filepath.Join(out, train.CertsDir))
 	} else {
 		pass = append(pass, "--insecure")
 	}
 	return supervise(k, out, base, pass, timeout, stdout, stderr)
-}
-
-// rankDir returns rank r's folder in a launched run's out: out itself for
-// rank 0.
-func rankDir(out string, r int) string {
-	if r == 0 {
-		return out
-	}
-	return filepath.Join(out, "ranks", "rank-"+strconv.Itoa(r))
 }
 
 // launchFiles picks K free loopback ports and writes the ranks file and,
@@ -192,7 +183,7 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 		return "", err
 	}
 	if newCerts {
-		if err := certs.GenerateWith(filepath.Join(out, "certs"), k, certs.Options{Overwrite: true}); err != nil {
+		if err := certs.GenerateWith(filepath.Join(out, train.CertsDir), k, certs.Options{Overwrite: true}); err != nil {
 			return "", err
 		}
 	}
@@ -209,7 +200,7 @@ func supervise(k int, out, exe string, pass []string, timeout time.Duration, std
 	s := &supervisor{procs: make([]*exec.Cmd, k), exited: make([]bool, k), fate: newRankFates(k), errLog: &lineWriter{w: stderr}}
 	defer s.cutLifelines()
 	for r := range k {
-		args := append([]string{"rank", "--rank=" + strconv.Itoa(r), "--out=" + rankDir(out, r)}, pass...)
+		args := append([]string{"rank", "--rank=" + strconv.Itoa(r), "--out=" + train.RankDir(out, r)}, pass...)
 		if err := s.start(r, exe, args, stdout); err != nil {
 			return err
 		}
@@ -372,7 +363,7 @@ func (s *supervisor) wait(timeout time.Duration) error {
 func interruptedLaunch(out string, k int) error {
 	dirs := make([]string, k)
 	for r := range dirs {
-		dirs[r] = rankDir(out, r)
+		dirs[r] = train.RankDir(out, r)
 	}
 	t, err := train.CommonRound(dirs)
 	if err != nil {

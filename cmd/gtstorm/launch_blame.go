@@ -129,7 +129,7 @@ func (f *rankFates) failure(out string, first error) error {
 	}
 	dirs := make([]string, len(f.blames))
 	for r := range dirs {
-		dirs[r] = rankDir(out, r)
+		dirs[r] = train.RankDir(out, r)
 	}
 	if t, cerr := train.CommonRound(dirs); cerr == nil {
 		return fmt.Errorf("%w; every rank keeps a checkpoint of round %d (continue with: gtstorm launch --resume --out %s)", err, t, out)

@@ -80,7 +80,7 @@ func (p placement) folder(out string) (string, error) {
 	if out == "" {
 		return "", usagef("--out: want the run folder: ranks placed by %s get one command line", p.ranks.Name)
 	}
-	return rankDir(out, p.rank), nil
+	return train.RankDir(out, p.rank), nil
 }
 
 // announce prints where the placement came from and where rank 0 writes

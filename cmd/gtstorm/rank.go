@@ -348,26 +348,27 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if err := x.Start(ctx); err != nil {
 		return nil, "", err
 	}
+	ctl := x.Control()
 	running := make(chan struct{})
 	defer close(running) // before the Leave below
-	go abortAfterSignal(ctx, running, x, rank, stderr)
+	go abortAfterSignal(ctx, running, ctl, rank, stderr)
 	defer func() {
 		// Tell the peers this rank stops, so that they stop waiting for it
 		// at once, and let them take what it sent before it closes.
 		lctx, cancel := context.WithTimeout(context.Background(), min(*nf.peerTimeout, leaveTimeout))
 		defer cancel()
-		if lerr := x.Leave(lctx, stopReason(err)); lerr != nil {
+		if lerr := ctl.Leave(lctx, stopReason(err)); lerr != nil {
 			fmt.Fprintf(stderr, "rank %d: note: %v\n", rank, lerr)
 		}
 		x.Close()
 	}()
-	no.Rank, no.Owner, no.Peers = rank, owner, x
+	no.Rank, no.Owner, no.Peers, no.Control = rank, owner, x, ctl
 	if agree {
 		rounds, err := train.RankCheckpoints(opt.Out)
 		if err != nil {
 			return nil, "", err
 		}
-		if resume, err = x.AgreeRound(ctx, rounds); err != nil {
+		if resume, err = ctl.AgreeRound(ctx, rounds); err != nil {
 			return nil, "", err
 		}
 		fmt.Fprintf(stderr, "rank %d: resuming from round %d, the latest all ranks kept\n", rank, resume)

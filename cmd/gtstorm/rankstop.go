@@ -25,10 +25,10 @@ const signalGrace = 2 * time.Second
 var errWaitInterrupted = fmt.Errorf("%w while waiting for peers", train.ErrInterrupted)
 
 // abortAfterSignal waits until ctx is done (a signal) and, unless running
-// is closed within signalGrace after it, aborts x's waits: a rank waiting
-// on a dead peer honours a signal promptly instead of after the peer
-// timeout.
-func abortAfterSignal(ctx context.Context, running <-chan struct{}, x *transport.Exchange, rank int, stderr io.Writer) {
+// is closed within signalGrace after it, aborts the rank's waits through
+// its control plane c: a rank waiting on a dead peer honours a signal
+// promptly instead of after the peer timeout.
+func abortAfterSignal(ctx context.Context, running <-chan struct{}, c *transport.Control, rank int, stderr io.Writer) {
 	select {
 	case <-running:
 		return
@@ -40,7 +40,7 @@ func abortAfterSignal(ctx context.Context, running <-chan struct{}, x *transport
 	case <-running:
 	case <-t.C:
 		fmt.Fprintf(stderr, "rank %d: still waiting for peers %v after the stop; dropping the round in progress\n", rank, signalGrace)
-		x.Abort(errWaitInterrupted)
+		c.Abort(errWaitInterrupted)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -18,15 +19,7 @@ func TestLaunchLocalStepsEqualsTrain(t *testing.T) {
 		"--algo", "dsgdm", "--momentum", "0.9", "--nesterov", "--local-steps", "4", "--weight-decay", "1e-3",
 		"--schedule", "cosine", "--warmup", "3", "--iters", "12", "--eval-every", "4", "--checkpoint-every", "4",
 		"--local-eval", "20", "--grad-samples", "10"}
-	one := trainReference(t, dir, flags)
-	out := filepath.Join(dir, "launch")
-	if b, err := gtstorm(t, append([]string{"launch", "--ranks", "2", "--insecure", "--out", out}, flags...)...).CombinedOutput(); err != nil {
-		t.Fatalf("launch: %v\n%s", err, b)
-	}
-	sameModel(t, out, one)
-	if got, want := metricsWithoutSeconds(t, out), metricsWithoutSeconds(t, one); got != want {
-		t.Errorf("launch --ranks 2: metrics\n%s\nwant train's\n%s", got, want)
-	}
+	launchEqualsTrain(t, dir, flags, 2)
 }
 
 // TestLaunchMLPEqualsTrain: a network chosen with --model (an MLP on
@@ -38,13 +31,21 @@ func TestLaunchMLPEqualsTrain(t *testing.T) {
 	}
 	dir := t.TempDir()
 	flags := append([]string{"--model", "mlp:32,16"}, smallMNIST...)
+	launchEqualsTrain(t, dir, flags, 3)
+}
+
+// launchEqualsTrain runs flags with train and with launch over ranks
+// processes, in folders under dir, and fails t unless both end with the
+// same model and metrics, bit for bit.
+func launchEqualsTrain(t *testing.T, dir string, flags []string, ranks int) {
+	t.Helper()
 	one := trainReference(t, dir, flags)
 	out := filepath.Join(dir, "launch")
-	if b, err := gtstorm(t, append([]string{"launch", "--ranks", "3", "--insecure", "--out", out}, flags...)...).CombinedOutput(); err != nil {
+	if b, err := gtstorm(t, append([]string{"launch", "--ranks", strconv.Itoa(ranks), "--insecure", "--out", out}, flags...)...).CombinedOutput(); err != nil {
 		t.Fatalf("launch: %v\n%s", err, b)
 	}
 	sameModel(t, out, one)
 	if got, want := metricsWithoutSeconds(t, out), metricsWithoutSeconds(t, one); got != want {
-		t.Errorf("launch --ranks 3: metrics\n%s\nwant train's\n%s", got, want)
+		t.Errorf("launch --ranks %d: metrics\n%s\nwant train's\n%s", ranks, got, want)
 	}
 }

@@ -47,20 +47,40 @@ func AddBiasPlanes(x, bias []float32, n, plane int, relu bool) {
 	}
 }
 
-// ReLU sets y = max(x, 0) elementwise; y and x may be the same slice.
-func ReLU(y, x []float32) {
+// ReLU sets y = max(x, 0) elementwise (y = x where x > 0 or x is NaN, +0
+// elsewhere); y and x may be the same slice.
+func ReLU(y, x []float32) { reluSet(use(), y, x) }
+
+func reluSet(ks *kernelSet, y, x []float32) {
 	y = y[:len(x)]
-	for i, v := range x {
-		y[i] = max(v, 0)
+	i := 0
+	if n := len(x) &^ 7; n > 0 && elementwiseAsm(ks) {
+		reluAVX2(&y[0], &x[0], n)
+		i = n
+	}
+	for ; i < len(x); i++ {
+		v := x[i]
+		if v <= 0 {
+			v = 0
+		}
+		y[i] = v
 	}
 }
 
 // ReLUBackward sets dx = dy where y > 0 and 0 elsewhere, y being the ReLU's
 // output; dx and dy may be the same slice.
-func ReLUBackward(dx, dy, y []float32) {
+func ReLUBackward(dx, dy, y []float32) { reluBackwardSet(use(), dx, dy, y) }
+
+func reluBackwardSet(ks *kernelSet, dx, dy, y []float32) {
 	dx = dx[:len(dy)]
 	y = y[:len(dy)]
-	for i, g := range dy {
+	i := 0
+	if n := len(dy) &^ 7; n > 0 && elementwiseAsm(ks) {
+		reluBackAVX2(&dx[0], &dy[0], &y[0], n)
+		i = n
+	}
+	for ; i < len(dy); i++ {
+		g := dy[i]
 		if !(y[i] > 0) {
 			g = 0
 		}

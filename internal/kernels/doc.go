@@ -8,11 +8,17 @@
 //
 // The GEMM, the valid stride-1 im2col and col2im (which a padded stride-1
 // convolution given scratch space runs on the padded image) and the 2×2
-// pooling have vector kernels; the strided and padded data movement, the
-// k×k and global pooling, group normalisation (its sums in float64) and
-// the elementwise kernels are pure Go, written so that no compiler fuses
-// a multiply-add: they too give the same bits on every set and
-// architecture (TestLayerKernelsSameBits checks a digest of them).
+// pooling have vector kernels; so have, on amd64 (hand-written AVX2 in
+// elementwise_amd64.s, for the AVX2 and AVX-512 sets), ReLU, its gradient,
+// Add and group normalisation's elementwise passes, each output the same
+// exact operations as the pure-Go loop. The strided and padded data
+// movement, the k×k and global pooling and group normalisation's sums (in
+// float64, one chain per image group in memory order, four groups
+// interleaved) are pure Go, written so that no compiler fuses a
+// multiply-add: they too give the same bits on every set and architecture
+// (TestLayerKernelsSameBits checks a digest of them). FMALimit and
+// BenchmarkFMALimit measure the core's FMA limit (12 independent FMA
+// chains in assembly) that GEMM and gradient figures are compared with.
 //
 // Four kernel sets exist: AVX-512 (F, BW and VL) and AVX2+FMA assembly on
 // amd64, NEON assembly on arm64 (the kernels AVX2 has; a GEMM's partial

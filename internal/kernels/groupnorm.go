@@ -52,10 +52,49 @@ func (s GroupNormShape) check(op string, x, stats, gamma int) {
 // mean and rstd = 1/√(var + ε) (s.Stats() values), which
 // GroupNormBackward reads. It panics if s is invalid or a slice is short.
 func GroupNorm(y []float32, stats []float64, x, gamma, beta []float32, s GroupNormShape) {
+	groupNormSet(use(), y, stats, x, gamma, beta, s)
+}
+
+// gnLanes is the number of image groups whose sums GroupNorm and
+// GroupNormBackward interleave: each group's float64 sum is still one
+// chain of additions in memory order, but four chains run at once.
+const gnLanes = 4
+
+func groupNormSet(ks *kernelSet, y []float32, stats []float64, x, gamma, beta []float32, s GroupNormShape) {
 	s.check("GroupNorm", min(len(x), len(y)), len(stats), min(len(gamma), len(beta)))
 	cg := s.C / s.Groups
 	m := cg * s.HW
-	for ng := range s.N * s.Groups {
+	groups := s.N * s.Groups
+	ng := 0
+	for ; ng+gnLanes <= groups; ng += gnLanes {
+		x0, x1, x2, x3 := x[ng*m:][:m], x[(ng+1)*m:][:m], x[(ng+2)*m:][:m], x[(ng+3)*m:][:m]
+		var s0, s1, s2, s3 float64
+		for i, v := range x0 {
+			s0 += float64(v)
+			s1 += float64(x1[i])
+			s2 += float64(x2[i])
+			s3 += float64(x3[i])
+		}
+		m0, m1, m2, m3 := s0/float64(m), s1/float64(m), s2/float64(m), s3/float64(m)
+		var q0, q1, q2, q3 float64
+		for i, v := range x0 {
+			d0 := float64(v) - m0
+			d1 := float64(x1[i]) - m1
+			d2 := float64(x2[i]) - m2
+			d3 := float64(x3[i]) - m3
+			q0 += float64(d0 * d0)
+			q1 += float64(d1 * d1)
+			q2 += float64(d2 * d2)
+			q3 += float64(d3 * d3)
+		}
+		for j, q := range [gnLanes]float64{q0, q1, q2, q3} {
+			stats[2*(ng+j)], stats[2*(ng+j)+1] = [gnLanes]float64{m0, m1, m2, m3}[j], 1/math.Sqrt(q/float64(m)+GroupNormEps)
+		}
+		for j := range gnLanes {
+			groupNormApply(ks, y, x, gamma, beta, stats, s, ng+j)
+		}
+	}
+	for ; ng < groups; ng++ {
 		xs := x[ng*m : (ng+1)*m]
 		var sum float64
 		for _, v := range xs {
@@ -67,17 +106,29 @@ func GroupNorm(y []float32, stats []float64, x, gamma, beta []float32, s GroupNo
 			d := float64(v) - mean
 			ss += float64(d * d)
 		}
-		rstd := 1 / math.Sqrt(ss/float64(m)+GroupNormEps)
-		stats[2*ng], stats[2*ng+1] = mean, rstd
-		c0 := (ng % s.Groups) * cg
-		for k := range cg {
-			g, b := gamma[c0+k], beta[c0+k]
-			src := xs[k*s.HW : (k+1)*s.HW]
-			dst := y[ng*m+k*s.HW:][:s.HW]
-			for i, v := range src {
-				xh := float32(float64(float64(v)-mean) * rstd)
-				dst[i] = float32(g*xh) + b
-			}
+		stats[2*ng], stats[2*ng+1] = mean, 1/math.Sqrt(ss/float64(m)+GroupNormEps)
+		groupNormApply(ks, y, x, gamma, beta, stats, s, ng)
+	}
+}
+
+// groupNormApply writes y = float32(γ·x̂) + β for image group ng, whose
+// statistics are in stats.
+func groupNormApply(ks *kernelSet, y []float32, x, gamma, beta []float32, stats []float64, s GroupNormShape, ng int) {
+	cg := s.C / s.Groups
+	m := cg * s.HW
+	mean, rstd := stats[2*ng], stats[2*ng+1]
+	c0 := (ng % s.Groups) * cg
+	for k := range cg {
+		g, b := gamma[c0+k], beta[c0+k]
+		src := x[ng*m+k*s.HW:][:s.HW]
+		dst := y[ng*m+k*s.HW:][:s.HW]
+		if n := s.HW &^ 3; n > 0 && elementwiseAsm(ks) {
+			gnApplyAVX2(&dst[0], &src[0], n, mean, rstd, g, b)
+			src, dst = src[n:], dst[n:]
+		}
+		for i, v := range src {
+			xh := float32(float64(float64(v)-mean) * rstd)
+			dst[i] = float32(g*xh) + b
 		}
 	}
 }
@@ -97,10 +148,51 @@ func normalised(v float32, mean, rstd float64) float64 {
 // in float64, rounded to float32 once. x̂ is recomputed from x as the
 // forward pass rounded it. It panics if s is invalid or a slice is short.
 func GroupNormBackward(dx, dgamma, dbeta, dy, x, gamma []float32, stats []float64, s GroupNormShape) {
+	groupNormBackwardSet(use(), dx, dgamma, dbeta, dy, x, gamma, stats, s)
+}
+
+// gnMaxC is the most channels whose float64 sums GroupNormBackward keeps on
+// the stack, to read each plane once; wider layers read each plane twice.
+const gnMaxC = 256
+
+func groupNormBackwardSet(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float32, stats []float64, s GroupNormShape) {
 	s.check("GroupNormBackward", min(len(x), len(dy)), len(stats), min(len(gamma), len(dgamma), len(dbeta)))
 	if dx != nil && len(dx) < s.In() {
 		panic(fmt.Sprintf("kernels: GroupNormBackward: dx has %d values, want ≥ %d", len(dx), s.In()))
 	}
+	if s.C > gnMaxC {
+		groupNormBackwardWide(ks, dx, dgamma, dbeta, dy, x, gamma, stats, s)
+		return
+	}
+	cg := s.C / s.Groups
+	m := cg * s.HW
+	// sg[c] and sb[c] sum Σ dy·x̂ and Σ dy of channel c image after image,
+	// as the wide form does; pg and pb hold one group's plane sums.
+	var sg, sb, pg, pb [gnMaxC]float64
+	for ng := range s.N * s.Groups {
+		mean, rstd := stats[2*ng], stats[2*ng+1]
+		c0 := (ng % s.Groups) * cg
+		planeSumsN(pg[:cg], pb[:cg], dy[ng*m:][:m], x[ng*m:][:m], s.HW, mean, rstd)
+		var s1, s2 float64 // Σ g and Σ g·x̂ over the group
+		for k := range cg {
+			sg[c0+k] += pg[k]
+			sb[c0+k] += pb[k]
+			gam := float64(gamma[c0+k])
+			s1 += float64(gam * pb[k])
+			s2 += float64(gam * pg[k])
+		}
+		if dx != nil {
+			groupNormInputGrad(ks, dx, dy, x, gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
+		}
+	}
+	for c := range s.C {
+		dgamma[c], dbeta[c] = float32(sg[c]), float32(sb[c])
+	}
+}
+
+// groupNormBackwardWide is GroupNormBackward for more than gnMaxC channels:
+// the same sums, each plane's read twice.
+func groupNormBackwardWide(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float32, stats []float64, s GroupNormShape) {
 	cg := s.C / s.Groups
 	for c := range s.C {
 		var sg, sb float64
@@ -129,18 +221,64 @@ func GroupNormBackward(dx, dgamma, dbeta, dy, x, gamma []float32, stats []float6
 			s1 += float64(gam * pb)
 			s2 += float64(gam * pg)
 		}
-		m1, m2 := s1/float64(m), s2/float64(m)
-		for k := range cg {
-			off := ng*m + k*s.HW
-			gam := float64(gamma[c0+k])
-			d := dx[off : off+s.HW]
-			for i, v := range x[off : off+s.HW] {
-				xh := normalised(v, mean, rstd)
-				t := float64(gam*float64(dy[off+i])) - m1 - float64(xh*m2)
-				d[i] = float32(rstd * t)
-			}
+		groupNormInputGrad(ks, dx, dy, x, gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
+	}
+}
+
+// groupNormInputGrad writes dx = rstd·(γ·dy − m1 − x̂·m2) for image group
+// ng.
+func groupNormInputGrad(ks *kernelSet, dx, dy, x, gamma []float32, s GroupNormShape, ng int, mean, rstd, m1, m2 float64) {
+	cg := s.C / s.Groups
+	m := cg * s.HW
+	c0 := (ng % s.Groups) * cg
+	for k := range cg {
+		off := ng*m + k*s.HW
+		gam := float64(gamma[c0+k])
+		d := dx[off : off+s.HW]
+		g := dy[off : off+s.HW]
+		xs := x[off : off+s.HW]
+		if n := s.HW &^ 3; n > 0 && elementwiseAsm(ks) {
+			gnInputGradAVX2(&d[0], &g[0], &xs[0], n, mean, rstd, gam, m1, m2)
+			d, g, xs = d[n:], g[n:], xs[n:]
+		}
+		for i, v := range xs {
+			xh := normalised(v, mean, rstd)
+			t := float64(gam*float64(g[i])) - m1 - float64(xh*m2)
+			d[i] = float32(rstd * t)
 		}
 	}
+}
+
+// planeSumsN sets pg[k], pb[k] to the plane sums of plane k of the
+// len(pg) planes of hw values of dy and x, gnLanes planes at a time.
+func planeSumsN(pg, pb []float64, dy, x []float32, hw int, mean, rstd float64) {
+	k := 0
+	for ; k+gnLanes <= len(pg); k += gnLanes {
+		pg[k], pb[k], pg[k+1], pb[k+1], pg[k+2], pb[k+2], pg[k+3], pb[k+3] = planeSums4(dy[k*hw:][:4*hw], x[k*hw:][:4*hw], hw, mean, rstd)
+	}
+	for ; k < len(pg); k++ {
+		pg[k], pb[k] = planeSums(dy[k*hw:][:hw], x[k*hw:][:hw], mean, rstd)
+	}
+}
+
+// planeSums4 is planeSums of four consecutive planes of hw values at once.
+func planeSums4(dy, x []float32, hw int, mean, rstd float64) (g0, b0, g1, b1, g2, b2, g3, b3 float64) {
+	d0, d1, d2, d3 := dy[:hw], dy[hw:2*hw], dy[2*hw:3*hw], dy[3*hw:4*hw]
+	x0, x1, x2, x3 := x[:hw], x[hw:2*hw], x[2*hw:3*hw], x[3*hw:4*hw]
+	x1, x2, x3 = x1[:len(d0)], x2[:len(d0)], x3[:len(d0)]
+	d1, d2, d3, x0 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)], x0[:len(d0)]
+	for i, v := range d0 {
+		e0, e1, e2, e3 := float64(v), float64(d1[i]), float64(d2[i]), float64(d3[i])
+		g0 += float64(e0 * normalised(x0[i], mean, rstd))
+		g1 += float64(e1 * normalised(x1[i], mean, rstd))
+		g2 += float64(e2 * normalised(x2[i], mean, rstd))
+		g3 += float64(e3 * normalised(x3[i], mean, rstd))
+		b0 += e0
+		b1 += e1
+		b2 += e2
+		b3 += e3
+	}
+	return
 }
 
 // planeSums returns Σ dy·x̂ and Σ dy over one plane, in float64.

@@ -153,3 +153,27 @@ func BenchmarkPeak(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFMALimit times 12 independent FMA chains on registers (48
+// VFMADD231PS a step: YMM on AVX2, ZMM on AVX-512), per kernel set that
+// has the kernel: the core's FMA limit, which BenchmarkPeak's tile and the
+// models' gradients (BenchmarkGradResNet20GN32) are measured against.
+func BenchmarkFMALimit(b *testing.B) {
+	for _, ks := range kernelSets() {
+		run := fmaChains(ks)
+		if run == nil {
+			continue
+		}
+		lanes := 8
+		if ks.isa == isaAVX512 {
+			lanes = 16
+		}
+		const steps = 1 << 12
+		b.Run(ks.name, func(b *testing.B) {
+			for b.Loop() {
+				run(steps)
+			}
+			b.ReportMetric(float64(fmaStepFLOP*lanes*steps)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
+		})
+	}
+}

@@ -191,9 +191,18 @@ func Add(y, a, b []float32) {
 	if len(a) != len(b) || len(y) < len(a) {
 		panic(fmt.Sprintf("kernels: Add: %d + %d values into %d", len(a), len(b), len(y)))
 	}
+	addSet(use(), y, a, b)
+}
+
+func addSet(ks *kernelSet, y, a, b []float32) {
 	y = y[:len(a)]
 	b = b[:len(a)]
-	for i, v := range a {
-		y[i] = v + b[i]
+	i := 0
+	if n := len(a) &^ 7; n > 0 && elementwiseAsm(ks) {
+		addAVX2(&y[0], &a[0], &b[0], n)
+		i = n
+	}
+	for ; i < len(a); i++ {
+		y[i] = a[i] + b[i]
 	}
 }

@@ -129,6 +129,10 @@ type Attr struct {
 	S      string
 	Floats []float32
 	Ints   []int64
+	// T and Strings are read by Unmarshal (AttrTensor, AttrStrings);
+	// Marshal does not write them.
+	T       *Tensor
+	Strings []string
 }
 
 // IntAttr returns an INT attribute.

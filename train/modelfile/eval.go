@@ -51,9 +51,11 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 	if test == nil {
 		test = trainSet
 	}
-	model, err := train.NewModel(cfg, trainSet)
-	if err != nil {
-		return nil, err
+	model := m.Model // an ONNX model's network is the one the file stores
+	if !models.IsONNXName(cfg.ModelName()) {
+		if model, err = train.NewModel(cfg, trainSet); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkModelFile(path, ck, cfg, model); err != nil {
 		return nil, err

@@ -147,10 +147,7 @@ func openPredictor(path string) (*predictor, error) {
 	}
 	// ReadModelFile checked the file against this model, and its input
 	// description against the model's input.
-	model, err := train.NewModel(cfg, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	model := m.Model
 	var spec train.InputSpec
 	if m.Input != nil {
 		spec = *m.Input

@@ -27,37 +27,37 @@ type agreeBox struct {
 // AgreeRound returns the latest round of which every rank keeps a
 // checkpoint, given this rank's: where all ranks of a run resume. It waits
 // at most the peer timeout for the others.
-func (x *Exchange) AgreeRound(ctx context.Context, rounds []int) (int, error) {
-	if x.cfg.Rank != 0 {
-		return x.askRound(ctx, rounds)
+func (c *Control) AgreeRound(ctx context.Context, rounds []int) (int, error) {
+	if c.cfg.Rank != 0 {
+		return c.askRound(ctx, rounds)
 	}
-	g := &x.gather
+	g := &c.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.agree.rounds[0] = slices.Clone(rounds)
 	g.cond.Broadcast()
-	return x.commonLocked(ctx)
+	return c.commonLocked(ctx)
 }
 
 // commonLocked waits, holding the gather lock, until every rank's rounds
 // are in and returns the latest common one.
-func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
-	g := &x.gather
-	deadline := time.Now().Add(x.timeout)
-	err := x.waitGatherLocked(ctx, func() bool { return len(g.agree.rounds) == len(x.cfg.Addrs) }, func() error {
-		if err := x.stoppedOwingLocked(-1); err != nil {
+func (c *Control) commonLocked(ctx context.Context) (int, error) {
+	g := &c.gather
+	deadline := time.Now().Add(c.timeout)
+	err := c.waitGatherLocked(ctx, func() bool { return len(g.agree.rounds) == len(c.cfg.Addrs) }, func() error {
+		if err := c.stoppedOwingLocked(-1); err != nil {
 			return fmt.Errorf("transport: no resume round: %w", err)
 		}
 		if time.Now().Before(deadline) {
 			return nil
 		}
 		var missing []string
-		for r := range x.cfg.Addrs {
+		for r := range c.cfg.Addrs {
 			if _, ok := g.agree.rounds[r]; !ok {
-				missing = append(missing, fmt.Sprintf("rank %d at %s", r, x.cfg.Addrs[r]))
+				missing = append(missing, fmt.Sprintf("rank %d at %s", r, c.cfg.Addrs[r]))
 			}
 		}
-		return fmt.Errorf("transport: no resume round from %s within %v", strings.Join(missing, ", "), x.timeout)
+		return fmt.Errorf("transport: no resume round from %s within %v", strings.Join(missing, ", "), c.timeout)
 	})
 	if err != nil {
 		return 0, err
@@ -67,7 +67,7 @@ func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 		common = slices.DeleteFunc(slices.Clone(common), func(t int) bool { return !slices.Contains(rs, t) })
 	}
 	if len(common) == 0 {
-		return -1, fmt.Errorf("transport: no round of which all %d ranks keep a checkpoint", len(x.cfg.Addrs))
+		return -1, fmt.Errorf("transport: no round of which all %d ranks keep a checkpoint", len(c.cfg.Addrs))
 	}
 	return slices.Max(common), nil
 }
@@ -75,24 +75,24 @@ func (x *Exchange) commonLocked(ctx context.Context) (int, error) {
 // askRound sends this rank's rounds to rank 0 and returns its answer. It
 // waits for the answer at most twice the peer timeout: rank 0 itself waits
 // up to the peer timeout for the other ranks' rounds.
-func (x *Exchange) askRound(ctx context.Context, rounds []int) (int, error) {
+func (c *Control) askRound(ctx context.Context, rounds []int) (int, error) {
 	text := make([]string, len(rounds))
 	for k, t := range rounds {
 		text[k] = strconv.Itoa(t)
 	}
-	answer, err := x.askRank0(ctx, agreeK, "the resume round", strings.Join(text, ","))
+	answer, err := c.askRank0(ctx, agreeK, "the resume round", strings.Join(text, ","))
 	if err != nil {
 		return 0, err
 	}
 	if answer == "none" {
-		return -1, fmt.Errorf("transport: no round of which all %d ranks keep a checkpoint", len(x.cfg.Addrs))
+		return -1, fmt.Errorf("transport: no round of which all %d ranks keep a checkpoint", len(c.cfg.Addrs))
 	}
 	return strconv.Atoi(answer)
 }
 
 // answerRound files rank's rounds (the text of an agree frame), waits for
 // every rank's and answers with the common round.
-func (x *Exchange) answerRound(ss grpc.ServerStream, rank int, text string) error {
+func (c *Control) answerRound(ss grpc.ServerStream, rank int, text string) error {
 	var rounds []int
 	for _, s := range strings.Split(text, ",") {
 		if s == "" {
@@ -104,11 +104,11 @@ func (x *Exchange) answerRound(ss grpc.ServerStream, rank int, text string) erro
 		}
 		rounds = append(rounds, t)
 	}
-	g := &x.gather
+	g := &c.gather
 	g.mu.Lock()
 	g.agree.rounds[rank] = rounds
 	g.cond.Broadcast()
-	t, err := x.commonLocked(ss.Context())
+	t, err := c.commonLocked(ss.Context())
 	g.mu.Unlock()
 	answer := strconv.Itoa(t)
 	if err != nil {

@@ -28,7 +28,7 @@ func TestAgreeRound(t *testing.T) {
 			errs := make([]error, 3)
 			var wg sync.WaitGroup
 			for r, x := range cl.xs {
-				wg.Go(func() { got[r], errs[r] = x.AgreeRound(ctx, tc.rounds[r]) })
+				wg.Go(func() { got[r], errs[r] = x.Control().AgreeRound(ctx, tc.rounds[r]) })
 			}
 			wg.Wait()
 			for r := range got {

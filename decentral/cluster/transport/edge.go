@@ -13,7 +13,7 @@ import (
 // vectors waiting to be sent on it, and the receive buffers of what the
 // remote node sends the local one, by round parity. Its frames travel on
 // the stream of the link between the two ranks. Its fields are guarded by
-// Exchange.mu, except the floats of the receive buffers, which only the
+// rankConn.mu, except the floats of the receive buffers, which only the
 // link's one reader writes and Recv reads once the round is done.
 type edge struct {
 	local, remote int

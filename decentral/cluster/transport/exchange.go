@@ -1,6 +1,10 @@
 // Package transport carries a decentralized run's vectors between the
-// processes ("ranks") it is spread over: Exchange implements
-// decentral.RoundExchange over gRPC for one rank.
+// processes ("ranks") it is spread over. A rank talks on two planes over
+// the same connections: the data plane, Exchange, implements
+// decentral.RoundExchange over gRPC and carries a round's vectors (begin,
+// send, wait, receive); the control plane, Control (Exchange.Control),
+// gathers the nodes' states on rank 0, agrees on a resume round and on
+// the inputs, and leaves or aborts the run.
 //
 // Every pair of ranks whose nodes share a graph edge gets one
 // bidirectional gRPC stream, its link, opened by the lower rank when a
@@ -37,8 +41,8 @@
 // hear from — the stream is simply not read until this rank catches up, so
 // gRPC's flow control holds the sender back.
 //
-// A rank that stops — interrupted, failed or done — calls Leave before
-// Close: it says BYE on each stream, naming the rounds it completed, and
+// A rank that stops — interrupted, failed or done — calls Control.Leave
+// before Close: it says BYE on each stream, naming the rounds it completed, and
 // waits for its peers to take it. A peer whose round (or gathering) then
 // waits for something of a later round from it stops at once with a
 // *PeerStoppedError, instead of after the peer timeout, which remains for
@@ -53,53 +57,32 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gtstorm/gtstorm/decentral/graph"
-
-	"google.golang.org/grpc"
-
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
 var _ decentral.PipelinedExchange = (*Exchange)(nil)
 
-// Exchange is one rank's decentral.RoundExchange over gRPC. Build it with
-// New or NewWithListener, Start it, and Close it when the run ends.
+// Exchange is one rank's decentral.RoundExchange over gRPC: the data plane,
+// which carries the round's vectors. Build it with New or NewWithListener,
+// Start it, and Close it when the run ends; Start and Close start and
+// close the connections its Control shares.
 type Exchange struct {
-	cfg     Config
-	owner   []int // owner[node] = its rank
-	local   []int // the nodes of this rank, increasing
-	chunk   int   // floats per DATA frame
-	timeout time.Duration
-	logf    func(string, ...any)
+	*rankConn
+	ctl   *Control // the control plane over the same connections
+	chunk int      // floats per DATA frame
 
-	ctx    context.Context // canceled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // every goroutine the Exchange starts
-	ln     net.Listener
-	srv    *grpc.Server
-	conns  []*grpc.ClientConn // by rank; nil for this rank
-
-	mu         sync.Mutex
-	cond       *sync.Cond // signalled when the round advances, on failure, on Leave and on Close
-	started    bool
-	closed     bool
-	leaving    bool   // Leave was called: no round begins, BYE frames go out
-	why        string // the reason Leave gave
-	err        error  // the first fatal error
-	begun      bool   // BeginRound was called
-	round      int64  // the round in progress
-	done       int64  // rounds completed: the first round begun, then one more per Wait that returned nil
-	shares     int    // vectors each in-neighbour sends this round
-	veclen     int    // floats per vector, 0 until known
-	pending    int    // vectors of the round still to arrive
-	outPending int    // sends of the round not yet handed to gRPC
-	waitStart  time.Time
-	peers      []peerState                           // by rank
-	anyStopped bool                                  // some peer said BYE
+	// The round's state, guarded by rankConn.mu.
+	begun      bool                                  // BeginRound was called
+	round      int64                                 // the round in progress
+	shares     int                                   // vectors each in-neighbour sends this round
+	veclen     int                                   // floats per vector, 0 until known
+	pending    int                                   // vectors of the round still to arrive
+	outPending int                                   // sends of the round not yet handed to gRPC
+	waitStart  time.Time                             // when the round's Wait began
 	sent       [2][][][]float32                      // by the parity of the round sent: each local node's vectors
 	each       [2][]scattered                        // by parity: a local node's SendEach, each neighbour its own
 	decode     func(dst []float32, msg []byte) error // SetDecoder's; nil when vectors travel
-	progress   chan struct{}                         // capacity 1: wakes Wait
 
 	first      int64   // the first round begun
 	batchBytes int     // the size a batch of frames grows to before it is sent
@@ -115,31 +98,18 @@ type Exchange struct {
 	inW      *graph.Mixing          // the mixing matrix of in's edges
 	in       []*edge                // the edges from which inW's rounds expect vectors
 
-	logMu  sync.Mutex
-	logged map[string]bool // refusals reported, by reason
-
-	gather   gatherBox    // rank 0: the node states gathered, by round
-	gatherTo gatherClient // other ranks: the stream to rank 0
-
-	bytesSent, bytesRecv, waitNanos, waits atomic.Int64
-	held                                   atomic.Int64 // frames that came two or more rounds early
-	dropped                                atomic.Int64 // frames that came again after a reconnect, dropped
-	overlaps                               atomic.Int64 // times a link had two readers or two writers: never
-}
-
-// peerState is what this rank knows of another.
-type peerState struct {
-	heard   time.Time // when it last sent or took a frame
-	lastErr error     // its last connection or stream failure
-	stopped int64     // the rounds it completed when it said BYE; -1 while it runs
-	why     string    // the reason its BYE gave
+	waitNanos, waits atomic.Int64
+	held             atomic.Int64 // frames that came two or more rounds early
+	dropped          atomic.Int64 // frames that came again after a reconnect, dropped
+	overlaps         atomic.Int64 // times a link had two readers or two writers: never
 }
 
 // Stats are an Exchange's totals since it was built.
 type Stats struct {
 	// BytesSent and BytesRecv count the payload bytes of the round's
 	// messages that crossed the network — 4 a float of a vector, or an
-	// encoded message's length. A node's Send or SendEncoded to several
+	// encoded message's length — and those of the node states gathered.
+	// A node's Send or SendEncoded to several
 	// nodes of one rank crosses once (multicast.go), and counts once here,
 	// though Send's and SendEncoded's results count it per destination, as
 	// a network of point-to-point links would carry it. Messages delivered
@@ -170,135 +140,57 @@ func NewWithListener(cfg Config, ln net.Listener) (*Exchange, error) {
 	return newExchange(cfg, ln)
 }
 
+// newExchange builds the rank's connections and both planes over them.
 func newExchange(cfg Config, ln net.Listener) (*Exchange, error) {
-	cfg.Addrs = append([]string(nil), cfg.Addrs...)
-	owner, err := cfg.check()
+	rc, err := newRankConn(cfg, ln)
 	if err != nil {
-		return nil, fmt.Errorf("transport: rank %d: %w", cfg.Rank, err)
+		return nil, err
 	}
 	x := &Exchange{
-		cfg: cfg, owner: owner, chunk: cfg.chunkFloats(), timeout: cfg.peerTimeout(),
-		logf: cfg.logf(), ln: ln, veclen: cfg.VectorLen,
-		conns:    make([]*grpc.ClientConn, len(cfg.Addrs)),
-		peers:    make([]peerState, len(cfg.Addrs)),
-		sent:     [2][][][]float32{make([][][]float32, cfg.Nodes), make([][][]float32, cfg.Nodes)},
-		each:     [2][]scattered{make([]scattered, cfg.Nodes), make([]scattered, cfg.Nodes)},
-		progress: make(chan struct{}, 1),
-		links:    make([]*link, len(cfg.Addrs)),
-		edges:    make(map[uint64]*edge),
-		logged:   make(map[string]bool),
+		rankConn: rc, chunk: rc.cfg.chunkFloats(), veclen: cfg.VectorLen,
+		sent:  [2][][][]float32{make([][][]float32, cfg.Nodes), make([][][]float32, cfg.Nodes)},
+		each:  [2][]scattered{make([]scattered, cfg.Nodes), make([]scattered, cfg.Nodes)},
+		links: make([]*link, len(cfg.Addrs)),
+		edges: make(map[uint64]*edge),
 	}
 	x.batchBytes = min(max(4*x.chunk, minBatchBytes), maxChunkBytes)
-	x.cond = sync.NewCond(&x.mu)
-	x.gather.cond = sync.NewCond(&x.gather.mu)
-	x.gather.rounds = make(map[int][]decentral.NodeState)
-	x.gather.agree.rounds = make(map[int][]int)
-	x.ctx, x.cancel = context.WithCancel(context.Background())
-	for r := range x.peers {
-		x.peers[r].stopped = -1
-	}
 	x.localPos = make([]int, cfg.Nodes)
-	for i, r := range owner {
+	for i := range x.localPos {
 		x.localPos[i] = -1
-		if r == cfg.Rank {
-			x.localPos[i] = len(x.local)
-			x.local = append(x.local, i)
-		}
+	}
+	for k, i := range x.local {
+		x.localPos[i] = k
 	}
 	if len(x.local)*cfg.Nodes <= maxRecvTab {
 		x.recvTab = make([]atomic.Pointer[edge], len(x.local)*cfg.Nodes)
 	}
+	x.ctl = newControl(rc)
+	rc.data, rc.control = x, x.ctl
 	return x, nil
 }
 
+// Control returns the rank's control plane, over the same connections:
+// gathering, the agreements on a resume round and on the inputs, Leave
+// and Abort.
+func (x *Exchange) Control() *Control { return x.ctl }
+
 // Start listens, unless given a listener, serves the other ranks' streams
-// and prepares a connection to each of them; connections are dialed when a
-// round first needs them. ctx bounds the listen only: Close stops the rest.
+// (the links and, on rank 0, the gather streams) and prepares a connection
+// to each of them; connections are dialed when a round, or the Control,
+// first needs them. ctx bounds the listen only: Close stops the rest.
 func (x *Exchange) Start(ctx context.Context) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	switch {
-	case x.closed:
-		return fmt.Errorf("transport: rank %d: Start after Close", x.cfg.Rank)
-	case x.started:
-		return fmt.Errorf("transport: rank %d: started twice", x.cfg.Rank)
-	}
-	if x.ln == nil {
-		var lc net.ListenConfig
-		ln, err := lc.Listen(ctx, "tcp", x.cfg.Addrs[x.cfg.Rank])
-		if err != nil {
-			return fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err)
-		}
-		x.ln = ln
-	}
-	for r, addr := range x.cfg.Addrs {
-		if r == x.cfg.Rank {
-			continue
-		}
-		cc, err := grpc.NewClient("passthrough:///"+addr, x.dialOptions(r)...)
-		if err != nil {
-			x.closeConns()
-			clear(x.conns)
-			return fmt.Errorf("transport: rank %d: client for rank %d at %s: %w", x.cfg.Rank, r, addr, err)
-		}
-		x.conns[r] = cc
-	}
-	x.srv = grpc.NewServer(x.serverOptions()...)
-	x.srv.RegisterService(&serviceDesc, x)
-	x.started = true
-	x.wg.Add(1)
-	go func() {
-		defer x.wg.Done()
-		if err := x.srv.Serve(x.ln); err != nil && !x.isClosed() {
-			x.fail(fmt.Errorf("transport: rank %d: serving on %s: %w", x.cfg.Rank, x.ln.Addr(), err))
-		}
-	}()
-	return nil
+	return x.start(ctx, service{x, x.ctl})
 }
 
 // Addr returns the address the Exchange listens on, or "" before it listens.
-func (x *Exchange) Addr() string {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.ln == nil {
-		return ""
-	}
-	return x.ln.Addr().String()
-}
+func (x *Exchange) Addr() string { return x.addr() }
 
 // Close stops serving, closes every stream and connection, wakes a blocked
-// Wait and returns once every goroutine the Exchange started has ended.
-// Vectors handed to gRPC but not yet on the wire may be lost: a rank that
-// stops deliberately calls Leave first.
-func (x *Exchange) Close() error {
-	x.mu.Lock()
-	if x.closed {
-		x.mu.Unlock()
-		return nil
-	}
-	x.closed = true
-	x.cond.Broadcast()
-	x.notify()
-	srv, ln := x.srv, x.ln
-	x.mu.Unlock()
-	x.cancel()
-	if srv != nil {
-		srv.Stop()
-	} else if ln != nil {
-		ln.Close()
-	}
-	x.closeConns()
-	x.wg.Wait()
-	return nil
-}
-
-func (x *Exchange) closeConns() {
-	for _, cc := range x.conns {
-		if cc != nil {
-			cc.Close()
-		}
-	}
-}
+// Wait (and any wait of the Control) and returns once every goroutine the
+// Exchange and its Control started has ended. Vectors handed to gRPC but
+// not yet on the wire may be lost: a rank that stops deliberately calls
+// Control.Leave first.
+func (x *Exchange) Close() error { return x.close() }
 
 // Stats returns the Exchange's totals so far.
 func (x *Exchange) Stats() Stats {
@@ -314,71 +206,3 @@ func (x *Exchange) Local() []int { return x.local }
 
 // WaitTime returns the wall time spent blocked in Wait so far.
 func (x *Exchange) WaitTime() time.Duration { return time.Duration(x.waitNanos.Load()) }
-
-func (x *Exchange) isClosed() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.closed
-}
-
-// fail records the first fatal error and wakes everything waiting.
-func (x *Exchange) fail(err error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.failLocked(err)
-}
-
-func (x *Exchange) failLocked(err error) {
-	if x.err == nil && !x.closed {
-		x.err = err
-	}
-	x.cond.Broadcast()
-	x.notify()
-}
-
-// notify wakes Wait; x.mu is held or the channel alone is touched.
-func (x *Exchange) notify() {
-	select {
-	case x.progress <- struct{}{}:
-	default:
-	}
-}
-
-// peerError records rank r's last failure, for the error of a Wait that
-// times out waiting for it.
-func (x *Exchange) peerError(r int, err error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if r >= 0 && r < len(x.peers) {
-		x.peers[r].lastErr = err
-	}
-}
-
-// heardLocked notes that rank r sent or took a frame now.
-func (x *Exchange) heardLocked(r int) {
-	x.peers[r].heard = time.Now()
-	x.notify()
-}
-
-// maxLogged bounds the distinct refusals Logf reports.
-const maxLogged = 64
-
-// refusal reports a refusal through Logf, once per reason: a peer retrying
-// with the same fault is not reported again.
-func (x *Exchange) refusal(reason, format string, args ...any) {
-	x.logMu.Lock()
-	seen := x.logged[reason] || len(x.logged) >= maxLogged
-	if !seen {
-		x.logged[reason] = true
-	}
-	x.logMu.Unlock()
-	if !seen {
-		x.logf(format, args...)
-	}
-}
-
-// who names a remote node for errors: "node 3 (rank 1 at host:port)".
-func (x *Exchange) who(node int) string {
-	r := x.owner[node]
-	return fmt.Sprintf("node %d (rank %d at %s)", node, r, x.cfg.Addrs[r])
-}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
@@ -43,9 +44,9 @@ type gatherBox struct {
 	err    error // a peer's fault, reported by the next Gather
 	heard  time.Time
 	agree  agreeBox
-	last   map[int]int           // by node: the latest round whose state arrived
-	inputs map[int][]Fingerprint // by rank: its input files (see AgreeInputs)
-	ksets  map[int]string        // by rank: its kernel set (see AgreeInputsKernels)
+	last   map[int]int                   // by node: the latest round whose state arrived
+	inputs map[int][]cluster.Fingerprint // by rank: its input files (see AgreeInputs)
+	ksets  map[int]string                // by rank: its kernel set (see AgreeInputsKernels)
 	abort  aborter
 }
 
@@ -103,29 +104,29 @@ func DecodeState(b []byte, p int) (decentral.NodeState, error) {
 // Gather sends the states of this rank's nodes after round t to rank 0. On
 // rank 0 it waits for every other rank's nodes' states of round t and
 // returns them; a rank that sends nothing for the peer timeout is lost, and
-// one that said BYE before round (see Leave) at once. It makes Exchange a
-// train.Peers.
-func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error) {
-	if x.gone(x.cfg.Rank) {
-		return nil, fmt.Errorf("transport: rank %d: Gather after Leave", x.cfg.Rank)
+// one that said BYE before round (see Leave) at once. It makes Control a
+// train.Control.
+func (c *Control) Gather(ctx context.Context, round int, states []decentral.NodeState) ([]decentral.NodeState, error) {
+	if c.gone(c.cfg.Rank) {
+		return nil, fmt.Errorf("transport: rank %d: Gather after Leave", c.cfg.Rank)
 	}
-	if x.cfg.Rank != 0 {
-		return nil, x.sendStates(ctx, round, states)
+	if c.cfg.Rank != 0 {
+		return nil, c.sendStates(ctx, round, states)
 	}
-	want := x.cfg.Nodes - len(x.local)
-	g := &x.gather
+	want := c.cfg.Nodes - len(c.local)
+	g := &c.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.heard = time.Now()
-	err := x.waitGatherLocked(ctx, func() bool { return len(g.rounds[round]) >= want }, func() error {
+	err := c.waitGatherLocked(ctx, func() bool { return len(g.rounds[round]) >= want }, func() error {
 		if g.err != nil {
 			return g.err
 		}
-		if err := x.stoppedOwingLocked(round); err != nil {
+		if err := c.stoppedOwingLocked(round); err != nil {
 			return fmt.Errorf("transport: rank 0: gather round %d: %w", round, err)
 		}
-		if time.Since(g.heard) > x.timeout {
-			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %w", len(g.rounds[round]), want, round, x.missing(round))
+		if time.Since(g.heard) > c.timeout {
+			return fmt.Errorf("transport: rank 0 gathered %d of %d node states of round %d: %w", len(g.rounds[round]), want, round, c.missing(round))
 		}
 		return nil
 	})
@@ -141,15 +142,15 @@ func (x *Exchange) Gather(ctx context.Context, round int, states []decentral.Nod
 // reports true. It stops with ctx's error, when the transport closes, or
 // with the error failed returns, and wakes at least every tenth of the peer
 // timeout so that failed can look at the clock.
-func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, failed func() error) error {
-	g := &x.gather
+func (c *Control) waitGatherLocked(ctx context.Context, done func() bool, failed func() error) error {
+	g := &c.gather
 	wake := func() { g.mu.Lock(); g.cond.Broadcast(); g.mu.Unlock() }
 	stop := context.AfterFunc(ctx, wake)
 	defer stop()
 	quit := make(chan struct{})
 	defer close(quit)
 	go func() {
-		t := time.NewTicker(x.timeout / 10)
+		t := time.NewTicker(c.timeout / 10)
 		defer t.Stop()
 		for {
 			select {
@@ -164,13 +165,13 @@ func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, faile
 		if err := failed(); err != nil {
 			return err
 		}
-		if err := x.gather.abort.cause(); err != nil {
-			return fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err)
+		if err := c.abort.cause(); err != nil {
+			return fmt.Errorf("transport: rank %d: %w", c.cfg.Rank, err)
 		}
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case x.isClosed():
+		case c.isClosed():
 			return errors.New("transport closed")
 		}
 		g.cond.Wait()
@@ -179,19 +180,19 @@ func (x *Exchange) waitGatherLocked(ctx context.Context, done func() bool, faile
 }
 
 // missing names the first rank whose states of round have not all arrived.
-func (x *Exchange) missing(round int) error {
+func (c *Control) missing(round int) error {
 	have := map[int]int{}
-	for _, s := range x.gather.rounds[round] {
-		have[x.owner[s.Node]]++
+	for _, s := range c.gather.rounds[round] {
+		have[c.owner[s.Node]]++
 	}
 	count := map[int]int{}
-	for _, r := range x.owner {
+	for _, r := range c.owner {
 		count[r]++
 	}
-	for r := range x.cfg.Addrs {
+	for r := range c.cfg.Addrs {
 		if r != 0 && have[r] < count[r] {
 			what := fmt.Sprintf("its nodes' states: it sent %d of %d", have[r], count[r])
-			return &PeerTimeoutError{Rank: r, Addr: x.cfg.Addrs[r], What: what, Timeout: x.timeout, Last: x.lastOf(r)}
+			return &PeerTimeoutError{Rank: r, Addr: c.cfg.Addrs[r], What: what, Timeout: c.timeout, Last: c.lastOf(r)}
 		}
 	}
 	return errors.New("no rank is missing")
@@ -202,51 +203,51 @@ func (x *Exchange) missing(round int) error {
 // it filed them all. A stream that breaks on the way (a reset connection)
 // is opened again and the round's states sent again, for up to the peer
 // timeout: rank 0 drops the states it already holds.
-func (x *Exchange) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
+func (c *Control) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
 	for _, s := range states {
 		if len(s.X) > maxGatherFloats {
 			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER frame's %d", s.Node, len(s.X), maxGatherFloats)
 		}
 	}
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	deadline := time.Now().Add(x.timeout)
+	to := &c.gatherTo
+	to.mu.Lock()
+	defer to.mu.Unlock()
+	deadline := time.Now().Add(c.timeout)
 	for {
-		err := x.trySendStatesLocked(ctx, round, states)
+		err := c.trySendStatesLocked(ctx, round, states)
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
-		x.logf("transport: rank %d: %v; opening the gather stream again", x.cfg.Rank, err)
-		x.dropGatherLocked()
+		c.logf("transport: rank %d: %v; opening the gather stream again", c.cfg.Rank, err)
+		c.dropGatherLocked()
 	}
 }
 
 // trySendStatesLocked sends round's states on the gather stream and waits,
 // at most the peer timeout, for rank 0's acknowledgement. It holds
-// x.gatherTo.mu.
-func (x *Exchange) trySendStatesLocked(ctx context.Context, round int, states []decentral.NodeState) error {
-	c := &x.gatherTo
-	cs, err := x.gatherStreamLocked(ctx, true)
+// c.gatherTo.mu.
+func (c *Control) trySendStatesLocked(ctx context.Context, round int, states []decentral.NodeState) error {
+	to := &c.gatherTo
+	cs, err := c.gatherStreamLocked(ctx, true)
 	if err != nil {
 		return err
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+		return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", c.cfg.Rank, c.cfg.Addrs[0], err)
 	}
 	for _, s := range states {
 		// Total counts the payload in 4-byte words, as a float frame's.
 		words := uint32(stateHeaderSize/4 + len(s.X))
-		c.buf = wire.AppendHeader(c.buf[:0], wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(x.cfg.Rank), Total: words})
-		c.buf = AppendState(c.buf, s)
-		if err := cs.SendMsg(&c.buf); err != nil {
+		to.buf = wire.AppendHeader(to.buf[:0], wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(c.cfg.Rank), Total: words})
+		to.buf = AppendState(to.buf, s)
+		if err := cs.SendMsg(&to.buf); err != nil {
 			return fail(err)
 		}
-		x.bytesSent.Add(int64(len(c.buf)))
+		c.bytesSent.Add(int64(len(to.buf)))
 	}
 	// One acknowledgement per state, bounded: a silent rank 0 cancels the
 	// stream.
-	timer := time.AfterFunc(x.timeout, c.cancel)
+	timer := time.AfterFunc(c.timeout, to.cancel)
 	defer timer.Stop()
 	for range states {
 		var m inMsg
@@ -274,25 +275,25 @@ const gatherAckK = 3
 // answer. It waits at most twice the peer timeout, saying meanwhile that it
 // waits for what: rank 0 itself waits up to the peer timeout for the other
 // ranks' questions before it answers.
-func (x *Exchange) askRank0(ctx context.Context, k uint8, what, text string) (string, error) {
-	return x.askRank0As(ctx, wire.Header{Kind: wire.Hello, K: k}, what, text)
+func (c *Control) askRank0(ctx context.Context, k uint8, what, text string) (string, error) {
+	return c.askRank0As(ctx, wire.Header{Kind: wire.Hello, K: k}, what, text)
 }
 
 // askRank0As is askRank0 with the question's HELLO header h (its kind and
 // K, and what else the question carries there); From is this rank.
-func (x *Exchange) askRank0As(ctx context.Context, h wire.Header, what, text string) (string, error) {
+func (c *Control) askRank0As(ctx context.Context, h wire.Header, what, text string) (string, error) {
 	k := h.K
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(ctx, true)
+	to := &c.gatherTo
+	to.mu.Lock()
+	defer to.mu.Unlock()
+	cs, err := c.gatherStreamLocked(ctx, true)
 	if err != nil {
 		return "", err
 	}
-	h.From = uint32(x.cfg.Rank)
+	h.From = uint32(c.cfg.Rank)
 	msg := wire.AppendText(nil, h, text)
 	var m inMsg
-	err = x.bounded(ctx, 2*x.timeout, 0, what, true, c.cancel, func() error {
+	err = c.bounded(ctx, 2*c.timeout, 0, what, true, to.cancel, func() error {
 		err := cs.SendMsg(&msg)
 		if err == nil {
 			err = cs.RecvMsg(&m)
@@ -300,58 +301,58 @@ func (x *Exchange) askRank0As(ctx context.Context, h wire.Header, what, text str
 		return err
 	})
 	if err != nil {
-		x.dropGatherLocked()
-		return "", fmt.Errorf("transport: rank %d: %s: rank 0 at %s: %w", x.cfg.Rank, what, x.cfg.Addrs[0], err)
+		c.dropGatherLocked()
+		return "", fmt.Errorf("transport: rank %d: %s: rank 0 at %s: %w", c.cfg.Rank, what, c.cfg.Addrs[0], err)
 	}
 	f, err := m.frame()
 	answer := string(f.Payload) // a copy: m's buffer is freed next
 	m.free()
 	if err != nil || f.Kind != wire.Hello || f.K != k {
-		return "", fmt.Errorf("transport: rank %d: rank 0 answered %s with %v %v", x.cfg.Rank, what, f.Kind, err)
+		return "", fmt.Errorf("transport: rank %d: rank 0 answered %s with %v %v", c.cfg.Rank, what, f.Kind, err)
 	}
 	return answer, nil
 }
 
 // gatherStreamLocked returns this rank's gather stream to rank 0, opening
 // it on first use (cut short by Abort if abortable); it holds
-// x.gatherTo.mu.
-func (x *Exchange) gatherStreamLocked(ctx context.Context, abortable bool) (grpc.ClientStream, error) {
-	c := &x.gatherTo
-	if c.cs == nil {
-		cs, cancel, err := x.openGather(ctx, abortable)
+// c.gatherTo.mu.
+func (c *Control) gatherStreamLocked(ctx context.Context, abortable bool) (grpc.ClientStream, error) {
+	to := &c.gatherTo
+	if to.cs == nil {
+		cs, cancel, err := c.openGather(ctx, abortable)
 		if err != nil {
-			return nil, fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", x.cfg.Rank, x.cfg.Addrs[0], err)
+			return nil, fmt.Errorf("transport: rank %d: gather stream to rank 0 at %s: %w", c.cfg.Rank, c.cfg.Addrs[0], err)
 		}
-		c.cs, c.cancel = cs, cancel
+		to.cs, to.cancel = cs, cancel
 	}
-	return c.cs, nil
+	return to.cs, nil
 }
 
 // dropGatherLocked cancels this rank's gather stream to rank 0, whose
 // state is unknown after a wait on it was cut short; the next use opens
-// another. It holds x.gatherTo.mu.
-func (x *Exchange) dropGatherLocked() {
-	c := &x.gatherTo
-	if c.cancel != nil {
-		c.cancel()
+// another. It holds c.gatherTo.mu.
+func (c *Control) dropGatherLocked() {
+	to := &c.gatherTo
+	if to.cancel != nil {
+		to.cancel()
 	}
-	c.cs, c.cancel = nil, nil
+	to.cs, to.cancel = nil, nil
 }
 
 // openGather opens this rank's gather stream to rank 0 and trades HELLOs,
 // waiting for rank 0 at most the peer timeout (and until ctx is done or,
 // if abortable, Abort) and saying meanwhile what it waits for. It returns
 // the stream and the function that cancels it.
-func (x *Exchange) openGather(ctx context.Context, abortable bool) (grpc.ClientStream, context.CancelFunc, error) {
-	sctx, cancel := context.WithCancel(x.ctx)
+func (c *Control) openGather(ctx context.Context, abortable bool) (grpc.ClientStream, context.CancelFunc, error) {
+	sctx, cancel := context.WithCancel(c.ctx)
 	var cs grpc.ClientStream
-	err := x.bounded(ctx, x.timeout, 0, "the gather stream", abortable, cancel, func() error {
+	err := c.bounded(ctx, c.timeout, 0, "the gather stream", abortable, cancel, func() error {
 		var err error
-		cs, err = x.conns[0].NewStream(sctx, &serviceDesc.Streams[1], gatherMethod, grpc.WaitForReady(true))
+		cs, err = c.conns[0].NewStream(sctx, &serviceDesc.Streams[1], gatherMethod, grpc.WaitForReady(true))
 		if err != nil {
 			return err
 		}
-		hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(x.cfg.Rank)}, x.cfg.ConfigHash)
+		hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello, From: uint32(c.cfg.Rank)}, c.cfg.ConfigHash)
 		var m inMsg
 		if err = cs.SendMsg(&hello); err == nil {
 			err = cs.RecvMsg(&m)
@@ -361,8 +362,8 @@ func (x *Exchange) openGather(ctx context.Context, abortable bool) (grpc.ClientS
 		}
 		f, err := m.frame()
 		m.free()
-		if err == nil && (f.Kind != wire.Hello || string(f.Payload) != x.cfg.ConfigHash) {
-			err = fmt.Errorf("rank 0 answered with a %s frame (config hash %q, this rank's %q)", f.Kind, f.Payload, x.cfg.ConfigHash)
+		if err == nil && (f.Kind != wire.Hello || string(f.Payload) != c.cfg.ConfigHash) {
+			err = fmt.Errorf("rank 0 answered with a %s frame (config hash %q, this rank's %q)", f.Kind, f.Payload, c.cfg.ConfigHash)
 		}
 		return err
 	})

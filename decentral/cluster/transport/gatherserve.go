@@ -19,8 +19,8 @@ import (
 // serveGather serves the gather stream of another rank: it checks the
 // HELLO (the rank, its certificate, the config hash) and files every node
 // state that arrives by round.
-func (x *Exchange) serveGather(ss grpc.ServerStream) error {
-	rank, err := x.acceptGatherer(ss)
+func (c *Control) serveGather(ss grpc.ServerStream) error {
+	rank, err := c.acceptGatherer(ss)
 	if err != nil {
 		return err
 	}
@@ -33,37 +33,37 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 		f, err := m.frame()
 		m.free()
 		if err == nil && f.Kind == wire.Bye && int(f.From) == rank && f.Round <= math.MaxInt64/2 {
-			if why := x.impostor(rank, int64(f.Round)); why != "" {
-				_, refuse := x.refuser(ss, "a BYE")
+			if why := c.impostor(rank, int64(f.Round)); why != "" {
+				_, refuse := c.refuser(ss, "a BYE")
 				return refuse(codes.AlreadyExists, "%s", why)
 			}
-			x.peerLeft(rank, int64(f.Round), string(f.Payload))
+			c.peerLeft(rank, int64(f.Round), string(f.Payload))
 			return nil // the BYE is the stream's last frame
 		}
 		if err == nil && f.Kind == wire.Hello && (f.K == agreeK || f.K == inputsK) && int(f.From) == rank {
-			if err := x.answerQuery(ss, rank, f); err != nil {
+			if err := c.answerQuery(ss, rank, f); err != nil {
 				return status.Error(codes.InvalidArgument, err.Error())
 			}
 			continue
 		}
 		var s decentral.NodeState
 		if err == nil {
-			s, err = x.gatheredState(rank, f)
+			s, err = c.gatheredState(rank, f)
 		}
 		if err != nil {
-			return x.gatherFailed(rank, err)
+			return c.gatherFailed(rank, err)
 		}
 		round := int(f.Round)
 		if _, sent := filed[s.Node]; !sent {
 			// A new stream whose first state goes back is not rank's (a
 			// reset resends the latest round at most): refused, and no
 			// fault of the run's.
-			if why := x.staleState(rank, s.Node, int64(round)); why != "" {
-				_, refuse := x.refuser(ss, "a gather stream")
+			if why := c.staleState(rank, s.Node, int64(round)); why != "" {
+				_, refuse := c.refuser(ss, "a gather stream")
 				return refuse(codes.AlreadyExists, "%s", why)
 			}
 		}
-		if err := x.fileGathered(rank, round, s, wire.HeaderSize+len(f.Payload), filed); err != nil {
+		if err := c.fileGathered(rank, round, s, wire.HeaderSize+len(f.Payload), filed); err != nil {
 			return err
 		}
 		filed[s.Node] = round
@@ -77,8 +77,8 @@ func (x *Exchange) serveGather(ss grpc.ServerStream) error {
 // acceptGatherer reads the HELLO of a gather stream another rank opened
 // and answers it, returning the rank; it refuses the stream where this is
 // not rank 0, or the rank, its certificate or its config hash does not fit.
-func (x *Exchange) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
-	auth, refuse := x.refuser(ss, "a gather stream")
+func (c *Control) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
+	auth, refuse := c.refuser(ss, "a gather stream")
 	var m inMsg
 	if err := ss.RecvMsg(&m); err != nil {
 		return 0, err
@@ -91,19 +91,19 @@ func (x *Exchange) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
 		return 0, refuse(codes.InvalidArgument, "HELLO: %v", err)
 	case f.Kind != wire.Hello:
 		return 0, refuse(codes.InvalidArgument, "a %s frame before HELLO", f.Kind)
-	case x.cfg.Rank != 0:
-		return 0, refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", x.cfg.Rank)
-	case rank <= 0 || rank >= len(x.cfg.Addrs):
-		return 0, refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(x.cfg.Addrs))
-	case string(f.Payload) != x.cfg.ConfigHash:
-		return 0, refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, x.cfg.ConfigHash)
+	case c.cfg.Rank != 0:
+		return 0, refuse(codes.InvalidArgument, "rank %d gathers nothing: rank 0 does", c.cfg.Rank)
+	case rank <= 0 || rank >= len(c.cfg.Addrs):
+		return 0, refuse(codes.InvalidArgument, "HELLO from rank %d, want a rank of [1, %d)", rank, len(c.cfg.Addrs))
+	case string(f.Payload) != c.cfg.ConfigHash:
+		return 0, refuse(codes.FailedPrecondition, "config hash mismatch: rank %d has %q, rank 0 has %q", rank, f.Payload, c.cfg.ConfigHash)
 	}
 	if r, err := certRank(auth); err != nil {
 		return 0, refuse(codes.PermissionDenied, "%v", err)
 	} else if r >= 0 && r != rank {
 		return 0, refuse(codes.PermissionDenied, "certificate of rank %d gathering as rank %d", r, rank)
 	}
-	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, x.cfg.ConfigHash)
+	hello := wire.AppendText(nil, wire.Header{Kind: wire.Hello}, c.cfg.ConfigHash)
 	if err := ss.SendMsg(&hello); err != nil {
 		return 0, err
 	}
@@ -112,26 +112,26 @@ func (x *Exchange) acceptGatherer(ss grpc.ServerStream) (rank int, err error) {
 
 // answerQuery answers the query HELLO f that rank sent on its gather
 // stream: the agreement on a round (agreeK) or on the inputs (inputsK).
-func (x *Exchange) answerQuery(ss grpc.ServerStream, rank int, f wire.Frame) error {
-	answer := x.answerRound
+func (c *Control) answerQuery(ss grpc.ServerStream, rank int, f wire.Frame) error {
+	answer := c.answerRound
 	if f.K == inputsK {
-		x.fileKernels(rank, f.Round)
-		answer = x.answerInputs
+		c.fileKernels(rank, f.Round)
+		answer = c.answerInputs
 	}
 	return answer(ss, rank, string(f.Payload))
 }
 
 // gatheredState decodes the node state in frame f of rank's gather stream,
 // checking that it is a GATHER frame of rank's and that rank runs the node.
-func (x *Exchange) gatheredState(rank int, f wire.Frame) (decentral.NodeState, error) {
+func (c *Control) gatheredState(rank int, f wire.Frame) (decentral.NodeState, error) {
 	if f.Kind != wire.Gather || int(f.From) != rank {
 		return decentral.NodeState{}, fmt.Errorf("a %s frame from rank %d on rank %d's gather stream", f.Kind, f.From, rank)
 	}
-	s, err := DecodeState(f.Payload, x.cfg.VectorLen)
+	s, err := DecodeState(f.Payload, c.cfg.VectorLen)
 	if err != nil {
 		return s, err
 	}
-	if s.Node < 0 || s.Node >= x.cfg.Nodes || x.owner[s.Node] != rank {
+	if s.Node < 0 || s.Node >= c.cfg.Nodes || c.owner[s.Node] != rank {
 		return s, fmt.Errorf("a state of node %d, which rank %d does not run", s.Node, rank)
 	}
 	return s, nil
@@ -143,8 +143,8 @@ func (x *Exchange) gatheredState(rank int, f wire.Frame) (decentral.NodeState, e
 // the node's latest round, sent again after a reset, is filed as
 // fileAgainLocked says. On a refusal it fails the gathering (see
 // gatherFailLocked) and returns the stream's error.
-func (x *Exchange) fileGathered(rank, round int, s decentral.NodeState, size int, filed map[int]int) error {
-	g := &x.gather
+func (c *Control) fileGathered(rank, round int, s decentral.NodeState, size int, filed map[int]int) error {
+	g := &c.gather
 	g.mu.Lock()
 	var err error
 	if last, ok := filed[s.Node]; ok && round <= last {
@@ -153,11 +153,11 @@ func (x *Exchange) fileGathered(rank, round int, s decentral.NodeState, size int
 		err = g.fileAgainLocked(round, s)
 	}
 	if err != nil {
-		x.gatherFailLocked(rank, err)
+		c.gatherFailLocked(rank, err)
 		g.mu.Unlock()
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	x.bytesRecv.Add(int64(size))
+	c.bytesRecv.Add(int64(size))
 	g.heard = time.Now()
 	g.cond.Broadcast()
 	g.mu.Unlock()
@@ -166,19 +166,19 @@ func (x *Exchange) fileGathered(rank, round int, s decentral.NodeState, size int
 
 // gatherFailed fails the gathering for rank's bad node state (see
 // gatherFailLocked) and returns the stream's error.
-func (x *Exchange) gatherFailed(rank int, err error) error {
-	g := &x.gather
+func (c *Control) gatherFailed(rank int, err error) error {
+	g := &c.gather
 	g.mu.Lock()
-	x.gatherFailLocked(rank, err)
+	c.gatherFailLocked(rank, err)
 	g.mu.Unlock()
 	return status.Error(codes.InvalidArgument, err.Error())
 }
 
 // gatherFailLocked records that rank sent a bad node state, err, as the
-// gathering's error and wakes those waiting on it. It holds x.gather.mu.
-func (x *Exchange) gatherFailLocked(rank int, err error) {
-	g := &x.gather
-	g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, x.cfg.Addrs[rank], err)
+// gathering's error and wakes those waiting on it. It holds c.gather.mu.
+func (c *Control) gatherFailLocked(rank int, err error) {
+	g := &c.gather
+	g.err = fmt.Errorf("transport: rank %d at %s sent a bad node state: %w", rank, c.cfg.Addrs[rank], err)
 	g.cond.Broadcast()
 }
 

@@ -68,13 +68,13 @@ var serviceDesc = grpc.ServiceDesc{
 	Metadata: "decentral/cluster/transport",
 }
 
-func (x *Exchange) serverOptions() []grpc.ServerOption {
+func (rc *rankConn) serverOptions() []grpc.ServerOption {
 	var creds credentials.TransportCredentials = insecure.NewCredentials()
-	if x.cfg.TLS != nil {
-		creds = credentials.NewTLS(serverTLS(x.cfg.TLS, x.cfg.Rank, len(x.cfg.Addrs)))
+	if rc.cfg.TLS != nil {
+		creds = credentials.NewTLS(serverTLS(rc.cfg.TLS, rc.cfg.Rank, len(rc.cfg.Addrs)))
 	}
 	return []grpc.ServerOption{
-		grpc.Creds(logCreds{creds, x, -1}),
+		grpc.Creds(logCreds{creds, rc, -1}),
 		grpc.ForceServerCodecV2(codec{}),
 		grpc.WaitForHandlers(true),
 		grpc.InitialWindowSize(streamWindow),
@@ -86,25 +86,25 @@ func (x *Exchange) serverOptions() []grpc.ServerOption {
 	}
 }
 
-func (x *Exchange) dialOptions(rank int) []grpc.DialOption {
+func (rc *rankConn) dialOptions(rank int) []grpc.DialOption {
 	var creds credentials.TransportCredentials = insecure.NewCredentials()
-	if x.cfg.TLS != nil {
-		creds = credentials.NewTLS(clientTLS(x.cfg.TLS, rank))
+	if rc.cfg.TLS != nil {
+		creds = credentials.NewTLS(clientTLS(rc.cfg.TLS, rank))
 	}
 	return []grpc.DialOption{
-		grpc.WithTransportCredentials(logCreds{creds, x, rank}),
+		grpc.WithTransportCredentials(logCreds{creds, rc, rank}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{}), grpc.MaxCallRecvMsgSize(maxMessage)),
 		grpc.WithNoProxy(),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxBackoff},
-			MinConnectTimeout: max(x.timeout, time.Second),
+			MinConnectTimeout: max(rc.timeout, time.Second),
 		}),
 		grpc.WithInitialWindowSize(streamWindow),
 		grpc.WithInitialConnWindowSize(connWindow),
 		grpc.WithWriteBufferSize(bufferSize),
 		grpc.WithReadBufferSize(bufferSize),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
-			Time: max(10*time.Second, x.timeout/2), Timeout: x.timeout, PermitWithoutStream: true,
+			Time: max(10*time.Second, rc.timeout/2), Timeout: rc.timeout, PermitWithoutStream: true,
 		}),
 	}
 }
@@ -208,7 +208,7 @@ func (x *Exchange) openLink(l *link, cc *grpc.ClientConn) (*attachment, error) {
 // refuser returns the peer's credentials of a stream another rank opened
 // and the refusal of the stream (what it is named in the log): logged once
 // per reason and answered with code c.
-func (x *Exchange) refuser(ss grpc.ServerStream, what string) (credentials.AuthInfo, func(c codes.Code, format string, args ...any) error) {
+func (rc *rankConn) refuser(ss grpc.ServerStream, what string) (credentials.AuthInfo, func(c codes.Code, format string, args ...any) error) {
 	from := "an unknown peer"
 	var auth credentials.AuthInfo
 	if p, ok := peer.FromContext(ss.Context()); ok {
@@ -216,7 +216,7 @@ func (x *Exchange) refuser(ss grpc.ServerStream, what string) (credentials.AuthI
 	}
 	return auth, func(c codes.Code, format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
-		x.refusal(msg, "transport: rank %d refused %s from %s: %s", x.cfg.Rank, what, from, msg)
+		rc.refusal(msg, "transport: rank %d refused %s from %s: %s", rc.cfg.Rank, what, from, msg)
 		return status.Error(c, msg)
 	}
 }

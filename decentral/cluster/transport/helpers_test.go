@@ -116,8 +116,8 @@ func (l *logBuf) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// cluster is a run's ranks on loopback, with their logs.
-type cluster struct {
+// testRanks is a run's ranks on loopback, with their logs.
+type testRanks struct {
 	xs   []*Exchange
 	logs []*logBuf
 }
@@ -126,7 +126,7 @@ type cluster struct {
 // kernel; tune adjusts rank r's configuration (TLS, owner, timeouts) and
 // defaults to an insecure one; after, if given, runs between New and Start.
 // The ranks are closed when the test ends.
-func newCluster(t testing.TB, ranks, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *cluster {
+func newCluster(t testing.TB, ranks, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *testRanks {
 	t.Helper()
 	return newClusterOn(t, listeners(t, ranks), nodes, owner, tune, after...)
 }
@@ -146,13 +146,13 @@ func listeners(t testing.TB, n int) []net.Listener {
 }
 
 // newClusterOn is newCluster with rank r listening on lns[r].
-func newClusterOn(t testing.TB, lns []net.Listener, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *cluster {
+func newClusterOn(t testing.TB, lns []net.Listener, nodes int, owner func(int) int, tune func(r int, c *Config), after ...func(r int, x *Exchange)) *testRanks {
 	t.Helper()
 	addrs := make([]string, len(lns))
 	for r, ln := range lns {
 		addrs[r] = ln.Addr().String()
 	}
-	cl := &cluster{}
+	cl := &testRanks{}
 	for r := range lns {
 		lb := &logBuf{}
 		cfg := Config{
@@ -277,7 +277,7 @@ func sameVecs(got [][]float32, j, t, shares, p int) error {
 
 // runAll runs every rank of cl as runRank does, concurrently, and returns
 // each rank's error.
-func (cl *cluster) runAll(ctx context.Context, topo graph.Topology, shares, p, first, rounds int, delay func(r, t int)) []error {
+func (cl *testRanks) runAll(ctx context.Context, topo graph.Topology, shares, p, first, rounds int, delay func(r, t int)) []error {
 	errs := make([]error, len(cl.xs))
 	var wg sync.WaitGroup
 	for r, x := range cl.xs {

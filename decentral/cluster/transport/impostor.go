@@ -10,31 +10,20 @@ import "fmt"
 
 // knownRounds returns the rounds this rank knows rank completed: what its
 // link acknowledged and, on rank 0, the latest round of rank's node states
-// that arrived. It takes x.mu and x.gather.mu in turn, and visits every
-// node state once: it runs once a stream.
-func (x *Exchange) knownRounds(rank int) int64 {
-	var done int64
-	x.mu.Lock()
-	if l := x.links[rank]; l != nil {
-		done = l.acked
-	}
-	x.mu.Unlock()
-	g := &x.gather
-	g.mu.Lock()
-	for node, round := range g.last {
-		if node < len(x.owner) && x.owner[node] == rank {
-			done = max(done, int64(round))
-		}
-	}
-	g.mu.Unlock()
-	return done
+// that arrived. It takes rc.mu and the gather lock in turn, and visits
+// every node state once: it runs once a stream.
+func (rc *rankConn) knownRounds(rank int) int64 {
+	rc.mu.Lock()
+	done := rc.data.ackedLocked(rank)
+	rc.mu.Unlock()
+	return max(done, rc.control.gatheredRounds(rank))
 }
 
 // impostor describes a stream (a link's HELLO, a BYE) of a process
 // claiming rank that says it completed rounds, fewer than the live rank
 // did, or returns "".
-func (x *Exchange) impostor(rank int, rounds int64) string {
-	if known := x.knownRounds(rank); rounds < known {
+func (rc *rankConn) impostor(rank int, rounds int64) string {
+	if known := rc.knownRounds(rank); rounds < known {
 		return impostorText(rank, known, rounds)
 	}
 	return ""
@@ -45,8 +34,8 @@ func (x *Exchange) impostor(rank int, rounds int64) string {
 // latest state that arrived (a reset resends that one at most), or
 // returns "". Only the node's own latest round counts: the links may run
 // ahead of a state sent again.
-func (x *Exchange) staleState(rank, node int, round int64) string {
-	g := &x.gather
+func (c *Control) staleState(rank, node int, round int64) string {
+	g := &c.gather
 	g.mu.Lock()
 	last, ok := g.last[node]
 	g.mu.Unlock()

@@ -25,9 +25,9 @@ func TestImpostorRefused(t *testing.T) {
 		var wg sync.WaitGroup
 		var err1 error
 		wg.Go(func() {
-			_, err1 = cl.xs[1].Gather(ctx, round, []decentral.NodeState{{Node: 2, X: []float32{1}}, {Node: 3, X: []float32{2}}})
+			_, err1 = cl.xs[1].Control().Gather(ctx, round, []decentral.NodeState{{Node: 2, X: []float32{1}}, {Node: 3, X: []float32{2}}})
 		})
-		got, err := cl.xs[0].Gather(ctx, round, []decentral.NodeState{{Node: 0, X: []float32{3}}, {Node: 1, X: []float32{4}}})
+		got, err := cl.xs[0].Control().Gather(ctx, round, []decentral.NodeState{{Node: 0, X: []float32{3}}, {Node: 1, X: []float32{4}}})
 		wg.Wait()
 		if err != nil || err1 != nil || len(got) != 2 {
 			t.Fatalf("gather round %d: rank 0 %v (%d states), rank 1 %v", round, err, len(got), err1)
@@ -52,13 +52,13 @@ func TestImpostorRefused(t *testing.T) {
 	if err := imp.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := imp.Gather(ctx, 0, []decentral.NodeState{{Node: 2, X: []float32{9}}, {Node: 3, X: []float32{9}}}); err == nil {
+	if _, err := imp.Control().Gather(ctx, 0, []decentral.NodeState{{Node: 2, X: []float32{9}}, {Node: 3, X: []float32{9}}}); err == nil {
 		t.Error("the impostor's gather of round 0 was taken, after the real rank 1's round 20")
 	} else {
 		wantIn(t, "the impostor's error", err.Error(), "rank 1 is live and completed 20 rounds")
 	}
 	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	imp.Leave(lctx, "interrupted") // its BYE claims 0 rounds: refused too
+	imp.Control().Leave(lctx, "interrupted") // its BYE claims 0 rounds: refused too
 	cancel()
 	imp.Close()
 

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 	"github.com/gtstorm/gtstorm/decentral/cluster/wire"
 )
 
@@ -23,58 +24,49 @@ import (
 // kernel set (see packKernels).
 const inputsK = 2
 
-// Fingerprint identifies an input file of a run by content: its path on
-// the rank that read it (only its base name is compared), its size and its
-// SHA-256 in hex.
-type Fingerprint struct {
-	Path   string
-	Size   int64
-	SHA256 string
-}
-
 // AgreeInputs compares this rank's input files with rank 0's, file by file
 // in order, by base name, size and SHA-256, and returns an error naming the
 // first file that differs and both ranks. Rank 0 waits at most the peer
 // timeout for every other rank's files and fails if any rank's differ;
 // another rank waits for rank 0's answer at most twice the peer timeout.
-func (x *Exchange) AgreeInputs(ctx context.Context, files []Fingerprint) error {
-	return x.AgreeInputsKernels(ctx, files, "")
+func (c *Control) AgreeInputs(ctx context.Context, files []cluster.Fingerprint) error {
+	return c.AgreeInputsKernels(ctx, files, "")
 }
 
 // AgreeInputsKernels is AgreeInputs that also tells rank 0 the kernel set
 // this rank computes with (see kernels.go): rank 0's KernelSets then
 // lists every rank's.
-func (x *Exchange) AgreeInputsKernels(ctx context.Context, files []Fingerprint, kernels string) error {
+func (c *Control) AgreeInputsKernels(ctx context.Context, files []cluster.Fingerprint, kernels string) error {
 	text := formatInputs(files)
 	if len(text) > wire.MaxText {
-		return fmt.Errorf("transport: rank %d: the fingerprints of %d input files take %d bytes, more than a frame's %d", x.cfg.Rank, len(files), len(text), wire.MaxText)
+		return fmt.Errorf("transport: rank %d: the fingerprints of %d input files take %d bytes, more than a frame's %d", c.cfg.Rank, len(files), len(text), wire.MaxText)
 	}
-	if x.cfg.Rank != 0 {
-		return x.askInputs(ctx, text, kernels)
+	if c.cfg.Rank != 0 {
+		return c.askInputs(ctx, text, kernels)
 	}
-	x.fileKernels(0, packKernels(kernels))
-	g := &x.gather
+	c.fileKernels(0, packKernels(kernels))
+	g := &c.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.inputs == nil {
-		g.inputs = make(map[int][]Fingerprint)
+		g.inputs = make(map[int][]cluster.Fingerprint)
 	}
 	g.inputs[0] = files
 	g.cond.Broadcast()
-	deadline := time.Now().Add(x.timeout)
-	err := x.waitGatherLocked(ctx, func() bool { return len(g.inputs) == len(x.cfg.Addrs) }, func() error {
-		for r := range x.cfg.Addrs {
-			if _, ok := g.inputs[r]; !ok && x.stopped(r) {
-				return fmt.Errorf("transport: rank 0: input files: %w", x.stoppedErr(r))
+	deadline := time.Now().Add(c.timeout)
+	err := c.waitGatherLocked(ctx, func() bool { return len(g.inputs) == len(c.cfg.Addrs) }, func() error {
+		for r := range c.cfg.Addrs {
+			if _, ok := g.inputs[r]; !ok && c.stopped(r) {
+				return fmt.Errorf("transport: rank 0: input files: %w", c.stoppedErr(r))
 			}
 		}
 		if time.Now().Before(deadline) {
 			return nil
 		}
-		for r := range x.cfg.Addrs {
+		for r := range c.cfg.Addrs {
 			if _, ok := g.inputs[r]; !ok {
 				return fmt.Errorf("transport: rank 0: input files: %w",
-					&PeerTimeoutError{Rank: r, Addr: x.cfg.Addrs[r], What: "its input files' fingerprints", Timeout: x.timeout, Last: x.lastOf(r)})
+					&PeerTimeoutError{Rank: r, Addr: c.cfg.Addrs[r], What: "its input files' fingerprints", Timeout: c.timeout, Last: c.lastOf(r)})
 			}
 		}
 		return nil
@@ -82,7 +74,7 @@ func (x *Exchange) AgreeInputsKernels(ctx context.Context, files []Fingerprint, 
 	if err != nil {
 		return err
 	}
-	for r := 1; r < len(x.cfg.Addrs); r++ {
+	for r := 1; r < len(c.cfg.Addrs); r++ {
 		if err := compareInputs(files, 0, g.inputs[r], r); err != nil {
 			return fmt.Errorf("transport: rank 0: %w", err)
 		}
@@ -91,51 +83,51 @@ func (x *Exchange) AgreeInputsKernels(ctx context.Context, files []Fingerprint, 
 }
 
 // stopped reports whether rank r said BYE.
-func (x *Exchange) stopped(r int) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.peers[r].stopped >= 0
+func (c *Control) stopped(r int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.peers[r].stopped >= 0
 }
 
 // stoppedErr returns the *PeerStoppedError of rank r, which said BYE.
-func (x *Exchange) stoppedErr(r int) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.stoppedError(r)
+func (c *Control) stoppedErr(r int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stoppedError(r)
 }
 
 // askInputs sends this rank's input files (their text) and kernel set to
 // rank 0 and returns the difference rank 0 answers, if any.
-func (x *Exchange) askInputs(ctx context.Context, text, kernels string) error {
+func (c *Control) askInputs(ctx context.Context, text, kernels string) error {
 	h := wire.Header{Kind: wire.Hello, K: inputsK, Round: packKernels(kernels)}
-	answer, err := x.askRank0As(ctx, h, "the comparison of input files", text)
+	answer, err := c.askRank0As(ctx, h, "the comparison of input files", text)
 	if err != nil {
 		return err
 	}
 	if answer != "" {
-		return fmt.Errorf("transport: rank %d: %s", x.cfg.Rank, answer)
+		return fmt.Errorf("transport: rank %d: %s", c.cfg.Rank, answer)
 	}
 	return nil
 }
 
 // answerInputs files rank's input files (the text of an inputs frame),
 // waits for rank 0's own and answers with the difference, if any.
-func (x *Exchange) answerInputs(ss grpc.ServerStream, rank int, text string) error {
+func (c *Control) answerInputs(ss grpc.ServerStream, rank int, text string) error {
 	files, err := parseInputs(text)
 	if err != nil {
 		return fmt.Errorf("input files from rank %d: %w", rank, err)
 	}
-	g := &x.gather
+	g := &c.gather
 	g.mu.Lock()
 	if g.inputs == nil {
-		g.inputs = make(map[int][]Fingerprint)
+		g.inputs = make(map[int][]cluster.Fingerprint)
 	}
 	g.inputs[rank] = files
 	g.cond.Broadcast()
-	deadline := time.Now().Add(x.timeout)
-	err = x.waitGatherLocked(ss.Context(), func() bool { _, ok := g.inputs[0]; return ok }, func() error {
+	deadline := time.Now().Add(c.timeout)
+	err = c.waitGatherLocked(ss.Context(), func() bool { _, ok := g.inputs[0]; return ok }, func() error {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("rank 0 did not compare input files within %v", x.timeout)
+			return fmt.Errorf("rank 0 did not compare input files within %v", c.timeout)
 		}
 		return nil
 	})
@@ -156,7 +148,7 @@ func (x *Exchange) answerInputs(ss grpc.ServerStream, rank int, text string) err
 
 // compareInputs returns an error naming the first file whose fingerprint
 // differs between rank a's files and rank b's, or nil.
-func compareInputs(a []Fingerprint, ra int, b []Fingerprint, rb int) error {
+func compareInputs(a []cluster.Fingerprint, ra int, b []cluster.Fingerprint, rb int) error {
 	for k := range max(len(a), len(b)) {
 		switch {
 		case k >= len(a):
@@ -175,7 +167,7 @@ func compareInputs(a []Fingerprint, ra int, b []Fingerprint, rb int) error {
 }
 
 // formatInputs writes files one a line: size, SHA-256 and path.
-func formatInputs(files []Fingerprint) string {
+func formatInputs(files []cluster.Fingerprint) string {
 	var b strings.Builder
 	for _, f := range files {
 		fmt.Fprintf(&b, "%d %s %s\n", f.Size, f.SHA256, f.Path)
@@ -184,8 +176,8 @@ func formatInputs(files []Fingerprint) string {
 }
 
 // parseInputs reads formatInputs's text.
-func parseInputs(text string) ([]Fingerprint, error) {
-	var files []Fingerprint
+func parseInputs(text string) ([]cluster.Fingerprint, error) {
+	var files []cluster.Fingerprint
 	for line := range strings.Lines(text) {
 		fields := strings.SplitN(strings.TrimSuffix(line, "\n"), " ", 3)
 		if len(fields) != 3 {
@@ -195,7 +187,7 @@ func parseInputs(text string) ([]Fingerprint, error) {
 		if err != nil || size < 0 {
 			return nil, fmt.Errorf("line %q: size %q", line, fields[0])
 		}
-		files = append(files, Fingerprint{Path: fields[2], Size: size, SHA256: fields[1]})
+		files = append(files, cluster.Fingerprint{Path: fields[2], Size: size, SHA256: fields[1]})
 	}
 	if files == nil && text != "" {
 		return nil, errors.New("no file")

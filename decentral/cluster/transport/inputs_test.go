@@ -5,26 +5,28 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 )
 
 // TestAgreeInputs: ranks whose input files agree by size and SHA-256
 // (wherever they lie, whatever their name) start; a rank whose copy of a file differs
 // is refused, and both it and rank 0 fail naming the file and both ranks.
 func TestAgreeInputs(t *testing.T) {
-	a1a := []Fingerprint{{"/data/a1a", 100, "aa11"}, {"/data/a1a.t", 50, "bb22"}}
-	moved := []Fingerprint{{"/elsewhere/a1a", 100, "aa11"}, {"/elsewhere/a1a.t", 50, "bb22"}}
-	flipped := []Fingerprint{{"/data/a1a", 100, "ff99"}, {"/data/a1a.t", 50, "bb22"}}
-	renamed := []Fingerprint{{"/data/train.svm", 100, "aa11"}, {"/data/test.svm", 50, "bb22"}}
+	a1a := []cluster.Fingerprint{{Path: "/data/a1a", Size: 100, SHA256: "aa11"}, {Path: "/data/a1a.t", Size: 50, SHA256: "bb22"}}
+	moved := []cluster.Fingerprint{{Path: "/elsewhere/a1a", Size: 100, SHA256: "aa11"}, {Path: "/elsewhere/a1a.t", Size: 50, SHA256: "bb22"}}
+	flipped := []cluster.Fingerprint{{Path: "/data/a1a", Size: 100, SHA256: "ff99"}, {Path: "/data/a1a.t", Size: 50, SHA256: "bb22"}}
+	renamed := []cluster.Fingerprint{{Path: "/data/train.svm", Size: 100, SHA256: "aa11"}, {Path: "/data/test.svm", Size: 50, SHA256: "bb22"}}
 	for _, tc := range []struct {
 		name  string
-		files [][]Fingerprint // by rank
-		want  []string        // in rank 0's and rank 1's errors; none: no error
+		files [][]cluster.Fingerprint // by rank
+		want  []string                // in rank 0's and rank 1's errors; none: no error
 	}{
-		{"same", [][]Fingerprint{a1a, a1a, a1a}, nil},
-		{"moved", [][]Fingerprint{a1a, moved, a1a}, nil},
-		{"renamed", [][]Fingerprint{a1a, renamed, a1a}, nil},
-		{"labels flipped", [][]Fingerprint{a1a, flipped, a1a}, []string{"input file a1a differs", "rank 0 has /data/a1a (100 bytes, sha256 aa11…)", "rank 1 has /data/a1a (100 bytes, sha256 ff99…)"}},
-		{"a file missing", [][]Fingerprint{a1a, a1a[:1], a1a}, []string{"rank 0 reads /data/a1a.t, which rank 1 does not"}},
+		{"same", [][]cluster.Fingerprint{a1a, a1a, a1a}, nil},
+		{"moved", [][]cluster.Fingerprint{a1a, moved, a1a}, nil},
+		{"renamed", [][]cluster.Fingerprint{a1a, renamed, a1a}, nil},
+		{"labels flipped", [][]cluster.Fingerprint{a1a, flipped, a1a}, []string{"input file a1a differs", "rank 0 has /data/a1a (100 bytes, sha256 aa11…)", "rank 1 has /data/a1a (100 bytes, sha256 ff99…)"}},
+		{"a file missing", [][]cluster.Fingerprint{a1a, a1a[:1], a1a}, []string{"rank 0 reads /data/a1a.t, which rank 1 does not"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := newCluster(t, 3, 3, func(i int) int { return i }, func(r int, c *Config) { c.PeerTimeout = 5 * time.Second })
@@ -32,7 +34,7 @@ func TestAgreeInputs(t *testing.T) {
 			errs := make([]error, 3)
 			var wg sync.WaitGroup
 			for r, x := range cl.xs {
-				wg.Go(func() { errs[r] = x.AgreeInputs(ctx, slices.Clone(tc.files[r])) })
+				wg.Go(func() { errs[r] = x.Control().AgreeInputs(ctx, slices.Clone(tc.files[r])) })
 			}
 			wg.Wait()
 			for r := range 2 {

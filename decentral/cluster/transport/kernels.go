@@ -58,8 +58,8 @@ func kernelNameByte(c byte) bool {
 
 // fileKernels files, on rank 0, the kernel set rank named in the Round of
 // its inputs HELLO.
-func (x *Exchange) fileKernels(rank int, round uint64) {
-	g := &x.gather
+func (c *Control) fileKernels(rank int, round uint64) {
+	g := &c.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ksets == nil {
@@ -72,17 +72,17 @@ func (x *Exchange) fileKernels(rank int, round uint64) {
 // kernel set of every rank, by rank: "" for a rank that named none (one of
 // an earlier build, or one that called AgreeInputs). It returns nil on
 // another rank and before the agreement.
-func (x *Exchange) KernelSets() []string {
-	if x.cfg.Rank != 0 {
+func (c *Control) KernelSets() []string {
+	if c.cfg.Rank != 0 {
 		return nil
 	}
-	g := &x.gather
+	g := &c.gather
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ksets == nil {
 		return nil
 	}
-	sets := make([]string, len(x.cfg.Addrs))
+	sets := make([]string, len(c.cfg.Addrs))
 	for r := range sets {
 		sets[r] = g.ksets[r]
 	}

@@ -5,13 +5,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gtstorm/gtstorm/decentral/cluster"
 )
 
 // TestKernelSets: every rank's kernel set reaches rank 0 with its input
 // files, so that rank 0 can name them all; a rank that names none (an
 // earlier build, or plain AgreeInputs) is listed as "".
 func TestKernelSets(t *testing.T) {
-	files := []Fingerprint{{"/data/a1a", 100, "aa11"}}
+	files := []cluster.Fingerprint{{Path: "/data/a1a", Size: 100, SHA256: "aa11"}}
 	for _, tc := range []struct {
 		name string
 		sets []string // by rank; "-" calls AgreeInputs
@@ -29,10 +31,10 @@ func TestKernelSets(t *testing.T) {
 			for r, x := range cl.xs {
 				wg.Go(func() {
 					if tc.sets[r] == "-" {
-						errs[r] = x.AgreeInputs(ctx, slices.Clone(files))
+						errs[r] = x.Control().AgreeInputs(ctx, slices.Clone(files))
 						return
 					}
-					errs[r] = x.AgreeInputsKernels(ctx, slices.Clone(files), tc.sets[r])
+					errs[r] = x.Control().AgreeInputsKernels(ctx, slices.Clone(files), tc.sets[r])
 				})
 			}
 			wg.Wait()
@@ -41,10 +43,10 @@ func TestKernelSets(t *testing.T) {
 					t.Fatalf("rank %d: %v", r, err)
 				}
 			}
-			if got := cl.xs[0].KernelSets(); !slices.Equal(got, tc.want) {
+			if got := cl.xs[0].Control().KernelSets(); !slices.Equal(got, tc.want) {
 				t.Errorf("rank 0's kernel sets %q, want %q", got, tc.want)
 			}
-			if got := cl.xs[1].KernelSets(); got != nil {
+			if got := cl.xs[1].Control().KernelSets(); got != nil {
 				t.Errorf("rank 1's kernel sets %q, want none (rank 0 gathers them)", got)
 			}
 		})

@@ -55,21 +55,54 @@ func (e *PeerStoppedError) Error() string {
 // sent before it arrived too, or with an error naming the ranks that had
 // not when ctx is done. No round begins after Leave; call Close next. Leave
 // after Leave or Close, or before Start, does nothing.
-func (x *Exchange) Leave(ctx context.Context, why string) error {
+func (c *Control) Leave(ctx context.Context, why string) error {
 	if len(why) > wire.MaxText {
 		why = why[:wire.MaxText]
 	}
-	x.mu.Lock()
-	if !x.started || x.closed || x.leaving {
-		x.mu.Unlock()
+	c.mu.Lock()
+	if !c.started || c.closed || c.leaving {
+		c.mu.Unlock()
 		return nil
 	}
-	x.leaving, x.why = true, why
-	type wait struct {
-		rank int
-		quit chan struct{}
+	c.leaving, c.why = true, why
+	waits := c.data.leaveLocked()
+	c.cond.Broadcast() // readers holding early frames drop them
+	c.notify()
+	done := c.done
+	if c.cfg.Rank != 0 && c.peers[0].stopped < 0 {
+		quit := make(chan struct{})
+		waits = append(waits, leaveWait{0, quit})
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer close(quit)
+			c.gatherBye(done, why)
+		}()
 	}
-	var waits []wait
+	c.mu.Unlock()
+
+	var late []string
+	for _, w := range waits {
+		select {
+		case <-w.quit:
+		case <-ctx.Done():
+			late = append(late, fmt.Sprintf("rank %d at %s", w.rank, c.cfg.Addrs[w.rank]))
+		}
+	}
+	if len(late) > 0 {
+		sort.Strings(late)
+		late = slices.Compact(late)
+		return fmt.Errorf("transport: rank %d: %s did not take this rank's goodbye: %w", c.cfg.Rank, strings.Join(late, ", "), ctx.Err())
+	}
+	return nil
+}
+
+// leaveLocked drops, as the rank leaves, the vectors queued on its edges
+// but the one each link's writer is sending (those of a round the rank did
+// not complete), wakes the writers of the links whose peer runs, which say
+// BYE next, and returns those links to wait on. It holds x.mu.
+func (x *Exchange) leaveLocked() []leaveWait {
+	var waits []leaveWait
 	for _, e := range x.edges {
 		keep := 0
 		if e.sending {
@@ -78,39 +111,11 @@ func (x *Exchange) Leave(ctx context.Context, why string) error {
 		x.outPending -= len(e.queue) - min(keep, len(e.queue))
 		e.queue = e.queue[:min(keep, len(e.queue))]
 		if e.att != nil && x.peers[e.rank].stopped < 0 {
-			waits = append(waits, wait{e.rank, e.att.quit})
+			waits = append(waits, leaveWait{e.rank, e.att.quit})
 			e.wakeWriter()
 		}
 	}
-	x.cond.Broadcast() // readers holding early frames drop them
-	x.notify()
-	done := x.done
-	if x.cfg.Rank != 0 && x.peers[0].stopped < 0 {
-		quit := make(chan struct{})
-		waits = append(waits, wait{0, quit})
-		x.wg.Add(1)
-		go func() {
-			defer x.wg.Done()
-			defer close(quit)
-			x.gatherBye(done, why)
-		}()
-	}
-	x.mu.Unlock()
-
-	var late []string
-	for _, w := range waits {
-		select {
-		case <-w.quit:
-		case <-ctx.Done():
-			late = append(late, fmt.Sprintf("rank %d at %s", w.rank, x.cfg.Addrs[w.rank]))
-		}
-	}
-	if len(late) > 0 {
-		sort.Strings(late)
-		late = slices.Compact(late)
-		return fmt.Errorf("transport: rank %d: %s did not take this rank's goodbye: %w", x.cfg.Rank, strings.Join(late, ", "), ctx.Err())
-	}
-	return nil
+	return waits
 }
 
 // sendBye ends a's service of e while the rank leaves: it sends the BYE
@@ -134,15 +139,15 @@ func (x *Exchange) sendBye(e *edge, a *attachment) {
 
 // gatherBye says BYE to rank 0 on the gather stream, opening it if needed,
 // and waits for rank 0 to end the stream (or for Close).
-func (x *Exchange) gatherBye(done int64, why string) {
-	c := &x.gatherTo
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cs, err := x.gatherStreamLocked(x.ctx, false)
+func (c *Control) gatherBye(done int64, why string) {
+	to := &c.gatherTo
+	to.mu.Lock()
+	defer to.mu.Unlock()
+	cs, err := c.gatherStreamLocked(c.ctx, false)
 	if err != nil {
 		return
 	}
-	b := wire.AppendText(nil, wire.Header{Kind: wire.Bye, Round: uint64(done), From: uint32(x.cfg.Rank)}, why)
+	b := wire.AppendText(nil, wire.Header{Kind: wire.Bye, Round: uint64(done), From: uint32(c.cfg.Rank)}, why)
 	if cs.SendMsg(&b) != nil {
 		return
 	}
@@ -175,21 +180,32 @@ func (x *Exchange) bye(e *edge, m *inMsg) error {
 // peerLeft records that rank said BYE after completing rounds rounds: the
 // vectors queued for it of those rounds it took already, and Wait, Gather
 // and AgreeRound stop waiting for anything of a later round from it.
-func (x *Exchange) peerLeft(rank int, rounds int64, why string) {
-	x.mu.Lock()
-	p := &x.peers[rank]
+func (rc *rankConn) peerLeft(rank int, rounds int64, why string) {
+	rc.mu.Lock()
+	p := &rc.peers[rank]
 	if p.stopped < 0 {
 		p.stopped, p.why = rounds, why
-		x.anyStopped = true
+		rc.anyStopped = true
 	}
 	p.heard = time.Now()
+	rc.data.peerLeftLocked(rank, p.stopped)
+	rc.cond.Broadcast()
+	rc.notify()
+	rc.mu.Unlock()
+	rc.control.wake()
+}
+
+// peerLeftLocked drops the vectors queued for rank, which said BYE after
+// completing stopped rounds, of the rounds before: it took them already.
+// It holds x.mu.
+func (x *Exchange) peerLeftLocked(rank int, stopped int64) {
 	for _, e := range x.edges {
 		if e.rank != rank {
 			continue
 		}
 		kept := e.queue[:0]
 		for k, j := range e.queue {
-			if (k == 0 && e.sending) || j.round >= p.stopped {
+			if (k == 0 && e.sending) || j.round >= stopped {
 				kept = append(kept, j)
 			} else {
 				x.outPending--
@@ -197,21 +213,14 @@ func (x *Exchange) peerLeft(rank int, rounds int64, why string) {
 		}
 		e.queue = kept
 	}
-	x.cond.Broadcast()
-	x.notify()
-	x.mu.Unlock()
-	g := &x.gather
-	g.mu.Lock()
-	g.cond.Broadcast()
-	g.mu.Unlock()
 }
 
 // gone reports whether e's streams to rank are over: this rank leaves, or
 // rank said BYE.
-func (x *Exchange) gone(rank int) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.leaving || x.peers[rank].stopped >= 0
+func (rc *rankConn) gone(rank int) bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.leaving || rc.peers[rank].stopped >= 0
 }
 
 // stoppedLocked returns the error naming the lowest rank that said BYE
@@ -252,47 +261,47 @@ func (e *edge) missingLocked(r int64, shares int) bool {
 	return false
 }
 
-// stoppedError returns the *PeerStoppedError of rank, which said BYE; x.mu
+// stoppedError returns the *PeerStoppedError of rank, which said BYE; rc.mu
 // is held.
-func (x *Exchange) stoppedError(rank int) *PeerStoppedError {
-	p := &x.peers[rank]
-	return &PeerStoppedError{Rank: rank, Addr: x.cfg.Addrs[rank], Round: int(p.stopped), Why: p.why}
+func (rc *rankConn) stoppedError(rank int) *PeerStoppedError {
+	p := &rc.peers[rank]
+	return &PeerStoppedError{Rank: rank, Addr: rc.cfg.Addrs[rank], Round: int(p.stopped), Why: p.why}
 }
 
 // stoppedOwingLocked returns, on rank 0 holding the gather lock, the error
 // naming the lowest rank that said BYE before round without having sent
 // every state of its nodes of round, or nil. With round < 0 it names a rank
 // that said BYE before sending its resume rounds.
-func (x *Exchange) stoppedOwingLocked(round int) error {
-	g := &x.gather
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if !x.anyStopped {
+func (c *Control) stoppedOwingLocked(round int) error {
+	g := &c.gather
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.anyStopped {
 		return nil
 	}
 	var have, count map[int]int
 	if round >= 0 {
 		have, count = map[int]int{}, map[int]int{}
 		for _, s := range g.rounds[round] {
-			have[x.owner[s.Node]]++
+			have[c.owner[s.Node]]++
 		}
-		for _, r := range x.owner {
+		for _, r := range c.owner {
 			count[r]++
 		}
 	}
-	for r := 1; r < len(x.cfg.Addrs); r++ {
-		p := &x.peers[r]
+	for r := 1; r < len(c.cfg.Addrs); r++ {
+		p := &c.peers[r]
 		if p.stopped < 0 {
 			continue
 		}
 		if round < 0 {
 			if _, ok := g.agree.rounds[r]; !ok {
-				return x.stoppedError(r)
+				return c.stoppedError(r)
 			}
 			continue
 		}
 		if p.stopped < int64(round) && have[r] < count[r] {
-			return x.stoppedError(r)
+			return c.stoppedError(r)
 		}
 	}
 	return nil

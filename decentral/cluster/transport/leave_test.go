@@ -48,7 +48,7 @@ func TestLeaveStopsPeersAtOnce(t *testing.T) {
 		return s
 	}
 	for _, r := range []int{1, 2} {
-		if _, err := cl.xs[r].Gather(ctx, 3, states(cl.xs[r])); err != nil {
+		if _, err := cl.xs[r].Control().Gather(ctx, 3, states(cl.xs[r])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestLeaveStopsPeersAtOnce(t *testing.T) {
 	}
 	lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
 	defer lcancel()
-	errs[1] = cl.xs[1].Leave(lctx, "interrupted")
+	errs[1] = cl.xs[1].Control().Leave(lctx, "interrupted")
 	wg.Wait()
 	elapsed := time.Since(start)
 	if errs[1] != nil {
@@ -75,21 +75,21 @@ func TestLeaveStopsPeersAtOnce(t *testing.T) {
 		t.Errorf("the ranks stopped %v after rank 1 left, want at once", elapsed)
 	}
 
-	got, err := cl.xs[0].Gather(ctx, 3, states(cl.xs[0]))
+	got, err := cl.xs[0].Control().Gather(ctx, 3, states(cl.xs[0]))
 	if err != nil || len(got) != m-len(cl.xs[0].Local()) {
 		t.Fatalf("gather of round 3, sent before the BYEs: %d states, %v", len(got), err)
 	}
 	// Rank 2 leaves too (cut short by the round it did not complete).
-	if err := cl.xs[2].Leave(lctx, "since rank 1 stopped"); err != nil {
+	if err := cl.xs[2].Control().Leave(lctx, "since rank 1 stopped"); err != nil {
 		t.Errorf("rank 2's Leave: %v", err)
 	}
 	start = time.Now()
-	_, err = cl.xs[0].Gather(ctx, 4, states(cl.xs[0]))
+	_, err = cl.xs[0].Control().Gather(ctx, 4, states(cl.xs[0]))
 	wantStopped(t, "rank 0's gather of round 4", err, 1, 3, "interrupted")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("rank 0's gather failed after %v, want at once", d)
 	}
-	if _, err := cl.xs[1].Gather(ctx, 4, states(cl.xs[1])); err == nil {
+	if _, err := cl.xs[1].Control().Gather(ctx, 4, states(cl.xs[1])); err == nil {
 		t.Error("a rank gathered after Leave")
 	}
 	if err := cl.xs[1].BeginRound(4, topo.Mixing(4), 2); err == nil {
@@ -118,7 +118,7 @@ func TestLeaveAtEnd(t *testing.T) {
 			errs[r] = runRank(ctx, x, topo, 2, p, 0, rounds, func(int) { time.Sleep(time.Duration(r) * 50 * time.Millisecond) })
 			lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
 			defer lcancel()
-			leaves[r] = x.Leave(lctx, "finished")
+			leaves[r] = x.Control().Leave(lctx, "finished")
 		})
 	}
 	wg.Wait()

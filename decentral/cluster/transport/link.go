@@ -19,7 +19,7 @@ import (
 // time, opened by the lower rank, carries the frames of every edge between
 // their nodes, both ways (each frame names its nodes), a round's frames for
 // the rank batched into few messages. Its fields are guarded by
-// Exchange.mu.
+// rankConn.mu.
 //
 // Delivery is exactly once across reconnects. A batch handed to gRPC stays
 // in out until the peer's progress shows that it arrived — an ACK or a
@@ -96,6 +96,15 @@ func (x *Exchange) linkLocked(rank int) *link {
 		go x.dialLoop(l, x.conns[rank])
 	}
 	return l
+}
+
+// ackedLocked returns the rounds the link with rank acknowledged, or 0
+// before there is one.
+func (x *Exchange) ackedLocked(rank int) int64 {
+	if l := x.links[rank]; l != nil {
+		return l.acked
+	}
+	return 0
 }
 
 func (l *link) wakeWriter() {

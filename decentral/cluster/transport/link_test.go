@@ -58,7 +58,7 @@ func testDeadline(t *testing.T, d time.Duration) (context.Context, context.Cance
 
 // checkExactlyOnce fails unless every payload byte sent over the network
 // was received once: duplicates dropped, nothing lost.
-func checkExactlyOnce(t *testing.T, cl *cluster) {
+func checkExactlyOnce(t *testing.T, cl *testRanks) {
 	t.Helper()
 	var sent, recv, dropped int64
 	for _, x := range cl.xs {

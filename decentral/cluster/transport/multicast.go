@@ -140,12 +140,48 @@ type fanIn struct {
 // fanOut delivers a MULTI or MULTIENC frame f, which arrived on attachment
 // a of link l, to each of its destinations' edges as the DATA or ENCODED
 // frame it stands for would be, with deliver's three steps for all of them
-// at once: admitted under one hold of the lock, copied without it, counted
-// under it again. Its destination list must name nodes of this rank, each
-// once, and each must expect the sender's vectors in the frame's round,
-// which admitLocked checks as it does a frame per edge; any other list
-// fails the Exchange.
+// at once: admitted under one hold of the lock (admitFanLocked), copied
+// without it (copyFan), counted under it again (accountFanLocked). Its
+// destination list must name nodes of this rank, each once (readDests),
+// and each must expect the sender's vectors in the frame's round, which
+// admitLocked checks as it does a frame per edge; any other list fails
+// the Exchange.
 func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
+	fi := &l.fan
+	from := int(f.h.From)
+	if err := x.readDests(l, fi, f); err != nil {
+		return err
+	}
+	one, err := x.readFanPayload(fi, f)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	err = x.admitFanLocked(l, a, fi, from, &one)
+	x.mu.Unlock()
+	if err != nil || len(fi.ds) == 0 {
+		return err // a fault, or a repeat, or nothing takes it
+	}
+	err = x.copyFan(fi, one.h.Kind == wire.Encoded)
+	// The payload crossed the network once, and counts once.
+	x.bytesRecv.Add(int64(one.n))
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err != nil {
+		x.failLocked(err)
+		return err
+	}
+	for i, e := range fi.edges {
+		x.filledLocked(e, &fi.ds[i])
+	}
+	x.heardLocked(l.rank)
+	return nil
+}
+
+// readDests reads the destination list of multicast frame f of link l
+// into fi.dests and checks it: the sender is a node of l's peer, and the
+// list names nodes of this rank, each once.
+func (x *Exchange) readDests(l *link, fi *fanIn, f *frameIn) error {
 	from, nd := int(f.h.From), int(f.h.To)
 	if from >= x.cfg.Nodes || x.owner[from] != l.rank {
 		return x.badLink(l, "a %s frame from node %d: node %d is not rank %d's", f.h.Kind, from, from, l.rank)
@@ -153,7 +189,6 @@ func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
 	if nd > len(x.local) {
 		return x.badFan(from, f, "%d destinations, but rank %d runs %d nodes", nd, x.cfg.Rank, len(x.local))
 	}
-	fi := &l.fan
 	if fi.seen == nil {
 		fi.seen = make([]bool, x.cfg.Nodes)
 	}
@@ -169,32 +204,42 @@ func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
 			fi.seen[d] = false
 		}
 	}
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// readFanPayload reads the chunk of multicast frame f, after its
+// destination list, into fi (a MULTI frame's also as floats, checked
+// finite), and returns the DATA or ENCODED frame it stands for, whose
+// To each destination sets.
+func (x *Exchange) readFanPayload(fi *fanIn, f *frameIn) (frameIn, error) {
+	nd := int(f.h.To)
 	n := f.n - 4*nd
 	fi.payload = slices.Grow(fi.payload[:0], n)[:n]
 	f.r.read(fi.payload)
 	one := frameIn{h: f.h, r: &fi.r, n: n}
 	one.h.Kind = f.h.Kind.Unicast()
-	enc := one.h.Kind == wire.Encoded
-	if !enc {
+	if one.h.Kind != wire.Encoded {
 		fi.floats = slices.Grow(fi.floats[:0], n/4)[:n/4]
 		wire.CopyFloats(fi.floats, fi.payload)
 		if err := wire.CheckFinite(fi.floats, f.h.Offset); err != nil {
-			return x.badFan(from, f, "%d destinations with a bad chunk: %w", nd, err)
+			return one, x.badFan(int(f.h.From), f, "%d destinations with a bad chunk: %w", nd, err)
 		}
 	}
 	fi.bufs[0] = fi.payload
+	return one, nil
+}
+
+// admitFanLocked admits frame one, from node from, into the edge of each
+// destination of fi.dests as admitLocked does, and lists in fi.edges and
+// fi.ds the edges that take it and where its data goes. It holds x.mu.
+func (x *Exchange) admitFanLocked(l *link, a *attachment, fi *fanIn, from int, one *frameIn) error {
 	fi.edges, fi.ds = fi.edges[:0], fi.ds[:0]
-	x.mu.Lock()
 	for i, e := range x.destEdgesLocked(fi, from) {
-		fi.r = msgReader{bufs: fi.bufs[:], left: n}
+		fi.r = msgReader{bufs: fi.bufs[:], left: one.n}
 		one.h.To = uint32(fi.dests[i])
 		fi.ds = append(fi.ds, delivery{})
-		take, err := x.admitLocked(l, e, a, &one, &fi.ds[len(fi.ds)-1])
+		take, err := x.admitLocked(l, e, a, one, &fi.ds[len(fi.ds)-1])
 		if err != nil {
-			x.mu.Unlock()
 			return err
 		}
 		if !take {
@@ -203,10 +248,15 @@ func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
 		}
 		fi.edges = append(fi.edges, e)
 	}
-	x.mu.Unlock()
-	if len(fi.ds) == 0 {
-		return nil // a repeat, or nothing takes it
-	}
+	return nil
+}
+
+// copyFan copies the chunk fi holds into the room admitFanLocked made in
+// each edge that took it, without the lock, and decodes an encoded
+// message (enc) once its last chunk is in. It returns the first decoding
+// error, having copied every chunk.
+func (x *Exchange) copyFan(fi *fanIn, enc bool) error {
+	var err error
 	for i := range fi.ds {
 		d := &fi.ds[i]
 		if !enc {
@@ -218,19 +268,7 @@ func (x *Exchange) fanOut(l *link, a *attachment, f *frameIn) error {
 			err = x.decodeIn(fi.edges[i], d)
 		}
 	}
-	// The payload crossed the network once, and counts once.
-	x.bytesRecv.Add(int64(n))
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err != nil {
-		x.failLocked(err)
-		return err
-	}
-	for i, e := range fi.edges {
-		x.filledLocked(e, &fi.ds[i])
-	}
-	x.heardLocked(l.rank)
-	return nil
+	return err
 }
 
 // destEdgesLocked returns the edges from node from to the nodes of

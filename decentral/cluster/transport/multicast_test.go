@@ -37,7 +37,7 @@ func multiFrame(dests []int, k uint8, off, n, p int) []byte {
 // multiPeer starts rank 1 of multiOwner on Path(4), begins its round 5 with
 // two vectors a node and sends them, and returns it with the hand-played
 // rank 0's stream.
-func multiPeer(t *testing.T, ctx context.Context, p int) (*cluster, *Exchange, func([]byte)) {
+func multiPeer(t *testing.T, ctx context.Context, p int) (*testRanks, *Exchange, func([]byte)) {
 	t.Helper()
 	w := static(graph.MetropolisHastings(must(graph.Path(4)))).Mixing(5)
 	cl := newCluster(t, 2, 4, multiOwner, func(r int, c *Config) { c.VectorLen, c.PeerTimeout = p, 5*time.Second })

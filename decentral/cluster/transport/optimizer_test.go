@@ -130,59 +130,75 @@ func testOptimizerOverRanks(t *testing.T, pipe bool) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if errs[r] = runRounds(ctx, opts[r], rounds); errs[r] != nil {
-						return
-					}
-					// Every rank's nodes reach rank 0, which imports them.
-					var states []decentral.NodeState
-					for _, i := range opts[r].Local() {
-						states = append(states, opts[r].ExportNode(i, decentral.NodeState{}))
-					}
-					got, err := x.Gather(ctx, rounds, states)
-					if errs[r] = err; err != nil || r != 0 {
-						return
-					}
-					for _, s := range got {
-						if errs[r] = opts[0].ImportNode(s); errs[r] != nil {
-							return
-						}
-					}
+					errs[r] = runAndGather(ctx, opts, r, x.Control(), rounds)
 				}()
 			}
 			wg.Wait()
 			checkErrs(t, errs)
-			a, b := make([]float32, p), make([]float32, p)
-			opts[0].Mean(a)
-			ref.Mean(b)
-			for n := range b {
-				if math.Float32bits(a[n]) != math.Float32bits(b[n]) {
-					t.Fatalf("rank 0's x̄[%d] after gathering = %v, single process %v", n, a[n], b[n])
-				}
-			}
-			if got, want := opts[0].Counters().Samples, ref.Counters().Samples; got != want {
-				t.Errorf("rank 0 counts %d samples after gathering, single process %d", got, want)
-			}
-			var sent, recv int64
-			for _, x := range cl.xs {
-				st := x.Stats()
-				sent, recv = sent+st.BytesSent, recv+st.BytesRecv
-			}
-			if sent != recv || sent == 0 {
-				t.Errorf("the ranks sent %d bytes and received %d", sent, recv)
-			}
-			for r, o := range opts {
-				for _, i := range o.Local() {
-					if got, want := o.Counters().BytesSent[i], ref.Counters().BytesSent[i]; got != want {
-						t.Errorf("rank %d node %d counted %d bytes sent, single process %d", r, i, got, want)
-					}
-					got, want := o.Node(i), ref.Node(i)
-					for n := range want {
-						if math.Float32bits(got[n]) != math.Float32bits(want[n]) {
-							t.Fatalf("rank %d node %d: x[%d] = %v, single process %v", r, i, n, got[n], want[n])
-						}
-					}
-				}
-			}
+			checkOverRanks(t, cl, opts, ref, p)
 		})
+	}
+}
+
+// runAndGather runs rounds rounds of rank r's optimizer opts[r] and
+// gathers every rank's nodes on rank 0, whose optimizer opts[0] imports
+// them.
+func runAndGather(ctx context.Context, opts []*decentral.Optimizer, r int, ctl *Control, rounds int) error {
+	if err := runRounds(ctx, opts[r], rounds); err != nil {
+		return err
+	}
+	// Every rank's nodes reach rank 0, which imports them.
+	var states []decentral.NodeState
+	for _, i := range opts[r].Local() {
+		states = append(states, opts[r].ExportNode(i, decentral.NodeState{}))
+	}
+	got, err := ctl.Gather(ctx, rounds, states)
+	if err != nil || r != 0 {
+		return err
+	}
+	for _, s := range got {
+		if err := opts[0].ImportNode(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOverRanks checks that rank 0's optimizer, after gathering, and each
+// rank's nodes hold what the single process ref holds, bit for bit, and
+// that the ranks' bytes sent and received agree.
+func checkOverRanks(t *testing.T, cl *testRanks, opts []*decentral.Optimizer, ref *decentral.Optimizer, p int) {
+	t.Helper()
+	a, b := make([]float32, p), make([]float32, p)
+	opts[0].Mean(a)
+	ref.Mean(b)
+	for n := range b {
+		if math.Float32bits(a[n]) != math.Float32bits(b[n]) {
+			t.Fatalf("rank 0's x̄[%d] after gathering = %v, single process %v", n, a[n], b[n])
+		}
+	}
+	if got, want := opts[0].Counters().Samples, ref.Counters().Samples; got != want {
+		t.Errorf("rank 0 counts %d samples after gathering, single process %d", got, want)
+	}
+	var sent, recv int64
+	for _, x := range cl.xs {
+		st := x.Stats()
+		sent, recv = sent+st.BytesSent, recv+st.BytesRecv
+	}
+	if sent != recv || sent == 0 {
+		t.Errorf("the ranks sent %d bytes and received %d", sent, recv)
+	}
+	for r, o := range opts {
+		for _, i := range o.Local() {
+			if got, want := o.Counters().BytesSent[i], ref.Counters().BytesSent[i]; got != want {
+				t.Errorf("rank %d node %d counted %d bytes sent, single process %d", r, i, got, want)
+			}
+			got, want := o.Node(i), ref.Node(i)
+			for n := range want {
+				if math.Float32bits(got[n]) != math.Float32bits(want[n]) {
+					t.Fatalf("rank %d node %d: x[%d] = %v, single process %v", r, i, n, got[n], want[n])
+				}
+			}
+		}
 	}
 }

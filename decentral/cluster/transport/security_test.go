@@ -15,7 +15,7 @@ import (
 
 // failRound runs one round of topo on every rank of cl, which must fail on
 // every rank, and returns the errors.
-func failRound(t *testing.T, cl *cluster, topo graph.Topology) []error {
+func failRound(t *testing.T, cl *testRanks, topo graph.Topology) []error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

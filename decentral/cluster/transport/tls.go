@@ -159,7 +159,7 @@ func clientTLS(c *tls.Config, want int) *tls.Config {
 // server through Logf, on the client also as the dialed rank's last error.
 type logCreds struct {
 	credentials.TransportCredentials
-	x    *Exchange
+	x    *rankConn
 	rank int // the rank dialed, or -1 on the server
 }
 

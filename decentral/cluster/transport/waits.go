@@ -42,9 +42,10 @@ func (e *PeerTimeoutError) Error() string {
 // for the peer timeout.
 var silentRank = regexp.MustCompile(`rank (\d+) at \S+ silent for`)
 
-// Blame returns the rank an error of the Exchange says this rank waited for
-// in vain: the rank of a *PeerTimeoutError, the rank a *PeerStoppedError
-// names as the first to stop, or the rank a round's Wait found silent.
+// Blame returns the rank an error of the Exchange or its Control says this
+// rank waited for in vain: the rank of a *PeerTimeoutError, the rank a
+// *PeerStoppedError names as the first to stop, or the rank a round's Wait
+// found silent.
 func Blame(err error) (int, bool) {
 	var lost *PeerTimeoutError
 	if errors.As(err, &lost) {
@@ -72,7 +73,7 @@ func Blame(err error) (int, bool) {
 // sinceRank matches the reason of a BYE of a rank stopped by another.
 var sinceRank = regexp.MustCompile(`^since rank (\d+) `)
 
-// aborter ends every wait of an Exchange once Abort is called.
+// aborter ends every wait of a rank once Abort is called.
 type aborter struct {
 	once sync.Once
 	ch   chan struct{}
@@ -93,15 +94,15 @@ func (a *aborter) cause() error {
 	return a.err
 }
 
-// Abort makes every wait of the Exchange — a round's Wait, Gather,
+// Abort makes every wait of the rank — the Exchange's Wait, Gather,
 // AgreeRound, the opening of the stream to rank 0 — return err at once,
 // and every later one too: for a rank that must stop (a signal) while a
 // peer keeps it waiting. Leave and Close still work after it.
-func (x *Exchange) Abort(err error) {
+func (c *Control) Abort(err error) {
 	if err == nil {
 		err = errors.New("aborted")
 	}
-	a := &x.gather.abort
+	a := &c.abort
 	a.done()
 	a.mu.Lock()
 	first := a.err == nil
@@ -113,11 +114,8 @@ func (x *Exchange) Abort(err error) {
 	if !first {
 		return
 	}
-	x.fail(fmt.Errorf("transport: rank %d: %w", x.cfg.Rank, err))
-	g := &x.gather
-	g.mu.Lock()
-	g.cond.Broadcast()
-	g.mu.Unlock()
+	c.fail(fmt.Errorf("transport: rank %d: %w", c.cfg.Rank, err))
+	c.wake()
 }
 
 // progressEvery is how often a wait for a peer says what it waits for.
@@ -127,14 +125,14 @@ func progressEvery(limit time.Duration) time.Duration {
 
 // lastOf describes what this rank knows of rank r's connection: its last
 // error and the connection's state.
-func (x *Exchange) lastOf(r int) string {
+func (rc *rankConn) lastOf(r int) string {
 	var parts []string
-	x.mu.Lock()
-	if err := x.peers[r].lastErr; err != nil {
+	rc.mu.Lock()
+	if err := rc.peers[r].lastErr; err != nil {
 		parts = append(parts, "last error: "+err.Error())
 	}
-	x.mu.Unlock()
-	if cc := x.conns[r]; cc != nil {
+	rc.mu.Unlock()
+	if cc := rc.conns[r]; cc != nil {
 		parts = append(parts, "connection "+cc.GetState().String())
 	}
 	return strings.Join(parts, "; ")
@@ -145,11 +143,11 @@ func (x *Exchange) lastOf(r int) string {
 // when limit passes. Meanwhile it reports through Logf, every few seconds, what it
 // waits for. It returns f's error, or why f was cut short: ctx's error,
 // Abort's, or a *PeerTimeoutError naming rank r.
-func (x *Exchange) bounded(ctx context.Context, limit time.Duration, r int, what string, abortable bool, cancel func(), f func() error) error {
+func (rc *rankConn) bounded(ctx context.Context, limit time.Duration, r int, what string, abortable bool, cancel func(), f func() error) error {
 	done := make(chan struct{})
 	var aborted <-chan struct{} // nil: never
 	if abortable {
-		aborted = x.gather.abort.done()
+		aborted = rc.abort.done()
 	}
 	over := make(chan error, 1)
 	go func() {
@@ -167,18 +165,18 @@ func (x *Exchange) bounded(ctx context.Context, limit time.Duration, r int, what
 			case <-ctx.Done():
 				cut = ctx.Err()
 			case <-aborted:
-				cut = x.gather.abort.cause()
+				cut = rc.abort.cause()
 			case <-deadline.C:
-				cut = &PeerTimeoutError{Rank: r, Addr: x.cfg.Addrs[r], What: what, Timeout: limit, Last: x.lastOf(r)}
+				cut = &PeerTimeoutError{Rank: r, Addr: rc.cfg.Addrs[r], What: what, Timeout: limit, Last: rc.lastOf(r)}
 			case <-tick.C:
 				if time.Since(start) > limit-time.Second/2 {
 					continue // the bound's error says it next
 				}
-				last := x.lastOf(r)
+				last := rc.lastOf(r)
 				if last != "" {
 					last = "; " + last
 				}
-				x.logf("transport: rank %d: waiting for rank %d at %s (%s) for %v of %v%s", x.cfg.Rank, r, x.cfg.Addrs[r], what,
+				rc.logf("transport: rank %d: waiting for rank %d at %s (%s) for %v of %v%s", rc.cfg.Rank, r, rc.cfg.Addrs[r], what,
 					time.Since(start).Round(time.Second), limit, last)
 				continue
 			}

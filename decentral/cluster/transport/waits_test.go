@@ -81,7 +81,7 @@ func TestGatherWaitBounded(t *testing.T) {
 			}
 			defer x.Close()
 			start := time.Now()
-			_, err = x.Gather(testCtx(t, 20*time.Second), 0, []decentral.NodeState{{Node: 1, X: []float32{1}}})
+			_, err = x.Control().Gather(testCtx(t, 20*time.Second), 0, []decentral.NodeState{{Node: 1, X: []float32{1}}})
 			elapsed := time.Since(start)
 			if err == nil {
 				t.Fatal("Gather without rank 0 succeeded")
@@ -146,7 +146,7 @@ func TestGatherDuplicateRefused(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
 			for _, round := range tc.rounds {
 				states := []decentral.NodeState{{Node: 4, X: []float32{1, 2}}}
-				if _, err := cl.xs[1].Gather(ctx, round, states); err != nil {
+				if _, err := cl.xs[1].Control().Gather(ctx, round, states); err != nil {
 					t.Logf("rank 1's Gather of round %d: %v", round, err)
 				}
 			}
@@ -154,7 +154,7 @@ func TestGatherDuplicateRefused(t *testing.T) {
 			for i := range own {
 				own[i] = decentral.NodeState{Node: i, X: []float32{1, 2}}
 			}
-			got, err := cl.xs[0].Gather(ctx, tc.gather, own)
+			got, err := cl.xs[0].Control().Gather(ctx, tc.gather, own)
 			if err == nil {
 				t.Fatalf("rank 0 gathered %d states of round %d, some of them copies", len(got), tc.gather)
 			}
@@ -174,16 +174,16 @@ func TestAbortEndsWaits(t *testing.T) {
 			cl := newCluster(t, 2, 4, func(i int) int { return i % 2 }, func(r int, c *Config) { c.PeerTimeout = 30 * time.Second })
 			ctx := testCtx(t, 20*time.Second)
 			x := cl.xs[0]
-			time.AfterFunc(200*time.Millisecond, func() { x.Abort(stop) })
+			time.AfterFunc(200*time.Millisecond, func() { x.Control().Abort(stop) })
 			start := time.Now()
 			var err error
 			switch wait {
 			case "Wait":
 				err = runRank(ctx, x, topo, 1, 10, 0, 1, nil)
 			case "Gather":
-				_, err = x.Gather(ctx, 0, []decentral.NodeState{{Node: 0, X: []float32{1}}, {Node: 2, X: []float32{1}}})
+				_, err = x.Control().Gather(ctx, 0, []decentral.NodeState{{Node: 0, X: []float32{1}}, {Node: 2, X: []float32{1}}})
 			case "AgreeRound":
-				_, err = x.AgreeRound(ctx, []int{4})
+				_, err = x.Control().AgreeRound(ctx, []int{4})
 			}
 			if !errors.Is(err, stop) {
 				t.Fatalf("%s: %v, want the abort's error", wait, err)

@@ -1,0 +1,142 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+)
+
+// NetSpec is a Net's description as data: the layer calls that made it, in
+// order, so that a network can be stored (a model file records the
+// networks imported from ONNX this way) and rebuilt by NetFromSpec without
+// the code or the file that first described it. Tensors are numbered as
+// the description makes them: 0 is the input, k the output of layer k−1.
+type NetSpec struct {
+	Name    string      `json:"name"`
+	Shape   []int       `json:"shape"`
+	Classes int         `json:"classes"`
+	Layers  []LayerSpec `json:"layers"`
+}
+
+// LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
+// maxpool, avgpool, globalavgpool, add, flatten or dense; In the tensors
+// it reads. Name is the layer's, which names its parameters (conv,
+// groupnorm, dense; the others are named after their position). The other
+// fields are the settings of its Op: a convolution's Out, Kernel, Stride,
+// Pad, Bias and Init (uniform or kaiming-normal), GroupNorm's Groups, a
+// pool's Kernel and Stride, a dense layer's Units.
+type LayerSpec struct {
+	Op     string `json:"op"`
+	Name   string `json:"name,omitempty"`
+	In     []int  `json:"in"`
+	Out    int    `json:"out,omitempty"`
+	Kernel int    `json:"kernel,omitempty"`
+	Stride int    `json:"stride,omitempty"`
+	Pad    int    `json:"pad,omitempty"`
+	Bias   bool   `json:"bias,omitempty"`
+	Init   string `json:"init,omitempty"`
+	Groups int    `json:"groups,omitempty"`
+	Units  int    `json:"units,omitempty"`
+}
+
+// layerOps names each layerKind in a spec.
+var layerOps = map[layerKind]string{
+	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
+	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
+	kindDense: "dense",
+}
+
+var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
+
+// maxSpecLayers bounds the layers NetFromSpec replays.
+const maxSpecLayers = 1 << 16
+
+// Spec returns the description of m, a network a Net made (every image
+// classifier New builds, and those ImportONNX makes), as data.
+func Spec(m Model) (NetSpec, error) {
+	cm, ok := m.(*classifier)
+	if !ok {
+		return NetSpec{}, fmt.Errorf("%s is not a network of layers (a Net)", m.Name())
+	}
+	n := cm.net
+	s := NetSpec{Name: n.name, Shape: slices.Clone(n.shapes[0]), Classes: n.classes}
+	for _, l := range n.layers {
+		ls := LayerSpec{Op: layerOps[l.kind], In: slices.Clone(l.in)}
+		switch l.kind {
+		case kindConv:
+			c := l.conv
+			ls.Name, ls.Out, ls.Kernel, ls.Stride, ls.Pad, ls.Bias, ls.Init = l.name, c.Out, c.Kernel, c.Stride, c.Pad, c.Bias, initNames[c.Init]
+		case kindGroupNorm:
+			ls.Name, ls.Groups = l.name, l.groups
+		case kindDense:
+			ls.Name, ls.Units = l.name, l.units
+		case kindMaxPool, kindAvgPool:
+			ls.Kernel, ls.Stride = l.k, l.s
+		}
+		s.Layers = append(s.Layers, ls)
+	}
+	return s, nil
+}
+
+// NetFromSpec rebuilds the network s describes, with the checks of every
+// layer call: a spec that does not describe a network (an unknown op, a
+// tensor read before it is made, shapes that do not fit) is one error.
+func NetFromSpec(s NetSpec) (Model, error) {
+	if len(s.Layers) == 0 || len(s.Layers) > maxSpecLayers {
+		return nil, fmt.Errorf("network %q of %d layers, want 1 to %d", s.Name, len(s.Layers), maxSpecLayers)
+	}
+	n := NewNet(s.Name, s.Shape, s.Classes)
+	var last Tensor
+	for i, l := range s.Layers {
+		in := make([]Tensor, len(l.In))
+		for k, id := range l.In {
+			if id < 0 || id > i {
+				return nil, fmt.Errorf("%s: layer %d (%s) reads tensor %d, which is not made before it", s.Name, i, l.Op, id)
+			}
+			in[k] = Tensor{id}
+		}
+		var err error
+		if last, err = n.replay(i, l, in); err != nil {
+			return nil, err
+		}
+	}
+	return n.Model(last)
+}
+
+// replay adds layer i of a spec, reading in.
+func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
+	arity := 1
+	if l.Op == "add" {
+		arity = 2
+	}
+	if len(in) != arity {
+		return Tensor{-1}, fmt.Errorf("%s: layer %d (%s) reads %d tensors, want %d", n.name, i, l.Op, len(in), arity)
+	}
+	var t Tensor
+	switch l.Op {
+	case "conv":
+		init, ok := map[string]Init{"uniform": InitUniform, "kaiming-normal": InitKaimingNormal}[l.Init]
+		if !ok {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (conv %s): initialisation %q, want uniform or kaiming-normal", n.name, i, l.Name, l.Init)
+		}
+		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init})
+	case "groupnorm":
+		t = n.GroupNorm(l.Name, in[0], l.Groups)
+	case "relu":
+		t = n.ReLU(in[0])
+	case "maxpool":
+		t = n.MaxPool(in[0], l.Kernel, l.Stride)
+	case "avgpool":
+		t = n.AvgPool(in[0], l.Kernel, l.Stride)
+	case "globalavgpool":
+		t = n.GlobalAvgPool(in[0])
+	case "add":
+		t = n.Add(in[0], in[1])
+	case "flatten":
+		t = n.Flatten(in[0])
+	case "dense":
+		t = n.Dense(l.Name, in[0], l.Units)
+	default:
+		return Tensor{-1}, fmt.Errorf("%s: layer %d: unknown op %q", n.name, i, l.Op)
+	}
+	return t, n.err
+}

@@ -1,0 +1,299 @@
+package models
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// ONNXSupported lists the operators ImportONNX reads, as its refusals name
+// them.
+const ONNXSupported = "Conv, Gemm, MatMul (with the Add of its bias), Add, Relu, MaxPool, AveragePool, " +
+	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
+	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
+	"before a Conv), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
+	"Transpose, Cast, Add, Mul"
+
+// ImportONNX turns the ONNX model data (e.g. what PyTorch's
+// torch.onnx.export writes) into a network on samples of the given shape
+// [C,H,W] with classes classes, named name, and returns it with x⁰, the
+// model's initialisers laid out in the network's parameter order. The
+// graph must read one float input [N,C,H,W] (N the batch, symbolic or
+// fixed) and write the class logits [N,classes].
+//
+// Each node becomes a layer of a Net (see ONNXSupported): Conv (group 1,
+// square kernel, equal strides, the same padding on every side, optional
+// bias) is Conv2D; Gemm, and MatMul followed by the Add of a bias, are
+// Dense (the weights transposed where Gemm's transB is set: gtstorm's are
+// [in,out]); GroupNormalization, InstanceNormalization and PyTorch's
+// opset-13 form of nn.GroupNorm are GroupNorm (ε 1e-5); GlobalAveragePool
+// and ReduceMean over the maps are GlobalAvgPool; a zero Pad before a
+// Conv joins its padding. Dropout is the identity: gtstorm's layer library
+// has no dropout layer at this stage, so an imported network trains
+// without it. Shape arithmetic on constants and on the input's shape is
+// folded when the file is read. BatchNormalization is refused (SPEC §12:
+// each node's batch statistics differ under non-IID data; use
+// GroupNorm), as is any other operator, naming it, its node and the
+// supported set. Every refusal is one line.
+func ImportONNX(name string, data []byte, shape []int, classes int) (Model, []float32, error) {
+	om, err := onnx.Unmarshal(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return importModel(name, om, shape, classes)
+}
+
+// ImportONNXFile is ImportONNX of the regular file at path (see
+// onnx.ReadFile), naming the network after the file.
+func ImportONNXFile(path string, shape []int, classes int) (Model, []float32, error) {
+	om, err := onnx.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return importModel(filepath.Base(path), om, shape, classes)
+}
+
+// IsONNXName reports whether a model name names an ONNX file.
+func IsONNXName(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".onnx") }
+
+// batchDim stands for the batch size in folded integer constants (the
+// result of Shape on the data).
+const batchDim = -(1 << 62) - 31
+
+// importer is the state of one import: the Net being described, the
+// values of the ONNX graph by name and the initial parameters by name.
+type importer struct {
+	name   string
+	net    *Net
+	vals   map[string]ival
+	params map[string][]float32
+	used   map[string]bool // layer names taken
+	batch  int64           // the input's fixed batch size, or 0 when symbolic
+	opset  int64
+}
+
+// ivKind is what a value of the graph is.
+type ivKind int
+
+const (
+	ivConst   ivKind = iota + 1 // known at import: an initialiser or folded
+	ivAct                       // computed from the data: a tensor of the Net
+	ivPending                   // the start of a pattern that later nodes finish
+)
+
+// ival is a value of the graph. An activation is a tensor of the Net and
+// the per-sample shape the ONNX graph gives it (view), which may differ
+// from the Net's by dimensions of 1 (GlobalAvgPool writes [C], ONNX's
+// GlobalAveragePool [C,1,1]).
+type ival struct {
+	kind ivKind
+	c    *iconst
+	t    Tensor
+	view []int
+	p    *pending
+}
+
+// iconst is a constant tensor: float data or integer data (which may hold
+// batchDim).
+type iconst struct {
+	dims  []int
+	f     []float32
+	i     []int64
+	float bool
+	name  string // the initialiser's name, which names layers
+}
+
+func (c *iconst) size() int { return product(c.dims) }
+
+// pendKind is the pattern a pending value starts.
+type pendKind int
+
+const (
+	pMatMul   pendKind = iota + 1 // x·W, waiting for the Add of a bias
+	pGrouped                      // GroupNorm: x reshaped to [N,G,−1]
+	pNormed                       // … and InstanceNormalization with scale 1, shift 0
+	pGN                           // … and reshaped back: normalised, not yet scaled
+	pGNScaled                     // … and multiplied by the scale
+	pPad                          // x padded with zeros on every side of its maps
+)
+
+var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
+	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad"}
+
+type pending struct {
+	kind   pendKind
+	x      ival    // the activation it starts from
+	w      *iconst // pMatMul: the weights [in,out]
+	groups int
+	gamma  []float32 // pGNScaled
+	pad    int       // pPad
+	name   string    // the layer's name
+}
+
+func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {
+	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
+		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset("")}
+	if err := im.net.Err(); err != nil {
+		return nil, nil, err
+	}
+	if im.opset < 9 || im.opset > 21 {
+		return nil, nil, fmt.Errorf("%s: opset %d, want 9 to 21 (torch.onnx.export's opset_version)", name, im.opset)
+	}
+	if err := im.inputs(&om.Graph, shape); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i := range om.Graph.Nodes {
+		n := &om.Graph.Nodes[i]
+		if err := im.node(n); err != nil {
+			return nil, nil, fmt.Errorf("%s: node %q (%s): %w", name, n.Name, n.OpType, err)
+		}
+	}
+	out, err := im.output(&om.Graph, classes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m, err := im.net.Model(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	x0 := make([]float32, 0, m.NumParams())
+	for _, p := range m.Params() {
+		v := im.params[p.Name]
+		if len(v) != p.Size() {
+			return nil, nil, fmt.Errorf("%s: parameter %s has %d initial values, want %d", name, p.Name, len(v), p.Size())
+		}
+		x0 = append(x0, v...)
+	}
+	return m, x0, nil
+}
+
+// inputs records the initialisers as constants and checks the graph's one
+// data input against the samples' shape.
+func (im *importer) inputs(g *onnx.Graph, shape []int) error {
+	for i := range g.Initializers {
+		t := &g.Initializers[i]
+		c, err := constOf(t)
+		if err != nil {
+			return fmt.Errorf("initializer %q: %w", t.Name, err)
+		}
+		c.name = t.Name
+		im.vals[t.Name] = ival{kind: ivConst, c: c}
+	}
+	var data []onnx.ValueInfo
+	for _, v := range g.Inputs {
+		if _, isInit := im.vals[v.Name]; !isInit {
+			data = append(data, v)
+		}
+	}
+	if len(data) != 1 {
+		return fmt.Errorf("the graph reads %d inputs besides its initialisers, want one (the images)", len(data))
+	}
+	in := data[0]
+	want := fmt.Sprintf("[N,%s] (the dataset's samples)", joinInts(shape))
+	if in.ElemType != onnx.Float {
+		return fmt.Errorf("input %q has element type %v, want float", in.Name, in.ElemType)
+	}
+	if in.Shape == nil {
+		return fmt.Errorf("input %q has no shape: a dynamic shape that cannot be resolved; want %s", in.Name, want)
+	}
+	if len(in.Shape) != len(shape)+1 {
+		return fmt.Errorf("input %q has shape %s, want %s", in.Name, dimsText(in.Shape), want)
+	}
+	if d := in.Shape[0]; d.Param == "" {
+		im.batch = d.Value
+	}
+	for i, d := range in.Shape[1:] {
+		if d.Param != "" {
+			return fmt.Errorf("input %q has shape %s: dimension %d is dynamic (%q), which the import does not resolve; want %s", in.Name, dimsText(in.Shape), i+1, d.Param, want)
+		}
+		if d.Value != int64(shape[i]) {
+			return fmt.Errorf("input %q has shape %s, want %s", in.Name, dimsText(in.Shape), want)
+		}
+	}
+	im.vals[in.Name] = ival{kind: ivAct, t: im.net.Input(), view: slices.Clone(shape)}
+	return nil
+}
+
+// output returns the Net tensor of the graph's output: the class logits.
+func (im *importer) output(g *onnx.Graph, classes int) (Tensor, error) {
+	if len(g.Outputs) != 1 {
+		return Tensor{}, fmt.Errorf("the graph has %d outputs, want one (the class logits)", len(g.Outputs))
+	}
+	name := g.Outputs[0].Name
+	v, ok := im.vals[name]
+	switch {
+	case !ok:
+		return Tensor{}, fmt.Errorf("the output %q is not computed by any node", name)
+	case v.kind == ivPending:
+		return Tensor{}, fmt.Errorf("the output %q is %s, not a finished layer", name, pendNames[v.p.kind])
+	case v.kind != ivAct:
+		return Tensor{}, fmt.Errorf("the output %q is a constant, not computed from the input", name)
+	case len(v.view) != 1 || v.view[0] != classes:
+		return Tensor{}, fmt.Errorf("the output %q has shape [N,%s], want the %d class logits [N,%d]", name, joinInts(v.view), classes, classes)
+	}
+	return v.t, nil
+}
+
+func dimsText(ds []onnx.Dim) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmt.Sprint(d.Value)
+		if d.Param != "" {
+			s[i] = d.Param
+		}
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+// layerName names the layer node n makes: after its weights' initialiser
+// (conv1.weight → conv1), else after the node's scope (/gn1/Reshape →
+// gn1), else after its operator and position; always a name no layer has.
+func (im *importer) layerName(n *onnx.Node, init string) string {
+	var cands []string
+	if base, ok := strings.CutSuffix(init, ".weight"); ok {
+		cands = append(cands, base)
+	} else if init != "" && !strings.Contains(init, "::") {
+		cands = append(cands, init)
+	}
+	if s := scopeOf(n.Name); s != "" {
+		cands = append(cands, s)
+	}
+	for _, c := range cands {
+		if im.free(c) {
+			im.used[c] = true
+			return c
+		}
+	}
+	for k := len(im.used) + 1; ; k++ {
+		if c := fmt.Sprintf("%s%d", strings.ToLower(n.OpType), k); im.free(c) {
+			im.used[c] = true
+			return c
+		}
+	}
+}
+
+func (im *importer) free(name string) bool {
+	return name != "" && !strings.ContainsAny(name, " \t\n#") && name != ONNXInput && name != ONNXOutput && !im.used[name]
+}
+
+// scopeOf returns the module path of a node named as PyTorch names them,
+// "/layer1/layer1.0/conv1/Conv" → "layer1.0.conv1", or "".
+func scopeOf(node string) string {
+	parts := strings.Split(strings.Trim(node, "/"), "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	acc := ""
+	for _, p := range parts[:len(parts)-1] {
+		switch {
+		case acc == "" || strings.HasPrefix(p, acc+"."):
+			acc = p
+		case p != "":
+			acc += "." + p
+		}
+	}
+	return acc
+}

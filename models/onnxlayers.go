@@ -1,0 +1,332 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// The importer's handling of the nodes that compute on the data: each
+// becomes a layer of the Net, or starts or finishes a pattern of several
+// nodes (MatMul and its bias, PyTorch's form of GroupNorm, a Pad and the
+// Conv it pads).
+
+// maxPoolWindow is the largest pooling window the kernels take.
+const maxPoolWindow = 16
+
+func (im *importer) conv(n *onnx.Node) error {
+	x, pad, err := im.padded(n)
+	if err != nil {
+		return err
+	}
+	w, err := im.konst(n, 1, "weights", false)
+	if err != nil {
+		return err
+	}
+	c := im.net.Shape(x.t)
+	if !w.float || len(w.dims) != 4 || w.dims[1] != c[0] || w.dims[2] != w.dims[3] {
+		return fmt.Errorf("weights %q of shape %v, want [out,%d,k,k] (square kernels, input [N,%s])", w.name, w.dims, c[0], joinInts(c))
+	}
+	if g := attrInt(n, "group", 1); g != 1 {
+		return fmt.Errorf("grouped convolution (group %d) is not supported", g)
+	}
+	if err := noDilationNoAutoPad(n); err != nil {
+		return err
+	}
+	stride, err := attrPair(n, "strides", 1)
+	if err != nil {
+		return err
+	}
+	p, err := attrPair(n, "pads", 0)
+	if err != nil {
+		return err
+	}
+	out := w.dims[0]
+	bias, err := im.floats(n, 2, "bias", out, true)
+	if err != nil {
+		return err
+	}
+	name := im.layerName(n, w.name)
+	t := im.net.Conv2D(name, x.t, Conv{Out: out, Kernel: w.dims[2], Stride: stride, Pad: p + pad, Bias: bias != nil})
+	im.params[name+".w"] = w.f
+	if bias != nil {
+		im.params[name+".b"] = bias
+	}
+	return im.act(n, t)
+}
+
+// padded returns n's input 0, an image, and the zero padding of a Pad
+// before it.
+func (im *importer) padded(n *onnx.Node) (ival, int, error) {
+	if v, ok, err := im.arg(n, 0); err == nil && ok && v.kind == ivPending && v.p.kind == pPad {
+		return v.p.x, v.p.pad, nil
+	}
+	x, err := im.image(n, 0)
+	return x, 0, err
+}
+
+func (im *importer) gemm(n *onnx.Node) error {
+	x, err := im.vector(n)
+	if err != nil {
+		return err
+	}
+	b, err := im.konst(n, 1, "weights", false)
+	if err != nil {
+		return err
+	}
+	if attrFloat(n, "alpha", 1) != 1 || attrFloat(n, "beta", 1) != 1 || attrInt(n, "transA", 0) != 0 {
+		return fmt.Errorf("alpha %g, beta %g, transA %d: want 1, 1, 0 (a linear layer)", attrFloat(n, "alpha", 1), attrFloat(n, "beta", 1), attrInt(n, "transA", 0))
+	}
+	in := product(x.view)
+	if !b.float || len(b.dims) != 2 {
+		return fmt.Errorf("weights %q of shape %v, want a float matrix", b.name, b.dims)
+	}
+	w := b
+	if attrInt(n, "transB", 0) != 0 {
+		w = transpose2(b)
+	}
+	if w.dims[0] != in {
+		return fmt.Errorf("weights %q of shape %v do not fit the %d inputs", b.name, b.dims, in)
+	}
+	bias, err := im.floats(n, 2, "bias", w.dims[1], true)
+	if err != nil {
+		return err
+	}
+	if bias == nil {
+		return fmt.Errorf("a Gemm without a bias (nn.Linear(bias=False)) is not supported: the Net's Dense layer has one")
+	}
+	return im.dense(n, x, w, b.name, bias)
+}
+
+// vector returns n's input 0, an activation read as a vector per sample.
+func (im *importer) vector(n *onnx.Node) (ival, error) {
+	x, err := im.data(n, 0)
+	if err == nil && len(x.view) != 1 {
+		err = fmt.Errorf("reads a tensor of shape [N,%s], want a matrix [N,features] (Flatten first)", joinInts(x.view))
+	}
+	return x, err
+}
+
+// dense adds the Dense layer x·w + bias, w [in,out].
+func (im *importer) dense(n *onnx.Node, x ival, w *iconst, init string, bias []float32) error {
+	name := im.layerName(n, init)
+	t := im.net.Dense(name, x.t, w.dims[1])
+	im.params[name+".w"], im.params[name+".b"] = w.f, bias
+	return im.act(n, t)
+}
+
+func (im *importer) matMul(n *onnx.Node) error {
+	x, err := im.vector(n)
+	if err != nil {
+		return err
+	}
+	w, err := im.konst(n, 1, "weights", false)
+	if err != nil {
+		return err
+	}
+	if !w.float || len(w.dims) != 2 || w.dims[0] != product(x.view) {
+		return fmt.Errorf("weights %q of shape %v, want [%d,out]", w.name, w.dims, product(x.view))
+	}
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pMatMul, x: x, w: w}})
+}
+
+func (im *importer) add(n *onnx.Node) error {
+	a, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	b, _, err := im.arg(n, 1)
+	if err != nil {
+		return err
+	}
+	if a.kind == ivConst && b.kind == ivConst {
+		c, err := elementwise(a.c, b.c, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
+		return im.fold(n, c, err)
+	}
+	if a.kind == ivConst {
+		a, b = b, a
+	}
+	switch {
+	case a.kind == ivAct && b.kind == ivAct:
+		if !slices.Equal(a.view, b.view) || !slices.Equal(im.net.Shape(a.t), im.net.Shape(b.t)) {
+			return fmt.Errorf("adds tensors of shapes [N,%s] and [N,%s]; want equal shapes (a residual join)", joinInts(a.view), joinInts(b.view))
+		}
+		return im.act(n, im.net.Add(a.t, b.t))
+	case a.kind == ivPending && b.kind == ivConst && a.p.kind == pMatMul:
+		p := a.p
+		if !b.c.float || b.c.size() != p.w.dims[1] {
+			return fmt.Errorf("adds %q of shape %v to a MatMul of %d outputs; want its bias", b.c.name, b.c.dims, p.w.dims[1])
+		}
+		return im.dense(n, p.x, p.w, p.w.name, b.c.f)
+	case a.kind == ivPending && b.kind == ivConst && (a.p.kind == pGNScaled || a.p.kind == pGN):
+		return im.finishGroupNorm(n, a.p, b.c)
+	}
+	return fmt.Errorf("adds a constant to the network's data; the import takes that only as the bias of a MatMul or the shift of a GroupNorm")
+}
+
+func (im *importer) mul(n *onnx.Node) error {
+	a, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	b, _, err := im.arg(n, 1)
+	if err != nil {
+		return err
+	}
+	if a.kind == ivConst && b.kind == ivConst {
+		c, err := elementwise(a.c, b.c, func(x, y int64) int64 { return x * y }, func(x, y float32) float32 { return x * y })
+		return im.fold(n, c, err)
+	}
+	if a.kind == ivConst {
+		a, b = b, a
+	}
+	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
+		return fmt.Errorf("multiplies the network's data; the import takes Mul only as the scale of a GroupNorm")
+	}
+	c := im.net.Shape(a.p.x.t)[0]
+	if !b.c.float || b.c.size() != c {
+		return fmt.Errorf("scales a GroupNorm of %d channels by %q of shape %v; want one value per channel", c, b.c.name, b.c.dims)
+	}
+	p := *a.p
+	p.kind, p.gamma = pGNScaled, b.c.f
+	return im.set(n, ival{kind: ivPending, p: &p})
+}
+
+// finishGroupNorm adds the GroupNorm p, shifted by beta.
+func (im *importer) finishGroupNorm(n *onnx.Node, p *pending, beta *iconst) error {
+	c := im.net.Shape(p.x.t)[0]
+	if !beta.float || beta.size() != c {
+		return fmt.Errorf("shifts a GroupNorm of %d channels by %q of shape %v; want one value per channel", c, beta.name, beta.dims)
+	}
+	gamma := p.gamma
+	if gamma == nil {
+		gamma = filled(c, 1)
+	}
+	return im.groupNorm(n, p.name, p.x, p.groups, gamma, beta.f)
+}
+
+// groupNorm adds a GroupNorm layer of x with scale gamma and shift beta.
+func (im *importer) groupNorm(n *onnx.Node, name string, x ival, groups int, gamma, beta []float32) error {
+	t := im.net.GroupNorm(name, x.t, groups)
+	im.params[name+".g"], im.params[name+".b"] = gamma, beta
+	return im.act(n, t)
+}
+
+func filled(n int, v float32) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// checkEps refuses a normalisation whose ε is not the Net's GroupNorm's.
+func checkEps(n *onnx.Node) error {
+	eps := attrFloat(n, "epsilon", 1e-5)
+	if math.Abs(float64(eps)-groupNormEps) > 1e-9 {
+		return fmt.Errorf("epsilon %g; the Net's GroupNorm has ε %g (PyTorch's default)", eps, groupNormEps)
+	}
+	return nil
+}
+
+func (im *importer) groupNormalization(n *onnx.Node) error {
+	x, err := im.image(n, 0)
+	if err != nil {
+		return err
+	}
+	if err := checkEps(n); err != nil {
+		return err
+	}
+	c, groups := im.net.Shape(x.t)[0], int(attrInt(n, "num_groups", 0))
+	if groups < 1 || c%groups != 0 {
+		return fmt.Errorf("num_groups %d does not divide the %d channels", groups, c)
+	}
+	scale, err := im.konst(n, 1, "scale", false)
+	if err != nil {
+		return err
+	}
+	size := c // opset 21: per channel; opset 18: per group, the same for its channels
+	if scale.size() == groups && groups != c {
+		size = groups
+	}
+	gamma, err := im.floats(n, 1, "scale", size, false)
+	if err != nil {
+		return err
+	}
+	beta, err := im.floats(n, 2, "bias", size, false)
+	if err != nil {
+		return err
+	}
+	return im.groupNorm(n, im.layerName(n, scale.name), x, groups, perChannel(gamma, c), perChannel(beta, c))
+}
+
+// perChannel expands per-group values to the c channels.
+func perChannel(v []float32, c int) []float32 {
+	out := make([]float32, c)
+	for i := range out {
+		out[i] = v[i/(c/len(v))]
+	}
+	return out
+}
+
+func (im *importer) instanceNorm(n *onnx.Node) error {
+	if err := checkEps(n); err != nil {
+		return err
+	}
+	v, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivPending && v.p.kind == pGrouped {
+		g := v.p.groups
+		scale, err := im.floats(n, 1, "scale", g, false)
+		if err != nil {
+			return err
+		}
+		shift, err := im.floats(n, 2, "bias", g, false)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(scale, func(s float32) bool { return s != 1 }) || slices.ContainsFunc(shift, func(s float32) bool { return s != 0 }) {
+			return fmt.Errorf("normalises the groups of a GroupNorm with a scale or shift of its own; want 1 and 0 (as PyTorch writes nn.GroupNorm)")
+		}
+		p := *v.p
+		p.kind = pNormed
+		return im.set(n, ival{kind: ivPending, p: &p})
+	}
+	x, err := im.image(n, 0) // one group per channel, with its scale and shift
+	if err != nil {
+		return err
+	}
+	c := im.net.Shape(x.t)[0]
+	scale, err := im.floats(n, 1, "scale", c, false)
+	if err != nil {
+		return err
+	}
+	shift, err := im.floats(n, 2, "bias", c, false)
+	if err != nil {
+		return err
+	}
+	return im.groupNorm(n, im.layerName(n, ""), x, c, scale, shift)
+}
+
+func (im *importer) relu(n *onnx.Node) error {
+	x, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	return im.set(n, ival{kind: ivAct, t: im.net.ReLU(x.t), view: x.view})
+}
+
+func (im *importer) identity(n *onnx.Node) error {
+	v, ok, err := im.arg(n, 0)
+	if err == nil && !ok {
+		err = fmt.Errorf("input 0 is missing")
+	}
+	if err != nil {
+		return err
+	}
+	return im.set(n, v)
+}

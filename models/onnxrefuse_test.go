@@ -1,0 +1,193 @@
+package models
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// tinyONNX encodes a graph reading x of shape in and writing y, at opset.
+func tinyONNX(t *testing.T, opset int64, in []onnx.Dim, inits []onnx.Tensor, nodes ...onnx.Node) []byte {
+	t.Helper()
+	m := &onnx.Model{Opsets: []onnx.OpsetID{{Version: opset}}, Graph: onnx.Graph{Name: "tiny", Nodes: nodes, Initializers: inits,
+		Inputs:  []onnx.ValueInfo{{Name: "x", ElemType: onnx.Float, Shape: in}},
+		Outputs: []onnx.ValueInfo{{Name: "y", ElemType: onnx.Float}}}}
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func node(op string, in []string, out string, attrs ...onnx.Attr) onnx.Node {
+	return onnx.Node{Name: "/" + out + "/" + op, OpType: op, Inputs: in, Outputs: []string{out}, Attrs: attrs}
+}
+
+// ramp returns n values spread over [−1, 1].
+func ramp(n int, phase float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(math.Sin(float64(float32(i)*0.7 + phase)))
+	}
+	return v
+}
+
+var batchN = []onnx.Dim{{Param: "N"}, {Value: 1}, {Value: 4}, {Value: 4}}
+
+// convGemm returns the nodes and initialisers of conv (1→4, 3×3, padding
+// 1, no bias) → mid → ReLU → mean over the maps → Gemm to 2 classes, with
+// mid the nodes between "c" and "m".
+func convGemm(mid []onnx.Node, inits ...onnx.Tensor) ([]onnx.Node, []onnx.Tensor) {
+	nodes := append([]onnx.Node{node("Conv", []string{"x", "cw"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1))}, mid...)
+	nodes = append(nodes, node("Relu", []string{"m"}, "r"),
+		node("ReduceMean", []string{"r", "axes"}, "p", onnx.IntAttr("keepdims", 0)),
+		node("Gemm", []string{"p", "fw", "fb"}, "y", onnx.IntAttr("transB", 1)))
+	return nodes, append(inits, onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3), onnx.Int64Tensor("axes", []int64{2, 3}, 2),
+		onnx.FloatTensor("fw", ramp(8, 1), 2, 4), onnx.FloatTensor("fb", ramp(2, 2), 2))
+}
+
+// TestImportONNXNormalizations imports GroupNormalization (opset 18, scale
+// per group, and 21's per channel) and InstanceNormalization of the maps:
+// the network is the Net written by hand with the same weights, logit for
+// logit.
+func TestImportONNXNormalizations(t *testing.T) {
+	gamma, beta := []float32{1.5, 0.5, 0.5, 2}, []float32{0.1, -0.2, 0.3, 0}
+	for _, c := range []struct {
+		name   string
+		groups int
+		opset  int64
+		mid    onnx.Node
+		g, b   onnx.Tensor
+	}{
+		{"GroupNormalization-18", 2, 18, node("GroupNormalization", []string{"c", "g", "b"}, "m", onnx.IntAttr("num_groups", 2), onnx.FloatAttr("epsilon", 1e-5)),
+			onnx.FloatTensor("g", []float32{1.5, 0.75}, 2), onnx.FloatTensor("b", []float32{0.1, -0.2}, 2)},
+		{"GroupNormalization-21", 2, 21, node("GroupNormalization", []string{"c", "g", "b"}, "m", onnx.IntAttr("num_groups", 2)),
+			onnx.FloatTensor("g", gamma, 4), onnx.FloatTensor("b", beta, 4)},
+		{"InstanceNormalization", 4, 18, node("InstanceNormalization", []string{"c", "g", "b"}, "m"),
+			onnx.FloatTensor("g", gamma, 4), onnx.FloatTensor("b", beta, 4)},
+	} {
+		nodes, inits := convGemm([]onnx.Node{c.mid}, c.g, c.b)
+		m, x0, err := ImportONNX(c.name, tinyONNX(t, c.opset, batchN, inits, nodes...), []int{1, 4, 4}, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := NewNet(c.name, []int{1, 4, 4}, 2)
+		h := n.Conv2D("cw", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1})
+		h = n.ReLU(n.GroupNorm("g", h, c.groups))
+		want, err := n.Model(n.Dense("fw", n.GlobalAvgPool(h), 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := slices.Concat(ramp(36, 0), perChannel(c.g.Floats, 4), perChannel(c.b.Floats, 4), transpose2(&iconst{dims: []int{2, 4}, f: ramp(8, 1), float: true}).f, ramp(2, 2))
+		b := batchOf(imageSet(9, 3, 2, true, 1, 4, 4), seq(3)...)
+		z1, err1 := Logits(m, x0, b)
+		z2, err2 := Logits(want, p, b)
+		if err1 != nil || err2 != nil || !slices.Equal(z1, z2) {
+			t.Errorf("%s: logits %v (%v), the hand-written Net's %v (%v)", c.name, z1, err1, z2, err2)
+		}
+	}
+}
+
+// TestImportONNXRefusals checks that what the import does not take is one
+// line naming why: a truncated file, BatchNormalization, an unsupported
+// operator (naming its node and the supported set), padded pools, a
+// dynamic shape it cannot resolve, an input or output that does not fit
+// the dataset, and settings the Net lacks.
+func TestImportONNXRefusals(t *testing.T) {
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "onnx", name+".onnx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	gn := fixture("gn_resnet")
+	conv := func(attrs ...onnx.Attr) []byte {
+		nodes, inits := convGemm([]onnx.Node{node("Identity", []string{"c"}, "m")})
+		nodes[0].Attrs = attrs
+		return tinyONNX(t, 13, batchN, inits, nodes...)
+	}
+	// x.view(x.size(0)*2, −1): arithmetic on the batch size.
+	batchArith := tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.Int64Tensor("zero", []int64{0}), onnx.Int64Tensor("two", []int64{2}),
+		onnx.Int64Tensor("ax", []int64{0}, 1), onnx.Int64Tensor("rest", []int64{-1}, 1)},
+		node("Shape", []string{"x"}, "s"), node("Gather", []string{"s", "zero"}, "n"), node("Mul", []string{"n", "two"}, "n2"),
+		node("Unsqueeze", []string{"n2", "ax"}, "u"), node("Concat", []string{"u", "rest"}, "t", onnx.IntAttr("axis", 0)),
+		node("Reshape", []string{"x", "t"}, "y"))
+	for _, c := range []struct {
+		what    string
+		b       []byte
+		shape   []int
+		classes int
+		want    []string
+	}{
+		{"truncated", gn[:len(gn)/2], nil, 0, []string{"onnx:", "past the end"}},
+		{"truncated at the end", gn[:len(gn)-3], nil, 0, []string{"onnx:"}},
+		{"batchnorm", fixture("batchnorm"), nil, 0, []string{`node "/bn/BatchNormalization" (BatchNormalization)`, "SPEC §12", "use GroupNorm"}},
+		{"sigmoid", fixture("sigmoid"), nil, 0, []string{`node "/Sigmoid" (Sigmoid): operator Sigmoid is not supported`, ONNXSupported}},
+		{"max-pool padding", fixture("maxpool_padding"), nil, 0, []string{`node "/pool/MaxPool"`, "pooling with padding is not supported"}},
+		{"avg-pool padding", fixture("avgpool_padding"), nil, 0, []string{`node "/pool/AveragePool"`, "zero Pad of 1", "no padding"}},
+		{"input shape", gn, []int{3, 32, 32}, 10, []string{`input "input" has shape [N,1,28,28], want [N,3,32,32]`}},
+		{"classes", gn, nil, 62, []string{"[N,10], want the 62 class logits"}},
+		{"batch arithmetic", batchArith, []int{1, 4, 4}, 2, []string{`node "/n2/Mul"`, "dynamic shape that cannot be resolved"}},
+		{"reshape to data", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "r"), node("Reshape", []string{"x", "r"}, "y")),
+			[]int{1, 4, 4}, 2, []string{"computed from the data", "dynamic shape that cannot be resolved"}},
+		{"dynamic height", tinyONNX(t, 13, []onnx.Dim{{Param: "N"}, {Value: 1}, {Param: "h"}, {Value: 4}}, nil, node("Relu", []string{"x"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`dimension 2 is dynamic ("h")`}},
+		{"no input shape", tinyONNX(t, 13, nil, nil, node("Relu", []string{"x"}, "y")), []int{1, 4, 4}, 2, []string{"no shape"}},
+		{"asymmetric padding", conv(onnx.IntsAttr("pads", 0, 0, 1, 1)), []int{1, 4, 4}, 2, []string{"pads [0 0 1 1] differ", "asymmetric"}},
+		{"grouped conv", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"grouped convolution"}},
+		{"dilation", conv(onnx.IntsAttr("dilations", 2, 2)), []int{1, 4, 4}, 2, []string{"dilations"}},
+		{"gemm without bias", tinyONNX(t, 13, []onnx.Dim{{Param: "N"}, {Value: 3}}, []onnx.Tensor{onnx.FloatTensor("w", ramp(6, 0), 2, 3)},
+			node("Gemm", []string{"x", "w"}, "y", onnx.IntAttr("transB", 1))), []int{3}, 2, []string{"without a bias"}},
+		{"other domain", tinyONNX(t, 13, batchN, nil, onnx.Node{Name: "q", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}),
+			[]int{1, 4, 4}, 2, []string{`domain "com.microsoft"`}},
+		{"output not logits", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "y")), []int{1, 4, 4}, 2, []string{"[N,1,4,4], want the 2 class logits"}},
+	} {
+		shape, classes := cmpOr(c.shape, []int{1, 28, 28}), c.classes
+		if classes == 0 {
+			classes = 10
+		}
+		_, _, err := ImportONNX("net.onnx", c.b, shape, classes)
+		if err == nil {
+			t.Errorf("%s: imported", c.what)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q, want %q in it", c.what, msg, w)
+			}
+		}
+		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "net.onnx") {
+			t.Errorf("%s: %q, want one line naming the file", c.what, msg)
+		}
+	}
+}
+
+func cmpOr(a, b []int) []int {
+	if a == nil {
+		return b
+	}
+	return a
+}
+
+// TestImportONNXFixedBatch imports a graph exported without a dynamic
+// batch (input [2,1,4,4], Reshape to [2,−1]): the batch of the export is
+// the batch, whatever it is when the network runs.
+func TestImportONNXFixedBatch(t *testing.T) {
+	b := tinyONNX(t, 13, []onnx.Dim{{Value: 2}, {Value: 1}, {Value: 4}, {Value: 4}},
+		[]onnx.Tensor{onnx.Int64Tensor("t", []int64{2, -1}, 2), onnx.FloatTensor("w", ramp(32, 0), 16, 2), onnx.FloatTensor("b", ramp(2, 1), 2)},
+		node("Reshape", []string{"x", "t"}, "f"), node("MatMul", []string{"f", "w"}, "h"), node("Add", []string{"h", "b"}, "y"))
+	m, x0, err := ImportONNX("fixed.onnx", b, []int{1, 4, 4}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Logits(m, x0, batchOf(imageSet(1, 5, 2, true, 1, 4, 4), seq(5)...)); err != nil || m.NumParams() != 34 {
+		t.Errorf("%d parameters, logits of a batch of 5: %v", m.NumParams(), err)
+	}
+}

@@ -1,0 +1,321 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// The importer's pooling and shape nodes on the data.
+
+func (im *importer) maxPool(n *onnx.Node) error {
+	if attrInt(n, "storage_order", 0) != 0 {
+		return fmt.Errorf("storage_order 1 is not supported")
+	}
+	return im.pool(n, (*Net).MaxPool)
+}
+
+func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPool) }
+
+// pool adds a pooling layer: square windows, one stride, no padding.
+func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int) Tensor) error {
+	x, pad, err := im.padded(n)
+	if err != nil {
+		return err
+	}
+	if pad > 0 {
+		return fmt.Errorf("pools after a zero Pad of %d on every side (AvgPool2d with padding, as PyTorch writes it); the Net's pools take no padding", pad)
+	}
+	if err := noDilationNoAutoPad(n); err != nil {
+		return err
+	}
+	k, err := attrPair(n, "kernel_shape", 0)
+	if err != nil {
+		return err
+	}
+	stride, err := attrPair(n, "strides", 1)
+	if err != nil {
+		return err
+	}
+	if p := attr(n, "pads"); p != nil && slices.ContainsFunc(p.Ints, func(v int64) bool { return v != 0 }) {
+		return fmt.Errorf("pads %v: pooling with padding is not supported (the Net's pools take none)", p.Ints)
+	}
+	if k < 1 || k > maxPoolWindow {
+		return fmt.Errorf("kernel_shape %v, want a square window of 1 to %d", attr(n, "kernel_shape").Ints, maxPoolWindow)
+	}
+	s := im.net.Shape(x.t)
+	if attrInt(n, "ceil_mode", 0) != 0 && ((s[1]-k)%stride != 0 || (s[2]-k)%stride != 0) {
+		return fmt.Errorf("ceil_mode 1 on [N,%s] keeps a partial window, which the Net's pools do not", joinInts(s))
+	}
+	return im.act(n, layer(im.net, x.t, k, stride))
+}
+
+func (im *importer) globalAvgPool(n *onnx.Node) error {
+	x, err := im.image(n, 0)
+	if err != nil {
+		return err
+	}
+	t := im.net.GlobalAvgPool(x.t)
+	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0], 1, 1}})
+}
+
+func (im *importer) reduceMean(n *onnx.Node) error {
+	x, err := im.image(n, 0)
+	if err != nil {
+		return err
+	}
+	axes, _, err := im.intsAttrOrInput(n, "axes", 1)
+	if err != nil {
+		return err
+	}
+	norm := make([]int64, len(axes))
+	for i, a := range axes {
+		norm[i] = a
+		if a < 0 {
+			norm[i] = a + 4
+		}
+	}
+	slices.Sort(norm)
+	if !slices.Equal(norm, []int64{2, 3}) {
+		return fmt.Errorf("axes %v: the import takes ReduceMean over the maps, axes (2, 3), only (x.mean((2, 3)))", axes)
+	}
+	t := im.net.GlobalAvgPool(x.t)
+	view := []int{x.view[0]}
+	if attrInt(n, "keepdims", 1) != 0 {
+		view = append(view, 1, 1)
+	}
+	return im.set(n, ival{kind: ivAct, t: t, view: view})
+}
+
+func (im *importer) flatten(n *onnx.Node) error {
+	v, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivConst {
+		return im.fold(n, v.c.reshaped([]int{product(v.c.dims[:1]), product(v.c.dims[1:])}), nil)
+	}
+	x, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	if axis := attrInt(n, "axis", 1); axis != 1 && axis != int64(-len(x.view)) {
+		return fmt.Errorf("axis %d: the import flattens each sample (axis 1) only", axis)
+	}
+	return im.flat(n, x)
+}
+
+// flat records x flattened per sample as n's output.
+func (im *importer) flat(n *onnx.Node, x ival) error {
+	if len(im.net.Shape(x.t)) == 1 {
+		return im.set(n, ival{kind: ivAct, t: x.t, view: []int{product(x.view)}})
+	}
+	return im.act(n, im.net.Flatten(x.t))
+}
+
+func (im *importer) reshape(n *onnx.Node) error {
+	target, err := im.ints(n, 1, "target shape", false)
+	if err != nil {
+		return err
+	}
+	allowZero := attrInt(n, "allowzero", 0) != 0
+	v, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivConst {
+		dims, err := reshapeDims(target, v.c.dims, allowZero)
+		if err != nil {
+			return err
+		}
+		return im.fold(n, v.c.reshaped(dims), nil)
+	}
+	x := v
+	if v.kind == ivPending {
+		x = v.p.x
+	}
+	to, err := im.perSample(target, x.view, allowZero)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivPending {
+		if v.p.kind != pNormed || !slices.Equal(to, x.view) {
+			return fmt.Errorf("reshapes %s to [N,%s]; the import takes GroupNorm's Reshape back to [N,%s] there", pendNames[v.p.kind], joinInts(to), joinInts(x.view))
+		}
+		p := *v.p
+		p.kind = pGN
+		return im.set(n, ival{kind: ivPending, p: &p})
+	}
+	return im.reshapeData(n, x, to)
+}
+
+// reshapeData imports the Reshape of the activation x to [N,to...]: the
+// identity, a flatten, or the start of PyTorch's GroupNorm, [N,G,−1].
+func (im *importer) reshapeData(n *onnx.Node, x ival, to []int) error {
+	switch {
+	case slices.Equal(to, x.view):
+		return im.set(n, x)
+	case len(to) == 1:
+		return im.flat(n, x)
+	case len(to) == 2 && len(x.view) == 3 && slices.Equal(im.net.Shape(x.t), x.view) && to[0] > 0 && x.view[0]%to[0] == 0:
+		name := im.layerName(n, "")
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pGrouped, x: x, groups: to[0], name: name}})
+	}
+	return fmt.Errorf("reshapes [N,%s] to [N,%s]; the import takes Reshape only to flatten ([N,-1]) and in PyTorch's form of GroupNorm", joinInts(x.view), joinInts(to))
+}
+
+// perSample resolves a Reshape's target for data of per-sample shape view
+// and returns the per-sample shape it asks for. Its first entry must be the
+// batch: Shape's batch size, 0 (copied), the input's fixed batch, or −1
+// with the rest giving one sample's size.
+func (im *importer) perSample(target []int64, view []int, allowZero bool) ([]int, error) {
+	if len(target) < 2 {
+		return nil, fmt.Errorf("target shape %v drops the batch dimension", target)
+	}
+	first, total := target[0], product(view)
+	if !(first == batchDim || first == 0 && !allowZero || first == -1 || im.batch > 0 && first == im.batch) {
+		return nil, fmt.Errorf("target shape %v changes the batch dimension", shapeText(target))
+	}
+	dims, err := reshapeDims(target[1:], view, allowZero)
+	if err != nil {
+		return nil, err
+	}
+	if first == -1 && slices.Contains(target[1:], -1) || product(dims) != total {
+		return nil, fmt.Errorf("target shape %v does not keep one sample of [N,%s] per batch entry", shapeText(target), joinInts(view))
+	}
+	return dims, nil
+}
+
+// reshapeDims resolves a Reshape target against the shape of what it
+// reshapes: 0 copies the dimension (unless allowZero), −1 is inferred.
+func reshapeDims(target []int64, from []int, allowZero bool) ([]int, error) {
+	out, infer := make([]int, len(target)), -1
+	for i, d := range target {
+		switch {
+		case d == batchDim:
+			return nil, fmt.Errorf("target shape %v moves the batch dimension", shapeText(target))
+		case d == 0 && !allowZero:
+			if i >= len(from) {
+				return nil, fmt.Errorf("target shape %v copies a dimension %v lacks", shapeText(target), from)
+			}
+			out[i] = from[i]
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0 || d > maxLayerWidth:
+			return nil, fmt.Errorf("target shape %v", shapeText(target))
+		default:
+			out[i] = int(d)
+		}
+	}
+	if infer >= 0 {
+		out[infer] = 1
+		if known := product(out); known == 0 || product(from)%known != 0 {
+			return nil, fmt.Errorf("target shape %v does not fit %v", shapeText(target), from)
+		} else {
+			out[infer] = product(from) / known
+		}
+	}
+	if product(out) != product(from) {
+		return nil, fmt.Errorf("target shape %v does not fit %v", shapeText(target), from)
+	}
+	return out, nil
+}
+
+// shapeText writes a folded shape, naming the batch size N.
+func shapeText(s []int64) string {
+	t := make([]string, len(s))
+	for i, v := range s {
+		t[i] = fmt.Sprint(v)
+		if v == batchDim {
+			t[i] = "N"
+		}
+	}
+	return fmt.Sprint(t)
+}
+
+func (im *importer) squeeze(n *onnx.Node) error {
+	v, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	axes, _, err := im.intsAttrOrInput(n, "axes", 1)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivConst {
+		dims, err := squeezed(v.c.dims, axes, 0)
+		if err != nil {
+			return err
+		}
+		return im.fold(n, v.c.reshaped(dims), nil)
+	}
+	x, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	view, err := squeezed(x.view, axes, 1)
+	if err != nil {
+		return err
+	}
+	return im.set(n, ival{kind: ivAct, t: x.t, view: view})
+}
+
+// squeezed removes the dimensions of size 1 at axes (all of them where
+// axes is empty) from dims, the shape from axis first on (1 for data,
+// whose batch axis 0 is not in dims).
+func squeezed(dims []int, axes []int64, first int) ([]int, error) {
+	rank := len(dims) + first
+	drop := map[int]bool{}
+	for _, a := range axes {
+		if a < 0 {
+			a += int64(rank)
+		}
+		if a < int64(first) || a >= int64(rank) || dims[a-int64(first)] != 1 {
+			return nil, fmt.Errorf("squeezes axes %v of a tensor of shape %v; want axes of size 1 other than the batch", axes, dims)
+		}
+		drop[int(a)-first] = true
+	}
+	var out []int
+	for i, d := range dims {
+		if !(drop[i] || len(axes) == 0 && d == 1) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func (im *importer) pad(n *onnx.Node) error {
+	if mode := attrString(n, "mode", "constant"); mode != "constant" {
+		return fmt.Errorf("mode %s is not supported (zeros only)", mode)
+	}
+	x, base, err := im.padded(n)
+	if err != nil {
+		return err
+	}
+	pads, ok, err := im.intsAttrOrInput(n, "pads", 1)
+	if err == nil && !ok {
+		err = fmt.Errorf("no pads")
+	}
+	if err != nil {
+		return err
+	}
+	value, err := im.floats(n, 2, "constant value", 1, true)
+	if err == nil && len(n.Inputs) > 3 && n.Inputs[3] != "" {
+		err = fmt.Errorf("the axes input is not supported")
+	}
+	if err != nil {
+		return err
+	}
+	if (value != nil && value[0] != 0) || attrFloat(n, "value", 0) != 0 {
+		return fmt.Errorf("pads with a value other than 0")
+	}
+	if len(pads) != 8 || pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0 ||
+		pads[2] != pads[3] || pads[2] != pads[6] || pads[2] != pads[7] || pads[2] < 0 || pads[2] > maxLayerWidth {
+		return fmt.Errorf("pads %v: the import takes the same zero padding on every side of the maps only", pads)
+	}
+	if p := base + int(pads[2]); p > 0 {
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pPad, x: x, pad: p}})
+	}
+	return im.set(n, x)
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""ONNX import fixtures for models/onnximport_test.go (issue 31, item 5: `--model net.onnx`).
+
+Run from the repository root, with Debian's torch and onnx (apt-get install python3-torch python3-onnx
+libopenblas0-pthread):
+
+    /usr/bin/python3 models/testdata/onnx/make_fixtures.py
+
+The committed files were made with Debian 12's python3-torch 1.13.1+dfsg-4 (torch.__version__ "1.13.0a0")
+and python3-onnx 1.12.0, one thread. Every network is exported by torch.onnx.export at opset 13, in eval
+mode, with a dynamic batch dimension ("N"), constant folding on (torch's default), on MNIST's 1×28×28 with
+10 classes, so that `gtstorm train --dataset mnist --model FILE.onnx` takes each supported one:
+
+  gn_resnet.onnx     conv3x3 (no bias) → GroupNorm(2) → ReLU; a residual block (conv → GN → ReLU → conv → GN,
+                     plus the identity, then ReLU); conv3x3 stride 2 → GN → ReLU → max-pool 2; x.mean((2, 3));
+                     Linear. GroupNorm is what torch writes for it at opset 13: Reshape, InstanceNormalization,
+                     Reshape (to Shape(x)), Mul, Add.
+  mlp_dropout.onnx   x.view(x.size(0), -1) (Shape, Gather, Unsqueeze, Concat, Reshape); Linear (Gemm, transB 1);
+                     ReLU; Dropout (exported in training mode so that the node is kept); h @ W + b (MatMul, Add).
+  pad_cnn.onnx       F.pad(x, (2, 2, 2, 2)) (a Pad) → conv5x5 → ReLU → max-pool 2 → conv3x3 (padding 1) → ReLU →
+                     avg-pool 2 → torch.flatten(x, 1) → Linear.
+  maxpool_padding.onnx  max-pool 3 stride 2 padding 1: refused (the Net's pools have no padding).
+  avgpool_padding.onnx  avg-pool 3 stride 2 padding 1, which torch writes as a Pad then AveragePool: refused.
+  batchnorm.onnx     conv → ReLU → BatchNorm2d → mean → Linear: refused (SPEC §12).
+  sigmoid.onnx       conv → Sigmoid → mean → Linear: refused (Sigmoid is not supported).
+
+For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
+torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
+logits, batch-mean cross-entropy and its gradient with respect to every parameter (by torch's parameter
+name, in torch's layout: a Linear's weight is [out,in]); the loss and gradient norm again in float64 as a
+reference for float32's rounding. Dropout is left out of the gradient: the network is evaluated in eval mode
+(Dropout the identity), as gtstorm imports it. The format is models/testdata/torch's: the 8 bytes
+"GTSTORCH", a uint32 (little-endian) header length, the JSON header, then the payload (the images, uint8
+NCHW; the logits, float32; each gradient, float32 little-endian, at the offsets the header gives).
+
+The weights are torch's default initialisation of torch.manual_seed(7), with GroupNorm's scale and shift
+moved off 1 and 0 (1 + 0.2·N(0,1), 0.2·N(0,1)) so that they matter; the .onnx files hold them as initialisers.
+"""
+
+import hashlib
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAGIC = b"GTSTORCH"
+SHAPE, CLASSES, BATCH = (1, 28, 28), 10, 4
+
+
+class GNResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, 1, 1, bias=False)
+        self.gn1 = nn.GroupNorm(2, 8)
+        self.block_conv1 = nn.Conv2d(8, 8, 3, 1, 1, bias=False)
+        self.block_gn1 = nn.GroupNorm(2, 8)
+        self.block_conv2 = nn.Conv2d(8, 8, 3, 1, 1, bias=False)
+        self.block_gn2 = nn.GroupNorm(2, 8)
+        self.down = nn.Conv2d(8, 16, 3, 2, 1, bias=False)
+        self.gn2 = nn.GroupNorm(2, 16)
+        self.fc = nn.Linear(16, CLASSES)
+
+    def forward(self, x):
+        h = F.relu(self.gn1(self.conv1(x)))
+        r = F.relu(self.block_gn1(self.block_conv1(h)))
+        h = F.relu(self.block_gn2(self.block_conv2(r)) + h)
+        h = F.max_pool2d(F.relu(self.gn2(self.down(h))), 2)
+        return self.fc(h.mean((2, 3)))
+
+
+class MLPDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(784, 32)
+        self.drop = nn.Dropout(0.25)
+        self.w2 = nn.Parameter(torch.empty(32, CLASSES).uniform_(-32 ** -0.5, 32 ** -0.5))
+        self.b2 = nn.Parameter(torch.empty(CLASSES).uniform_(-32 ** -0.5, 32 ** -0.5))
+
+    def forward(self, x):
+        h = self.drop(F.relu(self.fc1(x.view(x.size(0), -1))))
+        return h @ self.w2 + self.b2
+
+
+class PadCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 7 * 7, CLASSES)
+
+    def forward(self, x):
+        h = F.max_pool2d(F.relu(self.conv1(F.pad(x, (2, 2, 2, 2)))), 2)
+        h = F.avg_pool2d(F.relu(self.conv2(h)), 2)
+        return self.fc(torch.flatten(h, 1))
+
+
+class PoolPadding(nn.Module):
+    def __init__(self, pool):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3)
+        self.pool = pool
+        self.fc = nn.Linear(4, CLASSES)
+
+    def forward(self, x):
+        return self.fc(self.pool(F.relu(self.conv(x))).mean((2, 3)))
+
+
+class WithBatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, CLASSES)
+
+    def forward(self, x):
+        return self.fc(self.bn(F.relu(self.conv(x))).mean((2, 3)))
+
+
+class WithSigmoid(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3)
+        self.fc = nn.Linear(4, CLASSES)
+
+    def forward(self, x):
+        return self.fc(torch.sigmoid(self.conv(x)).mean((2, 3)))
+
+
+def perturb_group_norms(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.GroupNorm):
+                m.weight.copy_(1 + 0.2 * torch.randn_like(m.weight))
+                m.bias.copy_(0.2 * torch.randn_like(m.bias))
+
+
+def export(name, model, training=False):
+    path = os.path.join(HERE, name + ".onnx")
+    mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
+    model.train(training)
+    torch.onnx.export(model, torch.zeros(2, *SHAPE), path, opset_version=13, training=mode,
+                      do_constant_folding=not training, input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
+    model.eval()
+    import onnx
+    onnx.checker.check_model(onnx.load(path))
+    ops = sorted({n.op_type for n in onnx.load(path).graph.node})
+    print("%s: %d bytes, operators %s" % (path, os.path.getsize(path), ", ".join(ops)))
+
+
+def gradient_fixture(name, model):
+    """NAME.bin: a batch, torch's logits, loss and gradient (see the module's doc)."""
+    model.eval()
+    torch.manual_seed(11)
+    images = torch.randint(0, 256, (BATCH, *SHAPE), dtype=torch.uint8)
+    labels = torch.randint(0, CLASSES, (BATCH,), dtype=torch.int64)
+    x = images.to(torch.float32) * torch.tensor(1.0 / 255, dtype=torch.float32)
+    model.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    params = [(n, p.grad.detach().numpy().astype(np.float32)) for n, p in model.named_parameters()]
+    m64 = model.double()
+    m64.zero_grad()
+    loss64 = F.cross_entropy(m64(x.double()), labels)
+    loss64.backward()
+    norm64 = float(np.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in m64.parameters())))
+    model.float()
+
+    payload = bytearray(images.numpy().tobytes())
+    tensors = []
+    logits_offset = len(payload)
+    payload += logits.detach().numpy().astype("<f4").tobytes()
+    for n, g in params:
+        tensors.append({"name": n, "shape": list(g.shape), "grad_offset": len(payload), "grad_count": int(g.size),
+                        "grad_sumsq": float(np.sum(g.astype(np.float64) ** 2)),
+                        "grad_max_abs": float(np.max(np.abs(g)))})
+        payload += g.astype("<f4").tobytes()
+    header = {
+        "format": 1, "made_by": "models/testdata/onnx/make_fixtures.py", "onnx_file": name + ".onnx",
+        "torch": torch.__version__, "python": sys.version.split()[0], "threads": torch.get_num_threads(),
+        "shape": list(SHAPE), "classes": CLASSES, "batch": BATCH, "labels": labels.tolist(),
+        "images": {"offset": 0, "bytes": images.numel()},
+        "input_sha256": hashlib.sha256(x.numpy().astype("<f4").tobytes()).hexdigest(),
+        "logits_offset": logits_offset,
+        "loss": float(loss.item()), "loss_float64": float(loss64.item()),
+        "grad_norm": float(np.sqrt(sum(float(np.sum(g.astype(np.float64) ** 2)) for _, g in params))),
+        "grad_norm_float64": norm64,
+        "tensors": tensors,
+    }
+    head = json.dumps(header, indent=1).encode()
+    path = os.path.join(HERE, name + ".bin")
+    with open(path, "wb") as f:
+        f.write(MAGIC + struct.pack("<I", len(head)) + head + bytes(payload))
+    print("%s: loss %.9g (float64 %.12g), |grad| %.9g (float64 %.12g), %d bytes" %
+          (path, header["loss"], header["loss_float64"], header["grad_norm"], norm64, os.path.getsize(path)))
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(7)
+    nets = {"gn_resnet": GNResNet(), "mlp_dropout": MLPDropout(), "pad_cnn": PadCNN()}
+    perturb_group_norms(nets["gn_resnet"])
+    for name, model in nets.items():
+        export(name, model, training=(name == "mlp_dropout"))
+        gradient_fixture(name, model)
+    export("maxpool_padding", PoolPadding(nn.MaxPool2d(3, 2, padding=1)))
+    export("avgpool_padding", PoolPadding(nn.AvgPool2d(3, 2, padding=1)))
+    export("batchnorm", WithBatchNorm())
+    export("sigmoid", WithSigmoid())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+package train
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/models"
+	"github.com/gtstorm/gtstorm/weights"
+)
+
+// A run of --model FILE.onnx trains a network that PyTorch (or another
+// framework) wrote: the file is one of the run's inputs, fingerprinted like
+// its data, so that resume and ranks import the same network; x⁰ is its
+// initialisers unless --init seed asks for fresh weights. Model files and
+// checkpoints store the imported network's description (models.NetSpec) in
+// their run metadata, so that eval, predict and export rebuild it without
+// the .onnx file.
+
+// The values of --init.
+const (
+	InitFile = "file" // x⁰ from the ONNX file's initialisers (the default of an ONNX model)
+	InitSeed = "seed" // x⁰ drawn from --seed, as for every model of the zoo
+)
+
+// initSettings returns the settings of the model's initialisation.
+func initSettings() []Setting {
+	return []Setting{
+		{Name: "init", Usage: "x⁰ of a --model FILE.onnx: file (its initialisers, the default) or seed (fresh weights drawn from --seed, as the built-in models' are)", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Init) },
+			want: func(c Config) string {
+				switch {
+				case c.Init != "" && c.Init != InitFile && c.Init != InitSeed:
+					return InitFile + " or " + InitSeed
+				case c.Init == InitFile && !models.IsONNXName(c.ModelName()):
+					return fmt.Sprintf("%s (the default) with --model %s: only a network file (--model FILE.onnx) has weights of its own", InitSeed, c.ModelName())
+				}
+				return ""
+			}},
+	}
+}
+
+// resolveModel makes an ONNX model's path absolute and writes --init as
+// config.json records it: only where it is not the model's default (seed
+// for an ONNX file), so that a run without the flag has the same settings.
+func (c Config) resolveModel() (Config, error) {
+	if !models.IsONNXName(c.Model) {
+		if c.Init == InitSeed {
+			c.Init = ""
+		}
+		return c, nil
+	}
+	abs, err := filepath.Abs(c.Model)
+	if err != nil {
+		return c, &ConfigError{"model", c.Model, fmt.Sprintf("a path that can be made absolute (%v)", err)}
+	}
+	c.Model = abs
+	if c.Init == InitFile {
+		c.Init = ""
+	}
+	return c, nil
+}
+
+// importONNX imports the network file cfg.Model for samples of shape with
+// classes classes; a file the import refuses is a ConfigError of --model,
+// one line naming the file and why.
+func importONNX(cfg Config, shape []int, classes int) (models.Model, []float32, error) {
+	m, x0, err := models.ImportONNXFile(cfg.Model, shape, classes)
+	if err != nil {
+		return nil, nil, &ConfigError{"model", cfg.Model, fmt.Sprintf("a network gtstorm can import for --dataset %s (samples %v, %d classes): %v", cfg.Dataset, shape, classes, err)}
+	}
+	return m, x0, nil
+}
+
+// initialParams returns x⁰ of a run of cfg training m: the initialisers of
+// an ONNX model's file (read again, and required to be m's), unless --init
+// seed; else m.Init(seed).
+func initialParams(cfg Config, m models.Model) ([]float32, error) {
+	if !models.IsONNXName(cfg.ModelName()) || cfg.Init == InitSeed {
+		return m.Init(cfg.Seed), nil
+	}
+	shape, classes, _ := models.Classifier(m)
+	again, x0, err := importONNX(cfg, shape, classes)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.EqualFunc(again.Params(), m.Params(), func(a, b models.Param) bool { return a.Name == b.Name && slices.Equal(a.Shape, b.Shape) }) {
+		return nil, fmt.Errorf("%s changed while the run started: its network is not the one imported first", cfg.Model)
+	}
+	return x0, nil
+}
+
+// netSpec returns the description a model file stores of an ONNX model,
+// nil for the other models (their configuration rebuilds them).
+func netSpec(cfg Config, m models.Model) *models.NetSpec {
+	if !models.IsONNXName(cfg.ModelName()) {
+		return nil
+	}
+	s, err := models.Spec(m)
+	if err != nil {
+		return nil
+	}
+	return &s
+}
+
+// model returns the model the model file at path holds (see metaModel): an
+// ONNX model is rebuilt from the description the file stores, which must
+// fit the samples of its input description or, without one, its dataset's.
+func (fm fileMeta) model(path string, cfg Config, ck *weights.Checkpoint) (models.Model, error) {
+	if !models.IsONNXName(cfg.ModelName()) {
+		return metaModel(path, cfg, ck, fm.Input)
+	}
+	k, ok := cfg.datasetKind()
+	if !ok {
+		return nil, fmt.Errorf("%s: run metadata names dataset %q; want one of %v", path, cfg.Dataset, Datasets())
+	}
+	spec := fm.Net
+	if spec == nil {
+		return nil, fmt.Errorf("%s: run metadata of a --model %s run without the network's description (\"net\"); want a model file that gtstorm train wrote", path, cfg.Model)
+	}
+	shape, classes := k.shape, k.classes
+	if fm.Input != nil {
+		shape, classes = fm.Input.Shape, spec.Classes // the classes are checked against the input's names later
+	}
+	if !slices.Equal(spec.Shape, shape) || spec.Classes != classes {
+		return nil, fmt.Errorf("%s: the stored network takes samples %v with %d classes, its run's data %v with %d", path, spec.Shape, spec.Classes, shape, classes)
+	}
+	m, err := models.NetFromSpec(*spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: stored network: %w", path, err)
+	}
+	return m, nil
+}
