@@ -17,6 +17,12 @@ type Dataset struct {
 	Classes int   // number of classes; labels lie in [0, Classes)
 	Labels  []uint8
 
+	// Writers, for data with a natural unit of heterogeneity (FEMNIST's
+	// writers): sample i's writer, an index into WriterNames; nil for data
+	// without writers. --partition natural keeps each writer on one node.
+	Writers     []int32
+	WriterNames []string
+
 	// Byte storage: Len()*Dim() bytes; value = (b/255 - Mean[c]) / Std[c],
 	// c the channel (Shape[0]) of the feature. Mean and Std are nil for plain [0,1].
 	Bytes     []uint8
@@ -138,6 +144,9 @@ func (d *Dataset) Head(n int) *Dataset {
 	h := *d
 	h.Name = fmt.Sprintf("%s[:%d]", d.Name, n)
 	h.Labels = d.Labels[:n]
+	if d.Writers != nil {
+		h.Writers = d.Writers[:n]
+	}
 	dim := d.Dim()
 	switch {
 	case d.Bytes != nil:

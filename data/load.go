@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -37,6 +38,16 @@ type LoadOptions struct {
 	// CoarseLabels gives CIFAR-100 its 20 superclasses as labels instead of
 	// its 100 fine classes.
 	CoarseLabels bool
+	// ImageSize, Channels, TestSplit and SkipBad tune --dataset images (see
+	// LoadImageFolder); zero values take DefaultImageSize, 3 channels and
+	// DefaultTestSplit.
+	ImageSize int
+	Channels  int
+	TestSplit float64
+	SkipBad   bool
+	// Progress receives the progress of long work (decoding an image
+	// folder); nil: a bar on standard error when it is a terminal.
+	Progress io.Writer
 }
 
 // Load loads a built-in dataset's training and test sets by name, with

@@ -282,16 +282,16 @@ func PartitionShards(d *Dataset, m, k int, seed uint64) (*Partition, error) {
 }
 
 // PartitionSpec is a parsed --partition flag: iid, label, dirichlet:α,
-// shards:k or file:PATH.
+// shards:k, natural or file:PATH.
 type PartitionSpec struct {
-	Kind  string  // "iid", "label", "dirichlet", "shards" or "file"
+	Kind  string  // "iid", "label", "dirichlet", "shards", "natural" or "file"
 	Alpha float64 // Dirichlet concentration α (dirichlet)
 	K     int     // shards per node (shards)
 	Path  string  // the partition file (file; see PartitionFile)
 }
 
 // PartitionKinds lists the partition flag forms for messages.
-const PartitionKinds = "iid, label, dirichlet:α (α > 0), shards:k (k ≥ 1) or file:PATH (one line per training sample: the node that holds it)"
+const PartitionKinds = "iid, label, dirichlet:α (α > 0), shards:k (k ≥ 1), natural (whole writers to nodes: femnist) or file:PATH (one line per training sample: the node that holds it)"
 
 // ParsePartition parses a partition flag value.
 func ParsePartition(spec string) (PartitionSpec, error) {
@@ -300,7 +300,7 @@ func ParsePartition(spec string) (PartitionSpec, error) {
 		return PartitionSpec{}, fmt.Errorf("partition %q: %s (want %s)", spec, why, PartitionKinds)
 	}
 	switch kind {
-	case "iid", "label":
+	case "iid", "label", "natural":
 		if hasArg {
 			return bad(kind + " takes no argument")
 		}
@@ -351,6 +351,8 @@ func (s PartitionSpec) Apply(d *Dataset, m int, seed uint64) (*Partition, error)
 		return PartitionDirichlet(d, m, s.Alpha, seed)
 	case "shards":
 		return PartitionShards(d, m, s.K, seed)
+	case "natural":
+		return PartitionNatural(d, m, seed)
 	case "file":
 		return PartitionFile(d, m, s.Path)
 	}

@@ -42,6 +42,12 @@ type Spec struct {
 	ClassNames func(dir string, opt LoadOptions) []string
 	// Remote is what `gtstorm data fetch NAME` downloads; nil for none.
 	Remote *Remote
+	// FetchNote, for a dataset without a Remote, is the one line `gtstorm
+	// data fetch NAME` answers: how to get the data instead.
+	FetchNote string
+	// Writers marks data whose samples carry writer ids (Dataset.Writers),
+	// which --partition natural keeps together.
+	Writers bool
 }
 
 // Sizes is what a dataset holds, known without loading it: image sets
@@ -91,7 +97,8 @@ func (r *Registry) With(specs ...Spec) (*Registry, error) {
 var builtin = func() *Registry {
 	r, err := NewRegistry(
 		mnistSpec(), fashionSpec(DebianFashionDir), cifar10Spec(), cifar100Spec(),
-		libsvmFileSpec(), libsvmSetSpec("a9a"), libsvmSetSpec("ijcnn1"), libsvmSetSpec("rcv1"),
+		imageFolderSpec(), libsvmFileSpec(), libsvmSetSpec("a9a"), libsvmSetSpec("ijcnn1"), libsvmSetSpec("rcv1"),
+		femnistSpec(),
 	)
 	if err != nil {
 		panic(err)

@@ -119,7 +119,7 @@ func TestRegistryRefusals(t *testing.T) {
 // TestBuiltinEntries checks every built-in entry: complete, with sizes of
 // a sample shape and class count, and a download named after it.
 func TestBuiltinEntries(t *testing.T) {
-	want := []string{"mnist", "fashion-mnist", "cifar10", "cifar100", "libsvm", "a9a", "ijcnn1", "rcv1"}
+	want := []string{"mnist", "fashion-mnist", "cifar10", "cifar100", "images", "libsvm", "a9a", "ijcnn1", "rcv1", "femnist"}
 	if !slices.Equal(Names(), want) {
 		t.Fatalf("names %v, want %v", Names(), want)
 	}
@@ -132,10 +132,14 @@ func TestBuiltinEntries(t *testing.T) {
 		"fashion-mnist": {[]int{1, 28, 28}, 10, "mnist-cnn"},
 		"cifar10":       {[]int{3, 32, 32}, 10, "cifar-cnn"},
 		"cifar100":      {[]int{3, 32, 32}, 100, "cifar-cnn"},
+		"femnist":       {[]int{1, 28, 28}, 62, "fedavg-cnn"},
 	}
 	for _, name := range want {
 		s, _ := Builtin().Spec(name)
 		img, ok := images[name]
+		if name == "images" { // sizes of a folder; see TestImageFolderSplitLayout
+			continue
+		}
 		if !ok {
 			if !s.LogReg || s.Model != "logreg" {
 				t.Errorf("%s: want LibSVM data and logreg, got %+v", name, s)

@@ -22,6 +22,12 @@ func (d *Dataset) Subset(indices []int) *Dataset {
 	for k, i := range indices {
 		s.Labels[k] = d.Labels[i]
 	}
+	if d.Writers != nil {
+		s.Writers, s.WriterNames = make([]int32, len(indices)), slices.Clone(d.WriterNames)
+		for k, i := range indices {
+			s.Writers[k] = d.Writers[i]
+		}
+	}
 	dim := d.Dim()
 	switch {
 	case d.Bytes != nil:

@@ -22,6 +22,10 @@ type Config struct {
 	DataDir      string  `json:"data_dir"`                // see data.Load; "" for the defaults
 	Normalize    bool    `json:"normalize"`               // CIFAR-10, CIFAR-100: standardise each channel
 	CoarseLabels bool    `json:"coarse_labels,omitempty"` // CIFAR-100: the 20 superclasses as labels
+	ImageSize    int     `json:"image_size,omitempty"`    // images: side S of the S×S samples; 0 = data.DefaultImageSize
+	Channels     int     `json:"channels,omitempty"`      // images: 1 or 3; 0 = 3
+	TestSplit    float64 `json:"test_split,omitempty"`    // images without a test folder: held-out fraction; 0 = data.DefaultTestSplit
+	SkipBad      bool    `json:"skip_bad,omitempty"`      // images: skip (and count) images that do not decode
 	Features     int     `json:"features"`                // LibSVM feature count; 0 = from the data
 	Algo         string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
 	Nodes        int     `json:"nodes"`                   // m

@@ -60,7 +60,8 @@ func (c Config) datasetKind() (datasetKind, bool) {
 
 // loadOptions returns the load options of c's data.
 func (c Config) loadOptions() data.LoadOptions {
-	return data.LoadOptions{Features: c.Features, Normalize: c.Normalize, CoarseLabels: c.CoarseLabels}
+	return data.LoadOptions{Features: c.Features, Normalize: c.Normalize, CoarseLabels: c.CoarseLabels,
+		ImageSize: c.ImageSize, Channels: c.Channels, TestSplit: c.TestSplit, SkipBad: c.SkipBad}
 }
 
 // Datasets returns the dataset names a Config accepts (data.Builtin's).

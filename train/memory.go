@@ -264,6 +264,10 @@ func maxShare(partition string, n, m, classes int) int {
 		return min(n, int(perClass/float64(m/classes))+1)
 	case "dirichlet":
 		return min(n, 3*even)
+	case "natural":
+		// Shares differ by at most the largest writer (a few hundred
+		// samples in FEMNIST), unknown before loading: twice n/m.
+		return min(n, 2*even)
 	case "file":
 		if sizes, err := data.PartitionFileSizes(spec.Path, n, m); err == nil {
 			return max(slices.Max(sizes), 1)

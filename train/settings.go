@@ -55,6 +55,20 @@ func finiteWhere(get func(Config) float64, ok func(float64) bool, want string) f
 	}
 }
 
+// imagesOnly returns a want function for a setting of --dataset images:
+// set (given) with another dataset it is refused, else want decides.
+func imagesOnly(set func(Config) bool, want func(Config) string) func(Config) string {
+	return func(c Config) string {
+		if !set(c) {
+			return ""
+		}
+		if c.Dataset != "images" {
+			return "it only with --dataset images"
+		}
+		return want(c)
+	}
+}
+
 func positive(x float64) bool    { return x > 0 }
 func simSeconds(x float64) bool  { return x >= 0 && x <= 86400 }
 func nonNegative(x float64) bool { return x >= 0 }
@@ -74,11 +88,14 @@ func settings() []Setting {
 		{Name: "model", Usage: "network: " + models.Available + " (mlp: hidden layer widths); empty: the dataset's paper model", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Model) },
 			want:  modelWant},
-		{Name: "data-dir", Usage: "MNIST-format folder, Fashion-MNIST folder, CIFAR-10 or CIFAR-100 folder, LibSVM FILE (libsvm) or data folder (fashion-mnist, cifar10, cifar100, a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module; Fashion-MNIST: the data folder's, else Debian's dataset-fashion-mnist)", Sweepable: true,
+		{Name: "data-dir", Usage: "MNIST-format folder, Fashion-MNIST folder, CIFAR-10 or CIFAR-100 folder, LibSVM FILE (libsvm), image folder DIR/<class>/*.png|jpg (images), LEAF JSON folder holding train/ and test/ (femnist) or data folder (fashion-mnist, cifar10, cifar100, femnist, a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module; Fashion-MNIST: the data folder's, else Debian's dataset-fashion-mnist)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.DataDir) },
 			want: func(c Config) string {
 				if c.Dataset == "libsvm" && c.DataDir == "" {
 					return "the LibSVM training FILE with --dataset libsvm"
+				}
+				if c.Dataset == "images" && c.DataDir == "" {
+					return "an image folder, DIR/<class>/*.png|jpg|jpeg, with --dataset images"
 				}
 				return ""
 			}},
@@ -92,6 +109,33 @@ func settings() []Setting {
 				}
 				return ""
 			}},
+		{Name: "image-size", Usage: "images: resize every image to S×S (area averaging when shrinking, bilinear when enlarging); 0: 32", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.ImageSize) },
+			want: imagesOnly(func(c Config) bool { return c.ImageSize != 0 }, func(c Config) string {
+				if c.ImageSize < 0 || c.ImageSize > data.MaxImageSize {
+					return fmt.Sprintf("a side from 1 to %d pixels (0: %d)", data.MaxImageSize, data.DefaultImageSize)
+				}
+				return ""
+			})},
+		{Name: "channels", Usage: "images: 1 (grayscale, BT.601 luma) or 3 (colour, grey replicated); 0: 3", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*intValue)(&c.Channels) },
+			want: imagesOnly(func(c Config) bool { return c.Channels != 0 }, func(c Config) string {
+				if c.Channels != 1 && c.Channels != 3 {
+					return "1 (grayscale) or 3 (colour)"
+				}
+				return ""
+			})},
+		{Name: "test-split", Usage: "images without DIR/test: the fraction of each class held out as the test set, the same images whatever --seed; 0: 0.1", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*floatValue)(&c.TestSplit) },
+			want: imagesOnly(func(c Config) bool { return c.TestSplit != 0 }, func(c Config) string {
+				if !(c.TestSplit > 0 && c.TestSplit < 1) {
+					return "a fraction in (0, 1) (0: 0.1)"
+				}
+				return ""
+			})},
+		{Name: "skip-bad", Usage: "images: skip images that do not decode, counting them, instead of refusing the folder",
+			field: func(c *Config) flag.Value { return (*boolValue)(&c.SkipBad) },
+			want:  imagesOnly(func(c Config) bool { return c.SkipBad }, func(Config) string { return "" })},
 		{Name: "features", Usage: "LibSVM feature count (0: the largest index in the files)", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*intValue)(&c.Features) },
 			want:  atLeast(func(c Config) int { return c.Features }, 0, "0 (from the data) or a positive feature count")},
@@ -201,8 +245,12 @@ func settings() []Setting {
 		{Name: "partition", Usage: "data split over nodes: " + data.PartitionKinds, Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Partition) },
 			want: func(c Config) string {
-				if _, err := data.ParsePartition(c.Partition); err != nil {
+				spec, err := data.ParsePartition(c.Partition)
+				if err != nil {
 					return data.PartitionKinds
+				}
+				if s, ok := c.dataset(); ok && spec.Kind == "natural" && !s.Writers {
+					return "natural only with a dataset whose samples have writers (femnist; " + c.Dataset + " has none)"
 				}
 				return ""
 			}},

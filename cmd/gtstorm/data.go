@@ -78,6 +78,9 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 		return usagef("want a dataset to fetch: %s", strings.Join(names, ", "))
 	}
 	for _, s := range sets {
+		if sp, ok := data.Builtin().Spec(s); ok && sp.Remote == nil && sp.FetchNote != "" {
+			return fmt.Errorf("data fetch %s: %s", s, sp.FetchNote)
+		}
 		if !slices.Contains(names, s) {
 			return usagef("unknown dataset %q (want %s)", s, strings.Join(names, ", "))
 		}
@@ -144,6 +147,13 @@ func printPartition(w *bufio.Writer, dataset, dir, partition string, nodes int, 
 		return err
 	}
 	fmt.Fprintf(w, "partition %s of %s (%d samples) over %d nodes, seed %d\n", spec, train.Name, train.Len(), nodes, seed)
+	if train.Writers != nil {
+		fmt.Fprintf(w, "%5s %8s %8s  %s\n", "node", "samples", "writers", "samples per class")
+		for i, idx := range p.Nodes {
+			fmt.Fprintf(w, "%5d %8d %8d  %v\n", i, len(idx), train.WritersIn(idx), p.Hist[i])
+		}
+		return w.Flush()
+	}
 	fmt.Fprintf(w, "%5s %8s  %s\n", "node", "samples", "samples per class")
 	for i, idx := range p.Nodes {
 		fmt.Fprintf(w, "%5d %8d  %v\n", i, len(idx), p.Hist[i])
