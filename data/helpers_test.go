@@ -124,13 +124,14 @@ func wantErr(t testing.TB, err error, parts ...string) {
 	}
 }
 
-// sharedDir returns ../shared/data from the repository root, skipping the
-// test if it is absent.
+// sharedDir returns the repository's testdata folder, which holds the
+// LibSVM files (libsvm/a8a, a8a.t) the tests read; it fails the test if the
+// folder is missing.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data folder %s absent (it sits beside the repository): %v", p, err)
+	p := filepath.Join("..", "testdata")
+	if _, err := os.Stat(filepath.Join(p, "libsvm", "a8a")); err != nil {
+		t.Fatalf("testdata/libsvm/a8a, the LibSVM file the tests read, is missing: %v", err)
 	}
 	return p
 }

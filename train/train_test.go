@@ -16,7 +16,7 @@ import (
 )
 
 // a8a is the real LibSVM file shipped beside the repository.
-const a8a = "../../shared/data/libsvm/a8a"
+const a8a = "../testdata/libsvm/a8a"
 
 // lrConfig is a fast logistic-regression run on a8a.
 func lrConfig(algo string) Config {
@@ -31,7 +31,7 @@ func lrConfig(algo string) Config {
 func needA8A(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(a8a); err != nil {
-		t.Skipf("a8a not available: %v", err)
+		t.Fatalf("a8a, the LibSVM file the tests train on, is missing from testdata/libsvm: %v", err)
 	}
 }
 

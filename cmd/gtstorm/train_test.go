@@ -40,12 +40,12 @@ func gtstorm(t *testing.T, args ...string) *exec.Cmd {
 	return cmd
 }
 
-const a8a = "../../../shared/data/libsvm/a8a"
+const a8a = "../../testdata/libsvm/a8a"
 
 func needA8A(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(a8a); err != nil {
-		t.Skipf("a8a not available: %v", err)
+		t.Fatalf("a8a, the LibSVM file the tests train on, is missing from testdata/libsvm: %v", err)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 
 // a8a is the LibSVM a8a training file (a8a.t its test set), shared with
 // train's tests.
-const a8a = "../../../shared/data/libsvm/a8a"
+const a8a = "../../testdata/libsvm/a8a"
 
 // lrConfig is a fast logistic-regression run on a8a (as in train's tests).
 func lrConfig(algo string) train.Config {
@@ -32,7 +32,7 @@ func lrConfig(algo string) train.Config {
 func needA8A(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(a8a); err != nil {
-		t.Skipf("a8a not available: %v", err)
+		t.Fatalf("a8a, the LibSVM file the tests train on, is missing from testdata/libsvm: %v", err)
 	}
 }
 
