@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -458,46 +457,49 @@ func TestCloseStopsWorkers(t *testing.T) {
 	if o.Workers() != 6 {
 		t.Errorf("Workers() = %d with 9 asked for 6 nodes, want 6", o.Workers())
 	}
-	// workers counts the goroutines running a team's loop.
-	workers := func() int {
-		buf := make([]byte, 1<<20)
-		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "decentral.startTeam.func1(")
+	// running returns the goroutines of o's team running their loop, and
+	// the team: nil when o has none.
+	running := func() (int, *team) {
+		if o.team == nil {
+			return 0, nil
+		}
+		return int(o.team.live.Load()), o.team
 	}
-	settle := func(want int) int {
-		n := workers()
-		for try := 0; try < 200 && n != want; try++ {
-			time.Sleep(5 * time.Millisecond)
-			n = workers()
+	// ended waits, up to a deadline, for every goroutine of tm to end, and
+	// returns how many still run.
+	ended := func(tm *team) int {
+		n := int(tm.live.Load())
+		for end := time.Now().Add(10 * time.Second); n != 0 && time.Now().Before(end); n = int(tm.live.Load()) {
+			time.Sleep(time.Millisecond)
 		}
 		return n
-	}
-	// Earlier tests' optimizers are closed, but their goroutines may still be
-	// on their way out: take the baseline once the count has held still.
-	base := workers()
-	for still := 0; still < 10; {
-		time.Sleep(10 * time.Millisecond)
-		if n := workers(); n != base {
-			base, still = n, 0
-		} else {
-			still++
-		}
 	}
 	if err := o.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := settle(base + 5); n != base+5 {
-		t.Errorf("%d worker goroutines after Init, want %d + 5", n, base)
+	// Init ran a phase on all 6 workers: the 5 besides the caller's have
+	// entered their loop before it returned.
+	n, first := running()
+	if first == nil || n != 5 {
+		t.Fatalf("%d worker goroutines after Init (team %v), want 5", n, first != nil)
 	}
 	o.Close()
-	if n := settle(base); n != base {
-		t.Errorf("%d worker goroutines after Close, want %d", n, base)
+	if o.team != nil {
+		t.Error("the optimizer keeps its team after Close")
+	}
+	if n := ended(first); n != 0 {
+		t.Errorf("%d worker goroutines still run 10 s after Close, want 0", n)
 	}
 	if err := o.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
+	n, second := running()
+	if second == nil || second == first || n != 5 {
+		t.Fatalf("%d worker goroutines of a new team (%v) after Step, want 5", n, second != nil && second != first)
+	}
 	o.Close()
-	if n := settle(base); n != base {
-		t.Errorf("%d worker goroutines after the second Close, want %d", n, base)
+	if n := ended(second); n != 0 {
+		t.Errorf("%d worker goroutines still run 10 s after the second Close, want 0", n)
 	}
 }
 

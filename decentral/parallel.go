@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Phases of node work run in parallel.
@@ -93,6 +94,7 @@ type team struct {
 	work func(w int)
 	wake []chan struct{} // wake[w] for w ≥ 1
 	done sync.WaitGroup
+	live atomic.Int32 // worker goroutines running their loop; read by tests
 }
 
 func startTeam(n int, work func(w int)) *team {
@@ -100,6 +102,8 @@ func startTeam(n int, work func(w int)) *team {
 	for w := 1; w < n; w++ {
 		t.wake[w] = make(chan struct{})
 		go func() {
+			t.live.Add(1)
+			defer t.live.Add(-1)
 			for range t.wake[w] {
 				t.work(w)
 				t.done.Done()

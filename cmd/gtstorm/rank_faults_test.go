@@ -121,7 +121,22 @@ func TestSignalWhileWaitingOnDeadPeer(t *testing.T) {
 	cmds, logs := startRanks(t, ctx, dir, 3, func(int) []string { return append([]string{"--peer-timeout", "60s"}, longRun...) })
 	waitFile(t, ctx, filepath.Join(dir, "rank1", train.RankCheckpointFile(12)))
 	cmds[1].Process.Kill()
-	time.Sleep(500 * time.Millisecond) // ranks 0 and 2 now wait for rank 1
+	cmds[1].Wait() // rank 1 is gone, its sockets closed
+	// Ranks 0 and 2 finish what rank 1 sent before it died, then wait for
+	// it: every thread of theirs asleep, none runnable, for 20 looks in a row.
+	for _, r := range []int{0, 2} {
+		for still := 0; still < 20; {
+			if asleep(cmds[r].Process.Pid) {
+				still++
+			} else {
+				still = 0
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("rank %d never waited for rank 1:\n%s", r, logs[r])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	start := time.Now()
 	for _, r := range []int{0, 2} {
 		cmds[r].Process.Signal(syscall.SIGTERM)
@@ -139,9 +154,29 @@ func TestSignalWhileWaitingOnDeadPeer(t *testing.T) {
 			t.Errorf("rank %d succeeded without rank 1", r)
 		case !strings.Contains(msg, "continue with:"):
 			t.Errorf("rank %d's stderr names no command that continues the run:\n%s", r, msg)
+		case !strings.Contains(msg, "still waiting for peers"):
+			t.Errorf("rank %d's stderr does not say the signal came while it waited for its peers:\n%s", r, msg)
 		}
 	}
-	cmds[1].Wait()
+}
+
+// asleep reports whether every thread of process pid sleeps: none is
+// running, runnable or in uninterruptible (disk) sleep.
+func asleep(pid int) bool {
+	tasks, err := os.ReadDir(filepath.Join("/proc", fmt.Sprint(pid), "task"))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "task", task.Name(), "stat"))
+		if err != nil {
+			return false
+		}
+		if _, after, _ := strings.Cut(string(b), ") "); !strings.HasPrefix(after, "S") {
+			return false
+		}
+	}
+	return true
 }
 
 // launchRanks starts `gtstorm launch` with args and returns it, its

@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,20 +144,51 @@ func TestCloseNoLeak(t *testing.T) {
 		}
 	}
 	run() // warm up gRPC's process-wide goroutines
-	settle := func(base int) int {
-		n := runtime.NumGoroutine()
-		for end := time.Now().Add(5 * time.Second); n > base && time.Now().Before(end); n = runtime.NumGoroutine() {
-			time.Sleep(20 * time.Millisecond)
-		}
-		return n
-	}
-	time.Sleep(100 * time.Millisecond)
-	base := runtime.NumGoroutine()
+	// Every goroutine that exists now, the first run's on their way out
+	// included, is not the second run's: each one the second run starts
+	// must have ended once its Exchanges are closed.
+	before := goroutines()
 	run()
-	if n := settle(base); n > base {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after Close, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	var left map[int64]string
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left = goroutines()
+		for id := range left {
+			if before[id] != "" {
+				delete(left, id)
+			}
+		}
+		if len(left) == 0 || time.Now().After(end) {
+			break
+		}
 	}
+	if len(left) > 0 {
+		var b strings.Builder
+		for _, stack := range left {
+			b.WriteString(stack + "\n\n")
+		}
+		t.Errorf("%d goroutines started by the second run still run 5 s after Close:\n%s", len(left), b.String())
+	}
+}
+
+// goroutines returns the stack of every goroutine, by its id.
+func goroutines() map[int64]string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	all := make(map[int64]string)
+	for _, stack := range strings.Split(string(buf), "\n\n") {
+		var id int64
+		if _, err := fmt.Sscanf(stack, "goroutine %d ", &id); err == nil {
+			all[id] = stack
+		}
+	}
+	return all
 }
 
 // TestUsageErrors: calls out of order or with bad arguments are refused.

@@ -84,8 +84,26 @@ func TestLatePeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Until rank 1 starts, its address answers each dial by hanging up, so
+	// that the test sees rank 0's attempts.
 	late := ln.Addr().String()
-	ln.Close()
+	dialed := make(chan struct{}, 16)
+	accepting := make(chan struct{})
+	go func() {
+		defer close(accepting)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			select {
+			case dialed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	defer ln.Close()
 	addrs := []string{"127.0.0.1:0", late}
 	xs := make([]*Exchange, 2)
 	for r := range xs {
@@ -103,7 +121,17 @@ func TestLatePeer(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runRank(ctx, xs[0], topo, 1, 5000, 0, 3, nil) }()
-	time.Sleep(700 * time.Millisecond)
+	// Rank 1 starts once rank 0 has dialed it twice: it dialed again after
+	// the first attempt failed.
+	for n := 0; n < 2; n++ {
+		select {
+		case <-dialed:
+		case <-ctx.Done():
+			t.Fatalf("rank 0 dialed rank 1 %d times in 20 s, want 2", n)
+		}
+	}
+	ln.Close()
+	<-accepting
 	if err := xs[1].Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
