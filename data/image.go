@@ -10,7 +10,6 @@ import (
 	_ "image/png"  // register the PNG decoder with image.Decode
 	"io"
 	"math"
-	"slices"
 
 	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
@@ -25,7 +24,7 @@ type ImageInput struct {
 	Mean, Std []float32
 }
 
-// MaxImagePixels bounds the pixels of an image file LoadImages decodes
+// MaxImagePixels bounds the pixels of an image file ReadImage decodes
 // (32 Mi, more than an 8K frame), so that a corrupt or hostile header
 // cannot make it allocate gigabytes.
 const MaxImagePixels = 1 << 25
@@ -58,42 +57,6 @@ func (in ImageInput) Check() error {
 		}
 	}
 	return nil
-}
-
-// LoadImages decodes PNG and JPEG files into a byte Dataset of in.Shape
-// with in's Mean and Std, so that Dense gives what a model trained on such
-// data saw: each image is converted to the channel count (colour to grey by
-// the ITU-R BT.601 luma, grey to colour by replicating it; transparency is
-// composed over black), resized to height × width (area averaging when
-// shrinking, bilinear interpolation when enlarging, each axis on its own;
-// an image already of that size is taken as it is) and rounded to bytes.
-// Sample i is paths[i]; labels are all 0. Errors name the file and the
-// fault: not a PNG or JPEG image, no pixels, truncated, too large.
-func LoadImages(paths []string, in ImageInput) (*Dataset, error) {
-	if err := in.Check(); err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, errors.New("no image files given")
-	}
-	d := &Dataset{
-		Name:    "images",
-		Shape:   slices.Clone(in.Shape),
-		Classes: in.Classes,
-		Labels:  make([]uint8, len(paths)),
-		Mean:    slices.Clone(in.Mean),
-		Std:     slices.Clone(in.Std),
-	}
-	dim := d.Dim()
-	d.Bytes = make([]uint8, len(paths)*dim)
-	for i, p := range paths {
-		img, err := ReadImage(p)
-		if err != nil {
-			return nil, err
-		}
-		ImageBytes(img, in.Shape[0], in.Shape[1], in.Shape[2], d.Bytes[i*dim:(i+1)*dim])
-	}
-	return d, nil
 }
 
 // ReadImage decodes a PNG or JPEG file, a regular file of at most
@@ -217,8 +180,9 @@ func pngSize(b []byte) (w, h uint32, ok bool) {
 
 // ImageBytes writes img as channels × height × width bytes, channel first,
 // into dst (length channels·height·width): grey is the BT.601 luma, colour
-// from grey replicates it, and each axis is resized on its own (see
-// LoadImages). channels must be 1 or 3. Rows are resized as they are read,
+// from grey replicates it, and each axis is resized on its own (area
+// averaging when shrinking, bilinear interpolation when enlarging; an image
+// already of that size is taken as it is). channels must be 1 or 3. Rows are resized as they are read,
 // so a large image costs no more memory than its decoded pixels.
 func ImageBytes(img image.Image, channels, height, width int, dst []uint8) {
 	if channels != 1 && channels != 3 || height < 1 || width < 1 || len(dst) != channels*height*width {

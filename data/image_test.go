@@ -196,7 +196,7 @@ func TestLoadImages(t *testing.T) {
 	p2 := filepath.Join(dir, "b.jpg")
 	os.WriteFile(p2, jb.Bytes(), 0o644)
 
-	d, err := LoadImages([]string{p1, p2}, ImageInput{Shape: []int{1, 28, 28}, Classes: 10})
+	d, err := loadImages([]string{p1, p2}, ImageInput{Shape: []int{1, 28, 28}, Classes: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestLoadImages(t *testing.T) {
 
 	// Normalised colour input: Dense standardises with the given statistics.
 	in := ImageInput{Shape: []int{3, 8, 8}, Classes: 10, Mean: []float32{0.4, 0.5, 0.6}, Std: []float32{0.2, 0.25, 0.3}}
-	d, err = LoadImages([]string{p1}, in)
+	d, err = loadImages([]string{p1}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestLoadImages(t *testing.T) {
 		{Shape: []int{3, 8, 8}, Classes: 10, Mean: []float32{0, 0, 0}, Std: []float32{1, 0, 1}},
 		{Shape: []int{3, 8, 8}, Classes: 10, Mean: []float32{0}, Std: []float32{1}},
 	} {
-		if _, err := LoadImages([]string{p1}, bad); err == nil {
+		if _, err := loadImages([]string{p1}, bad); err == nil {
 			t.Errorf("LoadImages accepts %+v", bad)
 		}
 	}
@@ -289,7 +289,7 @@ func TestLoadImagesErrors(t *testing.T) {
 		} else {
 			os.WriteFile(p, b, 0o644)
 		}
-		_, err := LoadImages([]string{writePNG(t, dir, "good.png", testGray(3, 3)), p}, ImageInput{Shape: []int{1, 28, 28}, Classes: 10})
+		_, err := loadImages([]string{writePNG(t, dir, "good.png", testGray(3, 3)), p}, ImageInput{Shape: []int{1, 28, 28}, Classes: 10})
 		if err == nil {
 			t.Errorf("%s: loaded", name)
 			continue
@@ -299,7 +299,7 @@ func TestLoadImagesErrors(t *testing.T) {
 			t.Errorf("%s: error %q, want one line naming %s and saying %q", name, msg, p, want[name])
 		}
 	}
-	if _, err := LoadImages(nil, ImageInput{Shape: []int{1, 28, 28}, Classes: 10}); err == nil {
+	if _, err := loadImages(nil, ImageInput{Shape: []int{1, 28, 28}, Classes: 10}); err == nil {
 		t.Error("LoadImages of no files succeeds")
 	}
 }

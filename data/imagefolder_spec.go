@@ -15,7 +15,7 @@ type ImageFolderStats struct {
 
 // LoadImageFolder loads the image folder dir (see the layout above): every
 // image converted to opt.Channels and resized to opt.ImageSize square as
-// LoadImages converts them (BT.601 luma for grey, area averaging when
+// ImageBytes converts them (BT.601 luma for grey, area averaging when
 // shrinking, bilinear interpolation when enlarging), labels the sorted
 // class folders' indices. The training set is DIR/train's images, the test
 // set DIR/test's; without them, a stratified opt.TestSplit fraction of

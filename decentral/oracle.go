@@ -32,7 +32,8 @@ type Oracle interface {
 // batch's input-side work is shared). Its results must be those of
 // Grad(xNew, b, gNew) followed by Grad(xOld, b, gOld); the optimizer uses it
 // whenever the Oracle implements it. It is the optimizer's side of
-// models.PairGrader.
+// models.PairWorker, one level up: a worker evaluates one node's batch,
+// the Oracle any node's.
 type PairGrader interface {
 	Oracle
 	GradPair(worker int, xNew, xOld []float32, b Batch, gNew, gOld []float32) (lossNew float32, err error)

@@ -32,7 +32,7 @@ func TestGradAllocations(t *testing.T) {
 					"Grad": func() error { _, err := w.Grad(xNew, b, gNew); return err },
 					"Eval": func() error { _, _, err := w.Eval(xNew, b); return err },
 				}
-				if pg, ok := w.(PairGrader); ok {
+				if pg, ok := w.(PairWorker); ok {
 					calls["GradPair"] = func() error { _, _, err := pg.GradPair(xNew, xOld, b, gNew, gOld); return err }
 				}
 				for name, call := range calls {

@@ -153,7 +153,7 @@ func BenchmarkEvalMNIST1000(b *testing.B) {
 }
 
 func benchGradPair(b *testing.B, m Model, batch data.Batch) {
-	w := newWorker(b, m).(PairGrader)
+	w := newWorker(b, m).(PairWorker)
 	xNew, xOld := m.Init(1), m.Init(2)
 	gNew, gOld := make([]float32, len(xNew)), make([]float32, len(xOld))
 	if _, _, err := w.GradPair(xNew, xOld, batch, gNew, gOld); err != nil { // builds the graph

@@ -6,12 +6,12 @@ import (
 	"github.com/gtstorm/gtstorm/data"
 )
 
-// PairGrader is implemented by workers that evaluate the gradients of two
+// PairWorker is implemented by workers that evaluate the gradients of two
 // parameter vectors on one batch for less than two Grad calls cost.
 // GT-STORM's round needs exactly that: the stochastic gradients at the new
 // and the previous iterate, on the same minibatch. The results are
 // bit-identical to Grad(xNew, b, gNew) followed by Grad(xOld, b, gOld).
-type PairGrader interface {
+type PairWorker interface {
 	GradPair(xNew, xOld []float32, b data.Batch, gNew, gOld []float32) (lossNew, lossOld float32, err error)
 }
 
@@ -42,14 +42,14 @@ func (w *classWorker) GradPair(xNew, xOld []float32, b data.Batch, gNew, gOld []
 
 // GradPair evaluates the gradients at xNew and xOld on the same batch on
 // worker's graphs, sharing the batch's loading where the model's worker
-// implements PairGrader (the CNNs) and calling Grad twice otherwise. The
+// implements PairWorker (the CNNs) and calling Grad twice otherwise. The
 // results are those of the two Grad calls, bit for bit.
 func (p *Pool) GradPair(worker int, xNew, xOld []float32, b data.Batch, gNew, gOld []float32) (lossNew, lossOld float32, err error) {
 	if worker < 0 || worker >= len(p.workers) {
 		return 0, 0, fmt.Errorf("worker %d out of range [0, %d)", worker, len(p.workers))
 	}
 	w := p.workers[worker]
-	if pg, ok := w.(PairGrader); ok {
+	if pg, ok := w.(PairWorker); ok {
 		return pg.GradPair(xNew, xOld, b, gNew, gOld)
 	}
 	if lossNew, err = w.Grad(xNew, b, gNew); err != nil {

@@ -157,7 +157,7 @@ func TestByzantineSweepable(t *testing.T) {
 	if c.Byzantine != "2" || c.Attack != "ipm:0.1" || c.Aggregate != "trim:1" {
 		t.Errorf("set %+v", c)
 	}
-	for _, v := range []string{"mean", "clip", "median"} { // a sweep's cells (experiment.SweepCells)
+	for _, v := range []string{"mean", "clip", "median"} { // a sweep's cells (experiment.VaryCells)
 		cell := c
 		if err := cell.Set("aggregate", v); err != nil {
 			t.Errorf("sweep over aggregate: %s: %v", v, err)

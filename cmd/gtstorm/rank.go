@@ -38,8 +38,8 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(name, rankUsage(name), stdout)
 	cfg := train.Default()
 	cfg.Flags(fs)
-	var nf rankFlags
-	nf.register(fs)
+	var rf rankFlags
+	rf.register(fs)
 	var pf placeFlags
 	pf.register(fs)
 	rank := fs.Int("rank", -1, "this process's rank, from 0")
@@ -78,7 +78,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if cfg, *agree, ck, err = rankStart(fs, cfg, *out, *resume, *agree, resumes); err != nil {
 		return err
 	}
-	if err := nf.check(rk.Addrs); err != nil {
+	if err := rf.check(rk.Addrs); err != nil {
 		return err
 	}
 	*out = rankOut(*out, cfg, *rank)
@@ -92,10 +92,10 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := nf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, ck, *agree, stderr)
+	sum, stats, err := rf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, ck, *agree, stderr)
 	reportRankEnd(stderr, *rank, stats, err)
 	if err != nil {
-		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, nf.security(), *out)))
+		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, rf.security(), *out)))
 	}
 	if sum != nil {
 		printSummary(stdout, *out, sum)
@@ -260,32 +260,32 @@ type rankFlags struct {
 	peerTimeout *time.Duration
 }
 
-func (nf *rankFlags) register(fs *flag.FlagSet) {
-	nf.certDir = fs.String("certs", "", "folder of ca.pem and this rank's rank-R.pem and rank-R-key.pem (see `gtstorm certs`)")
-	nf.insecure = fs.Bool("insecure", false, "talk in plaintext without certificates: only when every rank is on a loopback address")
-	nf.peerTimeout = fs.Duration("peer-timeout", 60*time.Second, "how long a silent neighbour is retried before the run stops naming it")
+func (rf *rankFlags) register(fs *flag.FlagSet) {
+	rf.certDir = fs.String("certs", "", "folder of ca.pem and this rank's rank-R.pem and rank-R-key.pem (see `gtstorm certs`)")
+	rf.insecure = fs.Bool("insecure", false, "talk in plaintext without certificates: only when every rank is on a loopback address")
+	rf.peerTimeout = fs.Duration("peer-timeout", 60*time.Second, "how long a silent neighbour is retried before the run stops naming it")
 }
 
 // security returns the security flag a rank runs with, for advice.
-func (nf *rankFlags) security() string {
-	if *nf.insecure {
+func (rf *rankFlags) security() string {
+	if *rf.insecure {
 		return "--insecure"
 	}
-	return "--certs " + *nf.certDir
+	return "--certs " + *rf.certDir
 }
 
 // check refuses a missing choice of security, plaintext off loopback and
 // a timeout that is not positive.
-func (nf *rankFlags) check(addrs []string) error {
+func (rf *rankFlags) check(addrs []string) error {
 	switch {
-	case *nf.peerTimeout <= 0:
-		return usagef("--peer-timeout %v: want a positive duration", *nf.peerTimeout)
-	case *nf.insecure && *nf.certDir != "":
+	case *rf.peerTimeout <= 0:
+		return usagef("--peer-timeout %v: want a positive duration", *rf.peerTimeout)
+	case *rf.insecure && *rf.certDir != "":
 		return usagef("--insecure: give either --certs or --insecure")
-	case !*nf.insecure && *nf.certDir == "":
+	case !*rf.insecure && *rf.certDir == "":
 		return usagef("--certs: want the certificates folder (gtstorm certs), or --insecure for plaintext on loopback")
 	}
-	if *nf.insecure {
+	if *rf.insecure {
 		for r, a := range addrs {
 			if !transport.Loopback(a) {
 				return usagef("--insecure: rank %d's address %s is not a loopback address; plaintext is allowed on loopback only", r, a)
@@ -305,7 +305,7 @@ func errSimulatedOverRanks(cmd string) error {
 // with ck, from the rank's checkpoint ck (with agree, from the latest round
 // all ranks keep, which they agree on through rank 0); it returns rank 0's
 // summary and the transport's figures.
-func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
+func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
 	opt := no.Options
 	resume := -1
 	if ck != nil {
@@ -331,11 +331,11 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	}
 	tc := transport.Config{
 		Rank: rank, Addrs: rk.Addrs, Owner: func(i int) int { return owner[i] }, Nodes: cfg.Nodes,
-		Insecure: *nf.insecure, PeerTimeout: *nf.peerTimeout, ConfigHash: hash,
+		Insecure: *rf.insecure, PeerTimeout: *rf.peerTimeout, ConfigHash: hash,
 		Logf: lockedLogf(stderr),
 	}
-	if !*nf.insecure {
-		m, err := certs.Load(*nf.certDir, rank)
+	if !*rf.insecure {
+		m, err := certs.Load(*rf.certDir, rank)
 		if err != nil {
 			return nil, "", err
 		}
@@ -355,7 +355,7 @@ func (nf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	defer func() {
 		// Tell the peers this rank stops, so that they stop waiting for it
 		// at once, and let them take what it sent before it closes.
-		lctx, cancel := context.WithTimeout(context.Background(), min(*nf.peerTimeout, leaveTimeout))
+		lctx, cancel := context.WithTimeout(context.Background(), min(*rf.peerTimeout, leaveTimeout))
 		defer cancel()
 		if lerr := ctl.Leave(lctx, stopReason(err)); lerr != nil {
 			fmt.Fprintf(stderr, "rank %d: note: %v\n", rank, lerr)

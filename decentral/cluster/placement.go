@@ -111,24 +111,9 @@ func fromSlurm(getenv func(string) string, basePort int) (*Placement, error) {
 	default:
 		return nil, fmt.Errorf("Slurm: SLURM_STEP_TASKS_PER_NODE and SLURM_TASKS_PER_NODE are unset, and %s=%q names %d hosts: want the tasks per node (srun sets them)", listVar, list, len(hosts))
 	}
-	// Every count is checked before the addresses are allocated: each host
-	// holds at most tasks tasks (so that the sum cannot wrap), listening on
-	// consecutive ports from basePort.
-	placed := -1 // the tasks per places so far; -1 where it does not fit the hosts or tasks
-	if len(per) == len(hosts) {
-		placed = 0
-		for n, k := range per {
-			if k > tasks-placed {
-				placed = -1
-				break
-			}
-			if basePort+k-1 > 65535 {
-				return nil, fmt.Errorf("Slurm: base port %d + %d tasks on %s passes 65535", basePort, k, hosts[n])
-			}
-			placed += k
-		}
-	}
-	if placed != tasks {
+	if fits, err := blocksFit(per, hosts, tasks, basePort); err != nil {
+		return nil, err
+	} else if !fits {
 		return nil, fmt.Errorf("Slurm: %s=%q does not place %d tasks on the %d hosts of %s=%q", perVar, perText, tasks, len(hosts), listVar, list)
 	}
 	rk := &Ranks{Name: "slurm", Addrs: make([]string, 0, tasks)}
@@ -146,6 +131,28 @@ func fromSlurm(getenv func(string) string, basePort int) (*Placement, error) {
 	}
 	src := fmt.Sprintf("Slurm: SLURM_PROCID=%d, %s=%d, %s=%s, %s=%s", rank, tasksVar, tasks, listVar, list, perVar, perText)
 	return &Placement{Source: src, Rank: rank, Ranks: rk}, nil
+}
+
+// blocksFit reports whether per, the tasks on each of hosts, places
+// exactly tasks tasks. Every count is checked before the addresses are
+// allocated: each host holds at most tasks tasks (so that the sum cannot
+// wrap), listening on consecutive ports from basePort, which must stay
+// below 65536.
+func blocksFit(per []int, hosts []string, tasks, basePort int) (bool, error) {
+	if len(per) != len(hosts) {
+		return false, nil
+	}
+	placed := 0
+	for n, k := range per {
+		if k > tasks-placed {
+			return false, nil
+		}
+		if basePort+k-1 > 65535 {
+			return false, fmt.Errorf("Slurm: base port %d + %d tasks on %s passes 65535", basePort, k, hosts[n])
+		}
+		placed += k
+	}
+	return placed == tasks, nil
 }
 
 // ordinal matches a StatefulSet pod's hostname, NAME-ORDINAL.

@@ -35,9 +35,8 @@
 // Layouts are row-major and NCHW throughout. The GEMM reads A and B in place
 // (no packing) except when both operands are transposed or a transposed B is
 // short along k, where it packs a small panel of B on the stack. Calls
-// allocate nothing (SgemmParallel excepted: it starts goroutines) and the
-// kernels keep no state between calls, so any number of goroutines may call
-// them at once on disjoint outputs. Summation orders are fixed: the same
+// allocate nothing and the kernels keep no state between calls, so any
+// number of goroutines may call them at once on disjoint outputs. Summation orders are fixed: the same
 // inputs give the same bits whatever the number of goroutines.
 //
 // mnist_chain_test.go is a complete MNIST CNN forward and backward pass

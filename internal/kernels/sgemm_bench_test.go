@@ -124,19 +124,6 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkSgemmParallel times the batched MNIST shapes on two goroutines.
-func BenchmarkSgemmParallel(b *testing.B) {
-	for _, s := range benchShapes[:5] {
-		a, bb, c, lda, ldb, _, _, _ := s.operands()
-		b.Run(s.name, func(b *testing.B) {
-			for b.Loop() {
-				SgemmParallel(2, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
-			}
-			b.ReportMetric(s.flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
-		})
-	}
-}
-
 // BenchmarkPeak times the tallest broadcast tile of one 16-lane vector
 // (14×16 on AVX-512, 6×16 on AVX2) on L1-resident data, per kernel set:
 // the single-core FMA ceiling the GEMM figures are measured against.

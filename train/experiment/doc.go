@@ -1,7 +1,7 @@
 // Package experiment runs grids of training runs and reports on them: the
 // cells of `gtstorm compare` (algorithms × partitions, [CompareCells]) and
-// `gtstorm sweep` (one setting varied, [SweepCells]), each under several
-// seeds, times every combination of repeated --vary settings ([VaryCells]:
+// `gtstorm sweep` (settings varied, [VaryCells]), each under several
+// seeds: every combination of repeated --vary settings ([VaryCells]:
 // a Byzantine study's attacks × rules × B, with one clean cell per rule),
 // on simulated networks ([NetworkCells]) or at an equal budget of
 // samples per node ([ParseBudget], [BudgetCells]); [RunGrid] runs them in

@@ -71,13 +71,6 @@ func CompareCells(base train.Config, algos, partitions []string, seeds int) []Ce
 	return cells
 }
 
-// SweepCells returns the cells of `gtstorm sweep` with one --vary: base
-// with the setting named by param (any of Sweepable) set to each of values
-// in turn. [VaryCells] makes the grid of several.
-func SweepCells(base train.Config, param string, values []string, seeds int) ([]Cell, error) {
-	return VaryCells([]Cell{{Configs: Seeds(base, seeds)}}, []Vary{{Name: param, Values: values}})
-}
-
 // GridFile lists the cells of a grid in its output folder, so that a rerun
 // knows the folder holds the same grid.
 const GridFile = "grid.json"
@@ -101,37 +94,9 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 	if big := checkGrid(cells, 1); big != nil {
 		return nil, big
 	}
-	cells = slices.Clone(cells)
-	seen := map[string]string{}    // a run's settings → its cell
-	refused := map[string]string{} // a run's settings → why it cannot run
-	for i, c := range cells {
-		c.Configs = slices.Clone(c.Configs)
-		for k, cfg := range c.Configs {
-			if err := cfg.Validate(); err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Label, err)
-			}
-			if cfg.Nodes > graph.MaxNodes { // before any graph is drawn for it
-				return nil, &train.ConfigError{Flag: "nodes", Value: cfg.Nodes,
-					Want: fmt.Sprintf("at most %d, the largest graph whose mixing matrix is supported", graph.MaxNodes)}
-			}
-			if cfg.SimulatesNetwork() && cfg.Compute == 0 {
-				return nil, &train.ConfigError{Flag: "compute", Value: "0", Want: "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
-			}
-			r, err := cfg.Resolved()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Label, err)
-			}
-			key := train.ResultKey(r)
-			if prev, dup := seen[key]; dup {
-				return nil, &DuplicateCellsError{prev, c.Label}
-			}
-			seen[key] = c.Label
-			c.Configs[k] = r
-			if err := r.CheckGraphs(); err != nil {
-				refused[key] = err.Error()
-			}
-		}
-		cells[i] = c
+	cells, refused, err := resolveGrid(cells)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := train.LockOut(out)
 	if err != nil {
@@ -181,6 +146,55 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 		}
 	}
 	return results, nil
+}
+
+// resolveGrid checks every configuration of cells and returns copies of
+// the cells with each resolved, and the runs that cannot start (a graph
+// their method cannot use) with why, by their settings. Two cells with a
+// run of the same settings are a *DuplicateCellsError.
+func resolveGrid(cells []Cell) ([]Cell, map[string]string, error) {
+	cells = slices.Clone(cells)
+	seen := map[string]string{}    // a run's settings → its cell
+	refused := map[string]string{} // a run's settings → why it cannot run
+	for i, c := range cells {
+		c.Configs = slices.Clone(c.Configs)
+		for k, cfg := range c.Configs {
+			r, err := resolveRun(c.Label, cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			key := train.ResultKey(r)
+			if prev, dup := seen[key]; dup {
+				return nil, nil, &DuplicateCellsError{prev, c.Label}
+			}
+			seen[key] = c.Label
+			c.Configs[k] = r
+			if err := r.CheckGraphs(); err != nil {
+				refused[key] = err.Error()
+			}
+		}
+		cells[i] = c
+	}
+	return cells, refused, nil
+}
+
+// resolveRun validates one run of the cell label and returns it resolved.
+func resolveRun(label string, cfg train.Config) (train.Config, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("%s: %w", label, err)
+	}
+	if cfg.Nodes > graph.MaxNodes { // before any graph is drawn for it
+		return cfg, &train.ConfigError{Flag: "nodes", Value: cfg.Nodes,
+			Want: fmt.Sprintf("at most %d, the largest graph whose mixing matrix is supported", graph.MaxNodes)}
+	}
+	if cfg.SimulatesNetwork() && cfg.Compute == 0 {
+		return cfg, &train.ConfigError{Flag: "compute", Value: "0", Want: "the seconds one gradient takes (e.g. 2ms) in a grid on a simulated network, so that every cell is charged the same compute time (gtstorm train on a simulated network prints the time it measured per gradient)"}
+	}
+	r, err := cfg.Resolved()
+	if err != nil {
+		return cfg, fmt.Errorf("%s: %w", label, err)
+	}
+	return r, nil
 }
 
 // refusedSummary is the summary of a run of cfg that a grid did not start,

@@ -135,7 +135,7 @@ func TestGridRecordsDivergence(t *testing.T) {
 	needA8A(t)
 	base := lrConfig(decentral.GTSTORM)
 	base.Iters, base.CheckpointEvery, base.EvalEvery = 20, 0, 5
-	cells, err := SweepCells(base, "eta0", []string{"3e38", "0.1"}, 1)
+	cells, err := sweepCells(base, "eta0", []string{"3e38", "0.1"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestGridRefusesSameCells(t *testing.T) {
 	choco := train.Default()
 	choco.Algo = decentral.CHOCO
 	sweep := func(param string, values ...string) []Cell {
-		cells, err := SweepCells(choco, param, values, 1)
+		cells, err := sweepCells(choco, param, values, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,8 +267,8 @@ func TestGridRecordsRefusedCell(t *testing.T) {
 	}
 }
 
-func TestSweepCells(t *testing.T) {
-	cells, err := SweepCells(train.Default(), "rho", []string{"0.1", "10"}, 2)
+func TestSweepCellsOfOneVary(t *testing.T) {
+	cells, err := sweepCells(train.Default(), "rho", []string{"0.1", "10"}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +276,8 @@ func TestSweepCells(t *testing.T) {
 		t.Errorf("cells = %+v", cells)
 	}
 	for _, bad := range [][2]string{{"rho", "x"}, {"nodes", "1.5"}, {"dampening", "1"}} {
-		if _, err := SweepCells(train.Default(), bad[0], []string{bad[1]}, 1); err == nil {
-			t.Errorf("SweepCells(%s=%s) accepted", bad[0], bad[1])
+		if _, err := sweepCells(train.Default(), bad[0], []string{bad[1]}, 1); err == nil {
+			t.Errorf("sweepCells(%s=%s) accepted", bad[0], bad[1])
 		}
 	}
 }

@@ -106,7 +106,7 @@ func TestReportMatchesResults(t *testing.T) {
 	needA8A(t)
 	base := lrConfig(decentral.GTSTORM)
 	base.Iters, base.CheckpointEvery = 20, 0
-	cells, err := SweepCells(base, "pc", []string{"0.3", "0.6"}, 3)
+	cells, err := sweepCells(base, "pc", []string{"0.3", "0.6"}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestStragglersShowInTable(t *testing.T) {
 	needA8A(t)
 	base := lrConfig(decentral.DSGD)
 	base.Iters, base.CheckpointEvery, base.Compute = 20, 0, 0.001
-	cells, err := SweepCells(base, "stragglers", []string{"1:2", "3:5"}, 1)
+	cells, err := sweepCells(base, "stragglers", []string{"1:2", "3:5"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,18 +74,8 @@ var robustNames = []string{"byzantine", "attack"}
 // --period, …) applies to the cells whose method takes it, as in
 // [CompareCells].
 func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
-	for i, v := range vary {
-		if !slices.Contains(train.Sweepable(), v.Name) {
-			return nil, &train.ConfigError{Flag: "vary", Value: v.Name, Want: "one of " + strings.Join(train.Sweepable(), ", ")}
-		}
-		if slices.ContainsFunc(vary[:i], func(w Vary) bool { return w.Name == v.Name }) {
-			return nil, &train.ConfigError{Flag: "vary", Value: v.Name, Want: "each setting varied once (list its values in one --vary " + v.Name + "=V1,V2,…)"}
-		}
-		for k, x := range v.Values {
-			if slices.Contains(v.Values[:k], x) {
-				return nil, &train.ConfigError{Flag: "vary", Value: v.String(), Want: fmt.Sprintf("each value once (%s is listed twice)", x)}
-			}
-		}
+	if err := checkVary(vary); err != nil {
+		return nil, err
 	}
 	factor := 1 // the combinations of the varied values
 	for _, v := range vary {
@@ -94,29 +84,9 @@ func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 	if big := checkGrid(cells, factor); big != nil {
 		return nil, &train.ConfigError{Flag: "vary", Value: VaryTitle(vary), Want: big.want()}
 	}
-	type combo struct {
-		base  Cell
-		parts []string
-	}
-	combos := make([]combo, len(cells))
-	for i, c := range cells {
-		combos[i] = combo{base: c}
-	}
-	for _, v := range vary {
-		var next []combo
-		for _, c := range combos {
-			for _, val := range v.Values {
-				n := combo{base: c.base, parts: append(slices.Clip(c.parts), v.Name+"="+val)}
-				n.base.Configs = slices.Clone(c.base.Configs)
-				for k := range n.base.Configs {
-					if err := setVaried(&n.base.Configs[k], v.Name, val); err != nil {
-						return nil, err
-					}
-				}
-				next = append(next, n)
-			}
-		}
-		combos = next
+	combos, err := combine(cells, vary)
+	if err != nil {
+		return nil, err
 	}
 	var out []Cell
 	index := map[string]int{}     // a clean cell's label → its place in out
@@ -162,6 +132,59 @@ func VaryCells(cells []Cell, vary []Vary) ([]Cell, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkVary refuses a --vary of a setting that is not sweepable, a setting
+// varied twice, and a value listed twice.
+func checkVary(vary []Vary) error {
+	for i, v := range vary {
+		if !slices.Contains(train.Sweepable(), v.Name) {
+			return &train.ConfigError{Flag: "vary", Value: v.Name, Want: "one of " + strings.Join(train.Sweepable(), ", ")}
+		}
+		if slices.ContainsFunc(vary[:i], func(w Vary) bool { return w.Name == v.Name }) {
+			return &train.ConfigError{Flag: "vary", Value: v.Name, Want: "each setting varied once (list its values in one --vary " + v.Name + "=V1,V2,…)"}
+		}
+		for k, x := range v.Values {
+			if slices.Contains(v.Values[:k], x) {
+				return &train.ConfigError{Flag: "vary", Value: v.String(), Want: fmt.Sprintf("each value once (%s is listed twice)", x)}
+			}
+		}
+	}
+	return nil
+}
+
+// combo is one cell of a grid times one combination of varied values:
+// parts lists them as "name=value".
+type combo struct {
+	base  Cell
+	parts []string
+}
+
+// combine returns every cell times every combination of the varied
+// values, in order (the last --vary varying fastest), each configuration
+// set as --vary sets it.
+func combine(cells []Cell, vary []Vary) ([]combo, error) {
+	combos := make([]combo, len(cells))
+	for i, c := range cells {
+		combos[i] = combo{base: c}
+	}
+	for _, v := range vary {
+		var next []combo
+		for _, c := range combos {
+			for _, val := range v.Values {
+				n := combo{base: c.base, parts: append(slices.Clip(c.parts), v.Name+"="+val)}
+				n.base.Configs = slices.Clone(c.base.Configs)
+				for k := range n.base.Configs {
+					if err := setVaried(&n.base.Configs[k], v.Name, val); err != nil {
+						return nil, err
+					}
+				}
+				next = append(next, n)
+			}
+		}
+		combos = next
+	}
+	return combos, nil
 }
 
 // setVaried sets the setting name of c to value, as --vary does: the
