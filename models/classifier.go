@@ -20,18 +20,15 @@ type classifier struct {
 	shape   []int // shape of one sample, e.g. [1 28 28]
 	classes int
 	net     *Net // the description the layout, forward pass and export come from
+	// fileParams are the initialisers of an imported ONNX file, in layout
+	// order (FileParams); nil for the other networks.
+	fileParams []float32
 }
 
 func (m *classifier) Name() string { return m.name }
 
 // dim returns the number of features of one sample.
-func (m *classifier) dim() int {
-	n := 1
-	for _, s := range m.shape {
-		n *= s
-	}
-	return n
-}
+func (m *classifier) dim() int { return product(m.shape) }
 
 // NewWorker returns a worker with no graphs yet; they are built on first
 // use of each batch size.

@@ -5,22 +5,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/internal/kernels"
+	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
 // envGradChild makes the test binary print its gradients' digest and exit
 // (see TestGradSameBitsOnEveryKernelSet).
 const envGradChild = "GTSTORM_TEST_GRAD_DIGEST"
-
-// envTestEmulator names a program that runs the child processes of the
-// test binary, for a binary cross-compiled and run under qemu's user mode.
-const envTestEmulator = "GTSTORM_TEST_EMULATOR"
 
 // gradDigest evaluates the MNIST and CIFAR CNNs, an MLP, the MNIST CNN on
 // CIFAR's images, resnet20-gn on small images and the FedAvg CNN on odd
@@ -58,34 +52,11 @@ func gradDigest(t testing.TB) string {
 // the recorded bits, wantGradDigest, which are the same on every
 // architecture (.ci/run runs it on arm64 under qemu too).
 func TestGradSameBitsOnEveryKernelSet(t *testing.T) {
-	if os.Getenv(envGradChild) != "" {
-		fmt.Printf("digest %s %s\n", kernels.Name(), gradDigest(t))
+	digests, parent := kernelstest.Digests(t, "TestGradSameBitsOnEveryKernelSet", envGradChild, gradDigest)
+	if !parent {
 		return
 	}
 	sets := kernels.Available()
-	digests := map[string]string{}
-	for _, set := range sets {
-		args := []string{os.Args[0], "-test.run=^TestGradSameBitsOnEveryKernelSet$", "-test.count=1"}
-		if emu := os.Getenv(envTestEmulator); emu != "" { // e.g. qemu-aarch64-static
-			args = append([]string{emu}, args...)
-		}
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env = append(os.Environ(), envGradChild+"=1", kernels.EnvKernels+"="+set)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", set, err, out)
-		}
-		var name, digest string
-		for _, line := range strings.Split(string(out), "\n") {
-			if _, err := fmt.Sscanf(line, "digest %s %s", &name, &digest); err == nil {
-				break
-			}
-		}
-		if name != set || digest == "" {
-			t.Fatalf("%s: no digest from the child process:\n%s", set, out)
-		}
-		digests[set] = digest
-	}
 	for _, set := range sets {
 		if digests[set] != wantGradDigest {
 			t.Errorf("kernel set %s on %s: gradients digest %s, want %s (pure Go: %s)", set, runtime.GOARCH, digests[set], wantGradDigest, digests["go"])

@@ -63,13 +63,7 @@ type Param struct {
 }
 
 // Size returns the number of values of the tensor.
-func (p Param) Size() int {
-	n := 1
-	for _, s := range p.Shape {
-		n *= s
-	}
-	return n
-}
+func (p Param) Size() int { return product(p.Shape) }
 
 // Worker evaluates a model on minibatches. A Worker is NOT safe for
 // concurrent use: give each goroutine its own (see Pool).

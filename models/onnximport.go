@@ -167,7 +167,19 @@ func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, 
 		}
 		x0 = append(x0, v...)
 	}
-	return m, x0, nil
+	m.(*classifier).fileParams = x0
+	return m, slices.Clone(x0), nil
+}
+
+// FileParams returns a copy of the parameters an imported model's file
+// holds (its initialisers, in layout order), and false for a model that was
+// not imported.
+func FileParams(m Model) ([]float32, bool) {
+	c, ok := m.(*classifier)
+	if !ok || c.fileParams == nil {
+		return nil, false
+	}
+	return slices.Clone(c.fileParams), true
 }
 
 // inputs records the initialisers as constants and checks the graph's one

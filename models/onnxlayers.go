@@ -132,21 +132,30 @@ func (im *importer) matMul(n *onnx.Node) error {
 	return im.set(n, ival{kind: ivPending, p: &pending{kind: pMatMul, x: x, w: w}})
 }
 
-func (im *importer) add(n *onnx.Node) error {
-	a, _, err := im.arg(n, 0)
-	if err != nil {
-		return err
+// binary reads the two inputs of an elementwise node. Two constants it
+// folds with fi or ff (done); otherwise it returns them with the constant,
+// if any, second.
+func (im *importer) binary(n *onnx.Node, fi func(x, y int64) int64, ff func(x, y float32) float32) (a, b ival, done bool, err error) {
+	if a, _, err = im.arg(n, 0); err != nil {
+		return a, b, false, err
 	}
-	b, _, err := im.arg(n, 1)
-	if err != nil {
-		return err
+	if b, _, err = im.arg(n, 1); err != nil {
+		return a, b, false, err
 	}
 	if a.kind == ivConst && b.kind == ivConst {
-		c, err := elementwise(a.c, b.c, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
-		return im.fold(n, c, err)
+		c, err := elementwise(a.c, b.c, fi, ff)
+		return a, b, true, im.fold(n, c, err)
 	}
 	if a.kind == ivConst {
 		a, b = b, a
+	}
+	return a, b, false, nil
+}
+
+func (im *importer) add(n *onnx.Node) error {
+	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
+	if done || err != nil {
+		return err
 	}
 	switch {
 	case a.kind == ivAct && b.kind == ivAct:
@@ -167,20 +176,9 @@ func (im *importer) add(n *onnx.Node) error {
 }
 
 func (im *importer) mul(n *onnx.Node) error {
-	a, _, err := im.arg(n, 0)
-	if err != nil {
+	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x * y }, func(x, y float32) float32 { return x * y })
+	if done || err != nil {
 		return err
-	}
-	b, _, err := im.arg(n, 1)
-	if err != nil {
-		return err
-	}
-	if a.kind == ivConst && b.kind == ivConst {
-		c, err := elementwise(a.c, b.c, func(x, y int64) int64 { return x * y }, func(x, y float32) float32 { return x * y })
-		return im.fold(n, c, err)
-	}
-	if a.kind == ivConst {
-		a, b = b, a
 	}
 	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
 		return fmt.Errorf("multiplies the network's data; the import takes Mul only as the scale of a GroupNorm")

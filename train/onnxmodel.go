@@ -74,19 +74,15 @@ func importONNX(cfg Config, shape []int, classes int) (models.Model, []float32, 
 }
 
 // initialParams returns x⁰ of a run of cfg training m: the initialisers of
-// an ONNX model's file (read again, and required to be m's), unless --init
-// seed; else m.Init(seed).
+// an ONNX model's file, which m keeps from its import, unless --init seed;
+// else m.Init(seed).
 func initialParams(cfg Config, m models.Model) ([]float32, error) {
 	if !models.IsONNXName(cfg.ModelName()) || cfg.Init == InitSeed {
 		return m.Init(cfg.Seed), nil
 	}
-	shape, classes, _ := models.Classifier(m)
-	again, x0, err := importONNX(cfg, shape, classes)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.EqualFunc(again.Params(), m.Params(), func(a, b models.Param) bool { return a.Name == b.Name && slices.Equal(a.Shape, b.Shape) }) {
-		return nil, fmt.Errorf("%s changed while the run started: its network is not the one imported first", cfg.Model)
+	x0, ok := models.FileParams(m)
+	if !ok {
+		return nil, fmt.Errorf("%s: the model was not imported from the file", cfg.Model)
 	}
 	return x0, nil
 }

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 
-	"github.com/gtstorm/gtstorm/internal/kernels"
+	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
 // TestLayersMatchFiniteDifferences checks, for every network of netSpecs,
@@ -177,42 +174,14 @@ func layersDigest(t testing.TB) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// envTestEmulator names a program that runs the child processes of the
-// test binary, for a binary cross-compiled and run under qemu's user mode
-// (as package models' TestGradSameBitsOnEveryKernelSet).
-const envTestEmulator = "GTSTORM_TEST_EMULATOR"
-
 // TestLayersSameBitsOnEveryKernelSet runs the networks of netSpecs in a
 // child process per kernel set this CPU runs (GTSTORM_KERNELS) and checks
 // that every set gives the recorded bits, wantLayersDigest, which are the
-// same on every architecture (under qemu: GTSTORM_TEST_EMULATOR).
+// same on every architecture (under qemu: kernelstest.EnvEmulator).
 func TestLayersSameBitsOnEveryKernelSet(t *testing.T) {
-	if os.Getenv(envLayersChild) != "" {
-		fmt.Printf("digest %s %s\n", kernels.Name(), layersDigest(t))
+	digests, parent := kernelstest.Digests(t, "TestLayersSameBitsOnEveryKernelSet", envLayersChild, layersDigest)
+	if !parent {
 		return
-	}
-	digests := map[string]string{}
-	for _, set := range kernels.Available() {
-		args := []string{os.Args[0], "-test.run=^TestLayersSameBitsOnEveryKernelSet$", "-test.count=1"}
-		if emu := os.Getenv(envTestEmulator); emu != "" { // e.g. qemu-aarch64-static
-			args = append([]string{emu}, args...)
-		}
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env = append(os.Environ(), envLayersChild+"=1", kernels.EnvKernels+"="+set)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", set, err, out)
-		}
-		var name, digest string
-		for _, line := range strings.Split(string(out), "\n") {
-			if _, err := fmt.Sscanf(line, "digest %s %s", &name, &digest); err == nil {
-				break
-			}
-		}
-		if name != set || digest == "" {
-			t.Fatalf("%s: no digest from the child process:\n%s", set, out)
-		}
-		digests[set] = digest
 	}
 	for set, d := range digests {
 		if d != wantLayersDigest {
