@@ -124,6 +124,17 @@ func (d *Dataset) ClassCounts() []int {
 type Batch struct {
 	Data  *Dataset
 	Index []int
+
+	// Draw is the batch's draw key, a function of (seed, node, draw) taken
+	// from the node's stream when the sampler keys its draws (KeyDraws), and
+	// zero otherwise (evaluation batches, runs without augmentation or
+	// dropout). Whatever is random within one training minibatch (its
+	// augmentation, its dropout masks) derives from it, so every gradient
+	// evaluated on the batch (GT-STORM's two included) sees the same.
+	Draw uint64
+	// Augment is the augmentation of a training batch, which Dense applies
+	// to each sample; nil for none (evaluation batches among them).
+	Augment *Augment
 }
 
 // Len returns the number of samples in the batch. It makes *Batch a

@@ -216,29 +216,28 @@ func (w *leafWriter) parse(dec *json.Decoder) error {
 	return nil
 }
 
-// parseImages reads x, an array of images of 784 values in [0, 1], one
-// image at a time, into MNIST-convention bytes.
+// parseImages reads x, an array of images of 784 values in [0, 1], into
+// MNIST-convention bytes. The decoder takes the array whole (checking its
+// syntax) and leafPixels reads its numbers, several times faster than
+// decoding them one by one.
 func (w *leafWriter) parseImages(dec *json.Decoder) error {
-	if err := delim(dec, '[', "x"); err != nil {
-		return err
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("x: %w", jsonErr(err))
 	}
-	row := make([]float64, 0, femnistPixels)
-	for i := 0; dec.More(); i++ {
-		row = row[:0]
-		if err := dec.Decode(&row); err != nil {
-			return fmt.Errorf("x[%d]: %w", i, jsonErr(err))
+	p := leafPixels{b: raw}
+	if !p.consume('[') {
+		return fmt.Errorf("x: found %.20s, want %q", raw, "[")
+	}
+	for i := 0; !p.consume(']'); i++ {
+		if i > 0 && !p.consume(',') {
+			return fmt.Errorf("x[%d]: want \",\" between images", i)
 		}
-		if len(row) != femnistPixels {
-			return fmt.Errorf("x[%d]: %d values, want %d (28×28)", i, len(row), femnistPixels)
-		}
-		for k, v := range row {
-			if !(v >= 0 && v <= 1) {
-				return fmt.Errorf("x[%d][%d] = %g, want a pixel value in [0, 1]", i, k, v)
-			}
-			w.pix = append(w.pix, byte(255-math.Round(v*255)))
+		if err := p.image(i, w); err != nil {
+			return err
 		}
 	}
-	return delim(dec, ']', "end of x")
+	return nil
 }
 
 // parseLabels reads y, an array of whole labels in [0, 62).

@@ -94,8 +94,9 @@ func seq(lo, hi int) []int {
 }
 
 // imageFolderSpec is --dataset images: an image folder named by
-// --data-dir. Its files are not fingerprinted one by one (a folder may
-// hold a million images); the cache's folder fingerprint guards the pixels.
+// --data-dir. Its images are not listed one by one among a run's inputs
+// (a folder may hold a million): the folder is one input (Folder), and the
+// cache's folder fingerprint guards the decoded pixels.
 func imageFolderSpec() Spec {
 	return Spec{
 		Name:  imageFolderName,
@@ -104,8 +105,10 @@ func imageFolderSpec() Spec {
 			train, test, _, err := LoadImageFolder(dir, opt)
 			return train, test, err
 		},
-		Files: func(string, LoadOptions) ([]string, error) { return nil, nil },
-		Sizes: imageFolderSizes,
+		Files:  func(string, LoadOptions) ([]string, error) { return nil, nil },
+		Folder: imageFolderInput,
+		Sizes:  imageFolderSizes,
+		Survey: surveyImageFolder,
 		ClassNames: func(dir string, _ LoadOptions) []string {
 			if s, err := scanImageFolder(dir); err == nil {
 				return slices.Clone(s.classes)

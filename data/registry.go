@@ -31,6 +31,11 @@ type Spec struct {
 	// Files returns the files Load reads, for a run's input fingerprints;
 	// the registry drops those that do not exist and makes them absolute.
 	Files func(dir string, opt LoadOptions) ([]string, error)
+	// Folder, for data read from a folder of many files (an image folder),
+	// returns the folder as a run records it among its inputs: one entry
+	// for the whole folder where Files would list thousands; nil for data
+	// whose files Files lists.
+	Folder func(dir string, opt LoadOptions) (*InputFolder, error)
 	// Sizes describes the data without loading it: counts, sample shape,
 	// classes and memory (see Sizes).
 	Sizes func(dir string, opt LoadOptions) Sizes
@@ -171,6 +176,19 @@ func (r *Registry) Files(name, dir string, opt LoadOptions) ([]string, error) {
 		out = append(out, abs)
 	}
 	return out, nil
+}
+
+// Folder returns the input folder of dataset name read from dir with opt
+// (see Spec.Folder), or nil for a dataset whose inputs are its Files.
+func (r *Registry) Folder(name, dir string, opt LoadOptions) (*InputFolder, error) {
+	s, ok := r.Spec(name)
+	if !ok {
+		return nil, errors.New("unknown dataset " + name)
+	}
+	if s.Folder == nil {
+		return nil, nil
+	}
+	return s.Folder(dir, opt)
 }
 
 // Survey reports every dataset of r for `gtstorm data info`, in registry

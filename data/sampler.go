@@ -19,6 +19,7 @@ type Sampler struct {
 	batch int
 	seed  uint64
 	fp    uint64 // fingerprint of the partition, checked on UnmarshalBinary
+	keyed bool   // whether batches carry a draw key (KeyDraws)
 	nodes []samplerNode
 }
 
@@ -84,7 +85,30 @@ func (s *Sampler) Sample(node int) Batch {
 func (s *Sampler) SampleRef(node int) *Batch {
 	n := &s.nodes[node]
 	s.Draw(node, n.batch.Index)
+	if s.keyed {
+		n.batch.Draw = s.DrawKey(node)
+	}
 	return &n.batch
+}
+
+// KeyDraws makes every later batch carry a draw key (Batch.Draw), taken
+// from the node's stream after the batch's indices. A run turns it on when
+// something random belongs to the minibatch (augmentation, dropout); runs
+// without either draw exactly the indices they always drew. It must be
+// called before the first Sample, and on a restored sampler as on the one
+// saved.
+func (s *Sampler) KeyDraws() { s.keyed = true }
+
+// Keyed reports whether the sampler's batches carry draw keys.
+func (s *Sampler) Keyed() bool { return s.keyed }
+
+// DrawKey takes the next draw key from node's stream: never zero, so a
+// keyed batch is told from an unkeyed one. SampleRef calls it for keyed
+// samplers; a caller drawing indices itself (Draw, for D-GET's large batch)
+// calls it once per batch it makes. Calls for one node may not run
+// concurrently.
+func (s *Sampler) DrawKey(node int) uint64 {
+	return s.nodes[node].rng.Uint64() | 1
 }
 
 // Data returns the data set the sampler draws from.

@@ -51,7 +51,7 @@ func BenchmarkMixingRound(b *testing.B) {
 				for k := range x0 {
 					x0[k] = float32(k%7) * 0.1
 				}
-				o, err := New(Config{Algorithm: DSGD, Eta0: 0.1, Workers: 1}, mx, unitSampler{lrBatch{0}}, quadOracle{}, x0)
+				o, err := New(Config{Algorithm: DSGD, Workers: 1, StepSizes: StepSizes{Eta0: 0.1}}, mx, unitSampler{lrBatch{0}}, quadOracle{}, x0)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -90,7 +90,7 @@ func BenchmarkStep(b *testing.B) {
 	}
 	for _, algo := range Algorithms() {
 		b.Run(algo, func(b *testing.B) {
-			o, err := New(Config{Algorithm: algo, Eta0: 1e-3}, mx, unitSampler{lrBatch{0}}, quadOracle{}, make([]float32, benchP))
+			o, err := New(Config{Algorithm: algo, StepSizes: StepSizes{Eta0: 1e-3}}, mx, unitSampler{lrBatch{0}}, quadOracle{}, make([]float32, benchP))
 			if err != nil {
 				b.Fatal(err)
 			}

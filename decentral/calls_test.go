@@ -71,7 +71,7 @@ func TestGradientCalls(t *testing.T) {
 			rec := &recorder{inner: lsOracle{pr}}
 			s := newLSSampler(pr, 3, 4)
 			s.sigma = 0.3
-			o, err := New(Config{Algorithm: algo, Eta0: 0.05, Workers: workers}, mx, s, rec, make([]float32, pr.d))
+			o, err := New(Config{Algorithm: algo, Workers: workers, StepSizes: StepSizes{Eta0: 0.05}}, mx, s, rec, make([]float32, pr.d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +162,7 @@ func TestGTStormBetaExtremes(t *testing.T) {
 	rec := &recorder{inner: lsOracle{pr}}
 	s := newLSSampler(pr, 2, 1)
 	s.sigma = 0.2
-	o, err := New(Config{Algorithm: GTSTORM, Eta0: 0.05, Rho: 1e9, Workers: 2}, mx, s, rec, make([]float32, pr.d))
+	o, err := New(Config{Algorithm: GTSTORM, Workers: 2, StepSizes: StepSizes{Eta0: 0.05, Rho: 1e9}}, mx, s, rec, make([]float32, pr.d))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestGTStormBetaExtremes(t *testing.T) {
 
 	s = newLSSampler(pr, 0, 1)
 	s.exact = true
-	o2, _ := lsRunWith(t, Config{Algorithm: GTSTORM, Eta0: 0.05, Rho: 1e-300, Workers: 2}, mx, pr, s)
+	o2, _ := lsRunWith(t, Config{Algorithm: GTSTORM, Workers: 2, StepSizes: StepSizes{Eta0: 0.05, Rho: 1e-300}}, mx, pr, s)
 	g := make([]float32, pr.d)
 	for r := 1; r <= 20; r++ {
 		if err := o2.Step(ctx); err != nil {

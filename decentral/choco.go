@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+
+	"github.com/gtstorm/gtstorm/decentral/compress"
 )
 
 // CHOCO is the name of CHOCO-SGD in Config.Algorithm.
@@ -50,13 +52,41 @@ type CHOCOMethod struct {
 	Compress string
 }
 
+// chocoKnobs are CHOCO-SGD's knobs: Compress, which a comparison's
+// choco:SPEC sets, and Gamma, which a run records when it is the default.
+var chocoKnobs = []Knob{
+	func() Knob {
+		k := StringKnob("compress", "CHOCO's message compressor: none|topk:F|randk:F|qsgd:S|sign (F: fraction kept; S: levels, qsgd:7 is 4 bits a value)", "none", func(s string) string {
+			if _, err := compress.Parse(s); err != nil {
+				return "none, topk:F or randk:F with F in (0, 1], qsgd:S with S in [1, 65535], or sign"
+			}
+			return ""
+		})
+		k.Variant = true
+		k.resolve = func(v any) any {
+			// The compressor's own name, so that qsgd:07 and qsgd:7 are one setting.
+			if c, err := compress.Parse(v.(string)); err == nil {
+				return c.String()
+			}
+			return v
+		}
+		return k
+	}(),
+	func() Knob {
+		k := FloatKnob("gamma", fmt.Sprintf("CHOCO's consensus step γ (0: %g)", DefaultGamma), 0, func(g float64) string {
+			if !(g >= 0 && g <= 1) {
+				return fmt.Sprintf("a consensus step in (0, 1] (0: %g)", DefaultGamma)
+			}
+			return ""
+		})
+		k.resolve = func(v any) any { return cmp.Or(v.(float64), DefaultGamma) }
+		return k
+	}(),
+}
+
 // newCHOCO makes CHOCO-SGD from its knobs "gamma" and "compress".
-func newCHOCO(k Knobs) (Method, error) {
-	g, err := k.Float("gamma")
-	if err != nil {
-		return nil, err
-	}
-	return CHOCOMethod{Gamma: g, Compress: k["compress"]}, nil
+func newCHOCO(k Knobs) Method {
+	return CHOCOMethod{Gamma: k.Float("gamma"), Compress: k.String("compress")}
 }
 
 // GammaOrDefault returns Gamma, or DefaultGamma when it is 0.
@@ -67,12 +97,10 @@ func (m CHOCOMethod) GammaOrDefault() float64 {
 	return DefaultGamma
 }
 
-// Validate refuses a consensus step outside [0, 1].
+// Validate refuses a consensus step outside [0, 1] and a compressor
+// package compress does not know.
 func (m CHOCOMethod) Validate() error {
-	if g := m.Gamma; g < 0 || g > 1 {
-		return fmt.Errorf("consensus step γ = %v, want one in (0, 1]", g)
-	}
-	return nil
+	return checkKnobs(chocoKnobs, Knobs{"gamma": m.Gamma, "compress": m.Compress})
 }
 
 // The slabs: x, the public copy x̂ and s = Σ_j W_ij x̂_j.
@@ -87,7 +115,7 @@ const (
 // holds only while W stays the same).
 func (m CHOCOMethod) Describe() Description {
 	return Description{Name: CHOCO, Slabs: []string{"x", "xhat", "s"}, StateFloats: 2,
-		Power: SqrtPower, StaticGraph: true, Compress: cmp.Or(m.Compress, "none"), Knobs: []string{"compress", "gamma"}}
+		Power: SqrtPower, StaticGraph: true, Compress: cmp.Or(m.Compress, "none")}
 }
 
 // Init starts the public copies at x_0: x̂_{i,0} = s_{i,0} = x_0.

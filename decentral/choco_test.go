@@ -18,10 +18,10 @@ func TestChocoIdentityIsAdaptThenCombine(t *testing.T) {
 	const m, rounds = 6, 30
 	pr := newLS(m, 8, 30, 1, 3)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(m, 0.5, 4)))
-	o, _ := lsRun(t, Config{Method: CHOCOMethod{Gamma: 1, Compress: "none"}, Eta0: 0.05}, mx, pr, 3, 7)
+	o, _ := lsRun(t, Config{Method: CHOCOMethod{Gamma: 1, Compress: "none"}, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 3, 7)
 
 	ref := newLSSampler(pr, 3, 7)
-	sched, _ := Config{Algorithm: CHOCO, Eta0: 0.05}.Schedule()
+	sched, _ := Config{Algorithm: CHOCO, StepSizes: StepSizes{Eta0: 0.05}}.Schedule()
 	x := make([][]float32, m)
 	for i := range x {
 		x[i] = make([]float32, pr.d)
@@ -67,7 +67,7 @@ func TestChocoBookkeeping(t *testing.T) {
 	pr := newLS(m, 20, 30, 1, 3)
 	mx := mustMixing(t, graph.MixMetropolis, mustGraph(graph.ErdosRenyi(m, 0.5, 4)))
 	for _, spec := range []string{"none", "topk:0.2", "randk:0.3", "qsgd:7", "sign"} {
-		o, _ := lsRun(t, Config{Method: CHOCOMethod{Compress: spec}, Eta0: 0.05, Seed: 5}, mx, pr, 3, 7)
+		o, _ := lsRun(t, Config{Method: CHOCOMethod{Compress: spec}, Seed: 5, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 3, 7)
 		for range rounds {
 			if err := o.Step(ctx); err != nil {
 				t.Fatalf("%s: %v", spec, err)
@@ -108,7 +108,7 @@ func TestChocoConverges(t *testing.T) {
 	pr := newLS(8, 10, 40, 0.5, 2)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(8)))
 	final := func(spec string) (start, end float64) {
-		o, s := lsRun(t, Config{Method: CHOCOMethod{Gamma: 0.4, Compress: spec}, Eta0: 0.1, ConstantStep: true, Seed: 1}, mx, pr, 40, 1)
+		o, s := lsRun(t, Config{Method: CHOCOMethod{Gamma: 0.4, Compress: spec}, Seed: 1, StepSizes: StepSizes{Eta0: 0.1, ConstantStep: true}}, mx, pr, 40, 1)
 		s.exact = true
 		start = stationarity(t, o, pr.full())
 		for range 3000 {
@@ -141,13 +141,13 @@ func TestChocoRefusals(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"time-varying", Config{Algorithm: CHOCO, Eta0: 0.1, Topology: exp}, "static graph"},
-		{"bad spec", Config{Method: knobbed(t, CHOCO, Knobs{"compress": "topk:7"}), Eta0: 0.1}, "topk:7"},
-		{"gamma", Config{Method: CHOCOMethod{Gamma: 1.5}, Eta0: 0.1}, "γ = 1.5"},
-		{"network over ranks", Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}, Network: &Network{Batch: 1}}, "one process"},
-		{"network batch", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{}}, "batch 0"},
-		{"network speeds", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{Batch: 1, Slowdown: []float64{1, 2}}}, "2 node speeds for 4 nodes"},
-		{"network slowdown", Config{Algorithm: DSGD, Eta0: 0.1, Network: &Network{Batch: 1, Slowdown: []float64{1, 0, 1, 1}}}, "node 1 is 0 times slower"},
+		{"time-varying", Config{Algorithm: CHOCO, Topology: exp, StepSizes: StepSizes{Eta0: 0.1}}, "static graph"},
+		{"bad spec", Config{Method: CHOCOMethod{Compress: "topk:7"}, StepSizes: StepSizes{Eta0: 0.1}}, "topk:7"},
+		{"gamma", Config{Method: CHOCOMethod{Gamma: 1.5}, StepSizes: StepSizes{Eta0: 0.1}}, "gamma 1.5: want a consensus step in (0, 1]"},
+		{"network over ranks", Config{Algorithm: DSGD, Local: []int{0, 1}, Network: &Network{Batch: 1}, StepSizes: StepSizes{Eta0: 0.1}}, "one process"},
+		{"network batch", Config{Algorithm: DSGD, Network: &Network{}, StepSizes: StepSizes{Eta0: 0.1}}, "batch 0"},
+		{"network speeds", Config{Algorithm: DSGD, Network: &Network{Batch: 1, Slowdown: []float64{1, 2}}, StepSizes: StepSizes{Eta0: 0.1}}, "2 node speeds for 4 nodes"},
+		{"network slowdown", Config{Algorithm: DSGD, Network: &Network{Batch: 1, Slowdown: []float64{1, 0, 1, 1}}, StepSizes: StepSizes{Eta0: 0.1}}, "node 1 is 0 times slower"},
 	} {
 		_, err := New(c.cfg, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -21,26 +21,10 @@ type Config struct {
 	// Algorithm is a registered method's name: DSGD, GNSD, GTSTORM, D2,
 	// DGET or CHOCO. With Method set it must be empty or Method's name.
 	Algorithm string
-	Eta0      float64 // initial step size η_0 > 0
-	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
-	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.
-	// Like η_0 it is a knob of the [Schedule], which the optimizer computes,
-	// reports and saves in a Snapshot, not of the method.
-	Rho float64
-	// CubeRoot puts every algorithm with a decaying step on
-	// η_t = η_0/(1 + 0.1t)^{1/3} (paper appendix A.1); otherwise DSGD, D²
-	// and GNSD use the square root. D-GET's constant step stays constant.
-	CubeRoot bool
-	// ConstantStep puts every algorithm on η_t = η_0, the setting of
-	// constant-step analyses (DSGD's heterogeneity bias is then a fixed
-	// distance from the optimum). It overrides CubeRoot.
-	ConstantStep bool
-	// StepSchedule is the step-size schedule of SPEC §14 (`--schedule`):
-	// "" or "paper" is the schedule above, "constant" is ConstantStep,
-	// "cosine" and "step:S1,S2,…[@γ]" decay over Rounds rounds.
-	StepSchedule string
-	// Warmup K > 0 multiplies every η_t by min(1, (t + 1)/K).
-	Warmup int
+	// StepSizes chooses the step sizes η_t and GT-STORM's β_t, which
+	// Schedule turns into the [Schedule] the optimizer computes, reports
+	// and saves in a Snapshot.
+	StepSizes
 	// Rounds is the run's round count T, which a cosine or step schedule
 	// and a warm-up's bound read; 0 when the schedule is the paper's.
 	Rounds int

@@ -25,15 +25,15 @@ func TestConvergenceLeastSquares(t *testing.T) {
 		maxD   float64 // ‖x̄_T − x*‖/‖x*‖
 	}{
 		// Noisy gradients: minibatches of 4 rows plus N(0, 0.25) noise.
-		{"dsgd-noisy", Config{Algorithm: DSGD, Eta0: 0.1}, false, 2000, 0.02, 0.1},
-		{"gnsd-noisy", Config{Algorithm: GNSD, Eta0: 0.1}, false, 2000, 0.02, 0.1},
-		{"gt-storm-noisy", Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: 10}, false, 2000, 0.02, 0.1},
+		{"dsgd-noisy", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, false, 2000, 0.02, 0.1},
+		{"gnsd-noisy", Config{Algorithm: GNSD, StepSizes: StepSizes{Eta0: 0.1}}, false, 2000, 0.02, 0.1},
+		{"gt-storm-noisy", Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: 10}}, false, 2000, 0.02, 0.1},
 		// Exact gradients: gradient tracking (GNSD, GT-STORM with β = 1)
 		// removes the heterogeneity bias and reaches x* itself; DSGD's bias
 		// (and GT-STORM's for β < 1) only fades with η_t.
-		{"gnsd-exact", Config{Algorithm: GNSD, Eta0: 0.1}, true, 1500, 1e-8, 1e-4},
-		{"gt-storm-exact-beta1", Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: 1e-300}, true, 1500, 1e-8, 1e-4},
-		{"dsgd-exact", Config{Algorithm: DSGD, Eta0: 0.1}, true, 1500, 0.01, 0.05},
+		{"gnsd-exact", Config{Algorithm: GNSD, StepSizes: StepSizes{Eta0: 0.1}}, true, 1500, 1e-8, 1e-4},
+		{"gt-storm-exact-beta1", Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: 1e-300}}, true, 1500, 1e-8, 1e-4},
+		{"dsgd-exact", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, true, 1500, 0.01, 0.05},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Workers = 2
@@ -75,7 +75,7 @@ func TestGTStormBeatsDSGD(t *testing.T) {
 		pr := newLS(8, 10, 50, 1, seed)
 		mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(8, 0.5, seed)))
 		final := map[string]float64{}
-		for _, cfg := range []Config{{Algorithm: DSGD, Eta0: 0.1}, {Algorithm: GTSTORM, Eta0: 0.1, Rho: 10}} {
+		for _, cfg := range []Config{{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, {Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: 10}}} {
 			cfg.Workers = 1
 			s := newLSSampler(pr, 4, seed+50)
 			s.sigma = 0.5
@@ -123,7 +123,7 @@ func TestAverageIdentity(t *testing.T) {
 	for _, kind := range []string{graph.MixLaplacian, graph.MixMetropolis} {
 		mx := mustMixing(t, kind, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 		for _, algo := range []string{GNSD, GTSTORM} {
-			o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2}, mx, pr, 3, 9)
+			o, _ := lsRun(t, Config{Algorithm: algo, Workers: 2, StepSizes: StepSizes{Eta0: 0.05, Rho: 3}}, mx, pr, 3, 9)
 			worst := 0.0
 			for r := 0; r < 60; r++ {
 				xbar := meanOf(o.Nodes(), o.Dim(), o.Node)

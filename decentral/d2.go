@@ -45,7 +45,13 @@ const (
 	d2Margin    = 1e-9
 )
 
+// DirectedCaution says that D² on a directed graph is outside its theory.
+func (D2Method) DirectedCaution(graph string) string {
+	return "D² on the directed " + graph + " graph is outside its theory, which wants a symmetric W: on (I + P)/2 its recursion can have modes that grow (see docs/results.md)"
+}
+
 // Describe describes D²: x, z and g, of which it shares z.
+
 func (D2Method) Describe() Description {
 	return Description{Name: D2, Slabs: []string{"x", "z", "g"}, Shared: []int{d2Z}, StateFloats: 2, Power: SqrtPower}
 }

@@ -96,7 +96,7 @@ func TestD2RemovesHeterogeneityBias(t *testing.T) {
 	dist := map[string][2]float64{}
 	for _, cfg := range []Config{
 		{Algorithm: DSGD}, {Algorithm: D2}, {Algorithm: GNSD},
-		{Method: DGETMethod{Period: 10}}, {Algorithm: GTSTORM, Rho: 1e-300},
+		{Method: DGETMethod{Period: 10}}, {Algorithm: GTSTORM, StepSizes: StepSizes{Rho: 1e-300}},
 	} {
 		cfg.Eta0, cfg.Workers, cfg.ConstantStep = 0.5, 2, true
 		o, err := New(cfg, mx, newNodeSampler(m), q, make([]float32, d))
@@ -183,7 +183,7 @@ func TestD2CheckMixing(t *testing.T) {
 				t.Fatalf("CheckMixing: %v, want an error naming %q", err, tc.want)
 			}
 			m := tc.mx.Nodes()
-			cfg := Config{Algorithm: D2, Eta0: 0.1, Workers: 2}
+			cfg := Config{Algorithm: D2, Workers: 2, StepSizes: StepSizes{Eta0: 0.1}}
 			_, err = New(cfg, tc.mx, newNodeSampler(m), newHetQuad(m, 2), make([]float32, 2))
 			if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), "d2: D² needs λ_min(W) > −1/3") {
 				t.Fatalf("New: %v", err)
@@ -192,7 +192,7 @@ func TestD2CheckMixing(t *testing.T) {
 	}
 	// A Topology's W_1 is checked before round 2 mixes with it.
 	good := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(6)))
-	cfg := Config{Algorithm: D2, Eta0: 0.1, Topology: perRound{good, mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(6)))}}
+	cfg := Config{Algorithm: D2, Topology: perRound{good, mustMixing(t, graph.MixMetropolis, mustGraph(graph.Ring(6)))}, StepSizes: StepSizes{Eta0: 0.1}}
 	o, err := New(cfg, good, newNodeSampler(6), newHetQuad(6, 2), make([]float32, 2))
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestD2AverageIdentity(t *testing.T) {
 	} {
 		s := newLSSampler(pr, 3, 9)
 		s.sigma = 0.3
-		o, _ := lsRunWith(t, Config{Algorithm: D2, Eta0: 0.05, Workers: 2, Topology: topo}, topo[0], pr, s)
+		o, _ := lsRunWith(t, Config{Algorithm: D2, Workers: 2, Topology: topo, StepSizes: StepSizes{Eta0: 0.05}}, topo[0], pr, s)
 		gbar := func() []float64 {
 			st, _ := o.State()
 			return meanOf(o.Nodes(), o.Dim(), func(i int) []float32 { return st.Slab("g")[i*o.Dim() : (i+1)*o.Dim()] })
@@ -268,7 +268,7 @@ func TestD2UnstableOnDirectedW(t *testing.T) {
 	xs := q.optimum()
 	w := onePeer(t, m)
 	for _, algo := range []string{D2, GNSD} {
-		o, err := New(Config{Algorithm: algo, Eta0: eta, ConstantStep: true, Workers: 1}, w, newNodeSampler(m), q, make([]float32, d))
+		o, err := New(Config{Algorithm: algo, Workers: 1, StepSizes: StepSizes{Eta0: eta, ConstantStep: true}}, w, newNodeSampler(m), q, make([]float32, d))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,18 +36,33 @@ type DGETMethod struct {
 	BigBatch int
 }
 
-// newDGET makes D-GET from its knobs "period" and "big-batch".
-func newDGET(k Knobs) (Method, error) {
-	q, err := k.Int("period")
-	if err != nil {
-		return nil, err
-	}
-	s1, err := k.Int("big-batch")
-	if err != nil {
-		return nil, err
-	}
-	return DGETMethod{Period: q, BigBatch: s1}, nil
+// dgetKnobs are D-GET's knobs: Period and BigBatch.
+var dgetKnobs = []Knob{
+	IntKnob("period", "D-GET: rounds q between large-batch gradients", DefaultPeriod, func(q int) string {
+		if q < 0 {
+			return fmt.Sprintf("a positive round count (0: %d)", DefaultPeriod)
+		}
+		return ""
+	}),
+	IntKnob("big-batch", "D-GET: samples in the large batch S1, drawn from the node's share each time (0: the whole share)", 0, func(n int) string {
+		if n < 0 {
+			return "0 (the node's whole share) or a positive sample count"
+		}
+		return ""
+	}),
 }
+
+// newDGET makes D-GET from its knobs "period" and "big-batch".
+func newDGET(k Knobs) Method {
+	return DGETMethod{Period: k.Int("period"), BigBatch: k.Int("big-batch")}
+}
+
+// knobs returns m's knobs by name.
+func (m DGETMethod) knobs() Knobs { return Knobs{"period": m.Period, "big-batch": m.BigBatch} }
+
+// ShareBatch returns BigBatch, the size of the large batch D-GET draws
+// from a node's share, and its knob.
+func (m DGETMethod) ShareBatch() (knob Knob, size int) { return dgetKnobs[1], m.BigBatch }
 
 // PeriodOrDefault returns Period, or DefaultPeriod when it is 0.
 func (m DGETMethod) PeriodOrDefault() int {
@@ -58,12 +73,7 @@ func (m DGETMethod) PeriodOrDefault() int {
 }
 
 // Validate refuses a negative period or large batch.
-func (m DGETMethod) Validate() error {
-	if m.Period < 0 || m.BigBatch < 0 {
-		return fmt.Errorf("period %d and big batch %d, want ≥ 0", m.Period, m.BigBatch)
-	}
-	return nil
-}
+func (m DGETMethod) Validate() error { return checkKnobs(dgetKnobs, m.knobs()) }
 
 // D-GET's slabs.
 const (
@@ -76,7 +86,7 @@ const (
 // tracks y, on a constant step.
 func (DGETMethod) Describe() Description {
 	return Description{Name: DGET, Slabs: []string{"x", "y", "v"}, Shared: []int{dgetX, dgetY},
-		Direction: dgetY, StateFloats: 2, Knobs: []string{"period", "big-batch"}}
+		Direction: dgetY, StateFloats: 2}
 }
 
 // Init sets v_0 = y_0, the large-batch gradient at x_0.

@@ -3,7 +3,6 @@ package decentral
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -73,8 +72,8 @@ func TestSamplesMatchCounters(t *testing.T) {
 	for _, algo := range Algorithms() {
 		s := newPieceSampler(pr, cost.Batch, 7, 4, 11, 7)
 		s.sigma = 0.2
-		meth := knobbed(t, algo, Knobs{"period": strconv.Itoa(q)})
-		o, err := New(Config{Method: meth, Eta0: 0.05, Workers: 2}, mx, s, lsOracle{pr}, x0)
+		meth := knobbed(t, algo, Knobs{"period": q})
+		o, err := New(Config{Method: meth, Workers: 2, StepSizes: StepSizes{Eta0: 0.05}}, mx, s, lsOracle{pr}, x0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +102,7 @@ func TestSamplesMatchCounters(t *testing.T) {
 		}
 	}
 	// Without a FullBatcher D-GET stops at Init, naming the batch source.
-	o, err := New(Config{Algorithm: DGET, Eta0: 0.05}, mx, sampleOnly{newLSSampler(pr, 3, 1)}, lsOracle{pr}, x0)
+	o, err := New(Config{Algorithm: DGET, StepSizes: StepSizes{Eta0: 0.05}}, mx, sampleOnly{newLSSampler(pr, 3, 1)}, lsOracle{pr}, x0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestSamplesMatchCounters(t *testing.T) {
 // fewer still when its large batch is costly.
 func TestRoundsWithin(t *testing.T) {
 	cost := Cost{Batch: 4, Full: 100}
-	knobs := Knobs{"period": "10"}
+	knobs := Knobs{"period": 10}
 	budget := SamplesAfter(knobbed(t, DSGD, knobs), 1000, cost)
 	if budget != 4000 {
 		t.Fatalf("DSGD: %d samples in 1000 rounds, want 4000", budget)
@@ -159,7 +158,7 @@ func TestDGETTracking(t *testing.T) {
 	} {
 		s := newPieceSampler(pr, 3, 9, 8, 5)
 		s.sigma = 0.3
-		o, _ := lsRunWith(t, Config{Method: DGETMethod{Period: 3}, Eta0: 0.05, Workers: 2, Topology: topo}, topo[0], pr, s)
+		o, _ := lsRunWith(t, Config{Method: DGETMethod{Period: 3}, Workers: 2, Topology: topo, StepSizes: StepSizes{Eta0: 0.05}}, topo[0], pr, s)
 		worstY, worstX := 0.0, 0.0
 		for r := range 40 {
 			st, _ := o.State()

@@ -87,9 +87,10 @@
 //
 // An algorithm is one new file plus one line in the registry (registry.go).
 // The file defines its name constant and a type implementing [Method]:
-// Describe, Init, Step and Samples, and the constructor its registry line
-// names, which reads the type's knobs from the run's settings ([Knobs], by
-// flag name) with their defaults. The optimizer, the snapshot format and
+// Describe, Init, Step and Samples, the knobs its registry line declares
+// and the constructor it names, which makes the type from the knobs'
+// typed values ([Knobs], by flag name; an absent knob is 0, the default).
+// The optimizer, the snapshot format and
 // package weights need no change: a new algorithm's checkpoints hold its
 // named slabs. dsgd.go is the smallest example; d2.go (one shared bracket
 // vector and a MixingChecker), dget.go (a constant step and a large-batch
@@ -98,10 +99,14 @@
 // compresses the message, and a Step that applies the neighbours'
 // messages) were added exactly so.
 //
-// A knob is a field of its method's type, read in the method's constructor
-// by its flag name (k.Int("period")) and used by the method itself; train
-// adds it as a field of train.Config (its JSON name) and one entry of its
-// settings table, whose flag name is the knob's. Nothing else changes:
-// train hands every setting to [NewMethod], and no knob passes through
-// Config or the RoundContext.
+// A knob is a field of its method's type and a [Knob] in its registry line
+// (IntKnob, FloatKnob, BoolKnob or StringKnob: its flag name, usage,
+// default and check), read in the constructor by its name (k.Int("period"))
+// and checked once, by the Knob: [NewMethod] and the method's Validate run
+// the check, and train's settings table makes the knob's flag, its
+// validation and its place in config.json (under "method") from the
+// declaration. Nothing else changes: train hands the run's knobs to
+// [NewMethod], and no knob passes through Config or the RoundContext. What
+// the driver or a run must know of a method is a property of the method
+// ([Description], [ShareBatcher], [DirectedCautioner]), never its name.
 package decentral

@@ -1,8 +1,8 @@
 package decentral
 
 import (
-	"fmt"
 	"math"
+	"slices"
 )
 
 // DSGDM is the name of DSGD with local momentum in Config.Algorithm.
@@ -36,36 +36,34 @@ const (
 	dsgdmH
 )
 
+// momentumKnobs are the knobs DSGDm and QG-DSGDm share: Momentum and
+// Nesterov.
+var momentumKnobs = []Knob{
+	FloatKnob("momentum", "dsgdm, qg-dsgdm: momentum μ in [0, 1) (0: none, torch.optim.SGD's default)", 0, func(mu float64) string {
+		if !(mu >= 0 && mu < 1) {
+			return "a momentum μ in [0, 1)"
+		}
+		return ""
+	}),
+	BoolKnob("nesterov", "dsgdm, qg-dsgdm: Nesterov's momentum direction instead of heavy ball"),
+}
+
+// dsgdmKnobs are DSGDm's knobs: the momentum's and LocalSteps.
+var dsgdmKnobs = append(slices.Clip(momentumKnobs), func() Knob {
+	k := IntKnob("local-steps", "dsgdm: local steps τ, each on a new minibatch, between gossips", 1, func(tau int) string {
+		if tau < 1 {
+			return "at least 1 local step"
+		}
+		return ""
+	})
+	k.strictParse = true
+	return k
+}())
+
 // newDSGDM makes DSGDm from its knobs "momentum", "nesterov" and
 // "local-steps".
-func newDSGDM(k Knobs) (Method, error) {
-	mu, nesterov, err := momentumKnobs(k)
-	if err != nil {
-		return nil, err
-	}
-	tau, err := k.Int("local-steps")
-	if err != nil {
-		return nil, err
-	}
-	return DSGDMMethod{Momentum: mu, Nesterov: nesterov, LocalSteps: tau}, nil
-}
-
-// momentumKnobs reads the knobs "momentum" and "nesterov".
-func momentumKnobs(k Knobs) (float64, bool, error) {
-	mu, err := k.Float("momentum")
-	if err != nil {
-		return 0, false, err
-	}
-	nesterov, err := k.Bool("nesterov")
-	return mu, nesterov, err
-}
-
-// checkMomentum refuses a momentum outside [0, 1).
-func checkMomentum(mu float64) error {
-	if !(mu >= 0 && mu < 1) {
-		return fmt.Errorf("momentum %v, want μ in [0, 1)", mu)
-	}
-	return nil
+func newDSGDM(k Knobs) Method {
+	return DSGDMMethod{Momentum: k.Float("momentum"), Nesterov: k.Bool("nesterov"), LocalSteps: k.Int("local-steps")}
 }
 
 // Steps returns τ, LocalSteps or 1 when it is 0.
@@ -73,17 +71,14 @@ func (m DSGDMMethod) Steps() int { return max(m.LocalSteps, 1) }
 
 // Validate refuses a momentum outside [0, 1) and negative local steps.
 func (m DSGDMMethod) Validate() error {
-	if m.LocalSteps < 0 {
-		return fmt.Errorf("%d local steps, want ≥ 1 (0: 1)", m.LocalSteps)
-	}
-	return checkMomentum(m.Momentum)
+	return checkKnobs(dsgdmKnobs, Knobs{"momentum": m.Momentum, "local-steps": m.LocalSteps})
 }
 
 // Describe describes DSGDm: x, the momentum buffer b and the message
 // x_{t+½}, which it shares.
 func (DSGDMMethod) Describe() Description {
 	return Description{Name: DSGDM, Slabs: []string{"x", "b", "h"}, Shared: []int{dsgdmH},
-		StateFloats: 1, Power: SqrtPower, Knobs: []string{"momentum", "nesterov", "local-steps"}}
+		StateFloats: 1, Power: SqrtPower}
 }
 
 // Init clears the momentum buffer; DSGDm evaluates nothing before its first

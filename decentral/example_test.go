@@ -71,7 +71,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	cfg := decentral.Config{Algorithm: decentral.DSGD, Eta0: 0.2, Workers: 1}
+	cfg := decentral.Config{Algorithm: decentral.DSGD, Workers: 1, StepSizes: decentral.StepSizes{Eta0: 0.2}}
 	opt, err := decentral.New(cfg, mix, batches, leastSquares{}, []float32{0, 0})
 	if err != nil {
 		panic(err)

@@ -196,7 +196,7 @@ func TestGoldenTrajectories(t *testing.T) {
 				}
 			}
 			sampler := &replaySampler{batches: gf.Batches, calls: make([]int, gf.Nodes)}
-			cfg := Config{Algorithm: c.Algo, Eta0: c.Eta0, Rho: c.Rho, Workers: 2}
+			cfg := Config{Algorithm: c.Algo, Workers: 2, StepSizes: StepSizes{Eta0: c.Eta0, Rho: c.Rho}}
 			o, err := New(cfg, mx, sampler, lrOracle{data, float32(c.Alpha)}, make([]float32, gf.Features))
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral/graph"
@@ -129,8 +128,8 @@ func TestGoldenV2Trajectories(t *testing.T) {
 				t.Fatalf("d-get case without its period q")
 			}
 			mx, topo := goldenV2Mixing(t, gf.Nodes, c)
-			meth := knobbed(t, c.Algo, Knobs{"period": strconv.Itoa(c.Q)})
-			cfg := Config{Method: meth, Eta0: c.Eta0, Rho: c.Rho, Workers: 2, Topology: topo}
+			meth := knobbed(t, c.Algo, Knobs{"period": c.Q})
+			cfg := Config{Method: meth, Workers: 2, Topology: topo, StepSizes: StepSizes{Eta0: c.Eta0, Rho: c.Rho}}
 			o, err := New(cfg, mx, newReplayFullSampler(&gf), lrOracle{data, float32(c.Alpha)}, make([]float32, gf.Features))
 			if err != nil {
 				t.Fatal(err)

@@ -94,12 +94,12 @@ func TestGoldenV3Trajectories(t *testing.T) {
 			}
 			mx := mustMixing(t, graph.MixLaplacian, g)
 			meth := knobbed(t, c.Algo, Knobs{
-				"momentum":    strconv.FormatFloat(c.Momentum, 'g', -1, 64),
-				"nesterov":    strconv.FormatBool(c.Nesterov),
-				"local-steps": strconv.Itoa(c.LocalSteps),
+				"momentum":    c.Momentum,
+				"nesterov":    c.Nesterov,
+				"local-steps": c.LocalSteps,
 			})
-			cfg := Config{Method: meth, Eta0: c.Eta0, Rho: c.Rho, Workers: 2, WeightDecay: c.WeightDecay,
-				StepSchedule: c.scheduleSpec(), Warmup: c.Warmup, Rounds: c.Rounds}
+			cfg := Config{Method: meth, Workers: 2, WeightDecay: c.WeightDecay,
+				Rounds: c.Rounds, StepSizes: StepSizes{Eta0: c.Eta0, Rho: c.Rho, StepSchedule: c.scheduleSpec(), Warmup: c.Warmup}}
 			sampler := &replaySampler{batches: gf.Draws, calls: make([]int, gf.Nodes)}
 			o, err := New(cfg, mx, sampler, lrOracle{data, 0.1}, make([]float32, gf.Features))
 			if err != nil {

@@ -1,7 +1,22 @@
 package decentral
 
+import "math"
+
 // GTSTORM is the name of GT-STORM in Config.Algorithm.
 const GTSTORM = "gt-storm"
+
+// rhoKnob is GT-STORM's ρ in β_{t+1} = 1 − ρη_t², a knob of the step-size
+// schedule ([StepSizes].Rho) that only GT-STORM's β reads.
+var rhoKnob = func() Knob {
+	k := FloatKnob("rho", "GT-STORM's ρ in β = 1 − ρη² (0: 1/η_0², so β_1 = 0)", 0, func(rho float64) string {
+		if !(rho >= 0) || math.IsInf(rho, 0) {
+			return "a finite ρ ≥ 0 (0 means 1/η_0²)"
+		}
+		return ""
+	})
+	k.Schedule = true
+	return k
+}()
 
 // GTSTORMMethod is GT-STORM (paper Algorithm 1): gradient tracking with a
 // STORM-style recursive momentum estimator.
@@ -29,7 +44,7 @@ const (
 // with β.
 func (GTSTORMMethod) Describe() Description {
 	return Description{Name: GTSTORM, Slabs: []string{"x", "v"}, Shared: []int{gtstormX, gtstormV},
-		Direction: gtstormV, StateFloats: 2, Power: CbrtPower, Momentum: true, Knobs: []string{"rho"}}
+		Direction: gtstormV, StateFloats: 2, Power: CbrtPower, Momentum: true}
 }
 
 // Init sets v_0, the gradient at x_0.

@@ -70,11 +70,6 @@ type Description struct {
 	// its encoded length as the bytes sent. Empty means the method sends
 	// its Shared rows uncompressed.
 	Compress string
-	// Knobs names, by flag, the run settings that apply to this method
-	// only: those its constructor reads from [Knobs] (D-GET's period), and
-	// GT-STORM's rho, which its schedule's β reads. A run of another
-	// method refuses them (see [TakesKnob]).
-	Knobs []string
 }
 
 // Shares returns the number of vectors a node sends each neighbour per
@@ -132,7 +127,23 @@ type Preparer interface {
 }
 
 // Validator is a [Method] whose knobs can be out of range: New calls
-// Validate and refuses the method on its error.
+// Validate and refuses the method on its error. A registered method's
+// Validate runs its knobs' checks (see [Knob.Want]).
 type Validator interface {
 	Validate() error
+}
+
+// ShareBatcher is a [Method] that draws batches of a fixed size from a
+// node's share (D-GET's large batch S1): ShareBatch returns the size, 0 for
+// the whole share, and the knob that sets it. A run refuses a size larger
+// than the smallest share, which would draw the same samples over and over.
+type ShareBatcher interface {
+	ShareBatch() (knob Knob, size int)
+}
+
+// DirectedCautioner is a [Method] whose theory wants a symmetric W:
+// DirectedCaution returns what a run on the directed graph named graph
+// should be told (D²'s recursion can have modes that grow on (I + P)/2).
+type DirectedCautioner interface {
+	DirectedCaution(graph string) string
 }

@@ -20,10 +20,15 @@ type heavyBall struct{ Mu float64 }
 
 const heavyBallName = "heavy-ball"
 
-func newHeavyBall(k Knobs) (Method, error) {
-	mu, err := k.Float("mu")
-	return heavyBall{Mu: mu}, err
-}
+// heavyBallKnobs declares the toy's one knob, μ in [0, 1).
+var heavyBallKnobs = []Knob{FloatKnob("mu", "heavy-ball: momentum μ in [0, 1)", 0, func(mu float64) string {
+	if !(mu >= 0 && mu < 1) {
+		return "a momentum in [0, 1)"
+	}
+	return ""
+})}
+
+func newHeavyBall(k Knobs) Method { return heavyBall{Mu: k.Float("mu")} }
 
 func (heavyBall) Describe() Description {
 	return Description{Name: heavyBallName, Slabs: []string{"x", "m"}, Shared: []int{0},
@@ -66,7 +71,7 @@ func (heavyBall) Samples(t int, c Cost) int64 {
 // DSGD's steps bit for bit.
 func TestAddMethod(t *testing.T) {
 	saved := registry
-	registry = append(slices.Clip(registry), registration{heavyBallName, newHeavyBall})
+	registry = append(slices.Clip(registry), registration{heavyBallName, heavyBallKnobs, newHeavyBall})
 	t.Cleanup(func() { registry = saved })
 
 	if !slices.Contains(Algorithms(), heavyBallName) {
@@ -78,11 +83,17 @@ func TestAddMethod(t *testing.T) {
 	if NeedsStaticGraph(heavyBallName) {
 		t.Fatal("the toy needs no static graph")
 	}
-	if m := knobbed(t, heavyBallName, Knobs{"mu": "0.25", "period": "7"}); m != (heavyBall{Mu: 0.25}) {
+	if m := knobbed(t, heavyBallName, Knobs{"mu": 0.25, "period": 7}); m != (heavyBall{Mu: 0.25}) {
 		t.Fatalf("NewMethod from knobs = %#v, want μ = 0.25", m)
 	}
 	if _, err := NewMethod(heavyBallName, Knobs{"mu": "fast"}); err == nil {
 		t.Fatal("a knob that is no number: no error")
+	}
+	if _, err := NewMethod(heavyBallName, Knobs{"mu": 1.5}); err == nil || err.Error() != "heavy-ball: mu 1.5: want a momentum in [0, 1)" {
+		t.Fatalf("a knob out of range: %v", err)
+	}
+	if !TakesKnob(heavyBallName, "mu") || !slices.Contains(MethodKnobs(), "mu") {
+		t.Fatalf("the registry does not know the toy's knob: %q", MethodKnobs())
 	}
 
 	pr := newLS(5, 4, 20, 1, 2)
@@ -124,7 +135,7 @@ func TestAddMethod(t *testing.T) {
 	if equal32(o.Node(0), dsgd.Node(0)) {
 		t.Fatal("μ = 0.5 took DSGD's steps")
 	}
-	if _, err := New(Config{Algorithm: DSGD, Method: heavyBall{}, Eta0: 0.1}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, pr.d)); err == nil {
+	if _, err := New(Config{Algorithm: DSGD, Method: heavyBall{}, StepSizes: StepSizes{Eta0: 0.1}}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, pr.d)); err == nil {
 		t.Fatal("Algorithm naming another method than Method's: no error")
 	}
 }

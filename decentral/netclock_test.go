@@ -33,7 +33,7 @@ func TestNetworkClockPath(t *testing.T) {
 		{GTSTORM, [][]float64{{0.1, 0.1, 0.5}, {0.39, 1.59, 1.5}, {1.88, 2.59, 2.5}}},
 	}
 	for _, c := range cases {
-		o, _ := lsRun(t, Config{Algorithm: c.algo, Eta0: 0.05, Network: net}, mx, pr, 3, 1)
+		o, _ := lsRun(t, Config{Algorithm: c.algo, Network: net, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 3, 1)
 		for r, want := range c.want {
 			if r > 0 {
 				if err := o.Step(ctx); err != nil {
@@ -59,7 +59,7 @@ func TestNetworkClockResume(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Torus(5)))
 	net := &Network{Latency: 0.001, Bandwidth: 1e4, Compute: 0.01, Batch: 3, Slowdown: []float64{1, 3, 1, 1, 1}}
-	cfg := Config{Method: CHOCOMethod{Compress: "qsgd:7"}, Eta0: 0.05, Seed: 9, Network: net}
+	cfg := Config{Method: CHOCOMethod{Compress: "qsgd:7"}, Seed: 9, Network: net, StepSizes: StepSizes{Eta0: 0.05}}
 	o, o2, snap := resumedAt(t, cfg, mx, pr, func() *lsSampler { return newLSSampler(pr, 3, 5) }, 5, 12)
 	want, _ := o.State()
 	got, _ := o2.State()

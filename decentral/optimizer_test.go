@@ -47,7 +47,7 @@ func TestCounters(t *testing.T) {
 		{GTSTORM, 2, 1, 2 * p, 2 * pr.d},
 	} {
 		s := varSampler{newLSSampler(pr, 3, 1)}
-		o, _ := lsRunWith(t, Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 2}, mx, pr, s)
+		o, _ := lsRunWith(t, Config{Algorithm: tc.algo, Workers: 2, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, s)
 		for r := 0; r < rounds; r++ {
 			if err := o.Step(ctx); err != nil {
 				t.Fatal(err)
@@ -79,7 +79,7 @@ func TestCounters(t *testing.T) {
 	}
 
 	// Uniform batches: GT-STORM samples = m·B·(1 + 2T).
-	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05}, mx, pr, 4, 1)
+	o, _ := lsRun(t, Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 4, 1)
 	for r := 0; r < rounds; r++ {
 		o.Step(ctx)
 	}
@@ -120,7 +120,7 @@ func TestNilBatch(t *testing.T) {
 		{GTSTORM, lsOracle{pr}, 1},
 		{GTSTORM, pairGrader{lsOracle{pr}, new(atomic.Int64)}, 1},
 	} {
-		o, err := New(Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 2}, mx, nilSampler{newLSSampler(pr, 5, 1), 1, tc.after}, tc.or, make([]float32, pr.d))
+		o, err := New(Config{Algorithm: tc.algo, Workers: 2, StepSizes: StepSizes{Eta0: 0.05}}, mx, nilSampler{newLSSampler(pr, 5, 1), 1, tc.after}, tc.or, make([]float32, pr.d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestWorkerCountInvariance(t *testing.T) {
 		for _, workers := range []int{1, 4, 3} {
 			s := newLSSampler(pr, 3, 77)
 			s.sigma = 0.4
-			o, _ := lsRunWith(t, Config{Algorithm: algo, Eta0: 0.05, Workers: workers}, mx, pr, s)
+			o, _ := lsRunWith(t, Config{Algorithm: algo, Workers: workers, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, s)
 			for r := 0; r < 40; r++ {
 				if err := o.Step(ctx); err != nil {
 					t.Fatal(err)
@@ -174,7 +174,7 @@ func TestResume(t *testing.T) {
 	pr := newLS(5, 10, 30, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Torus(5)))
 	for _, algo := range Algorithms() {
-		cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2}
+		cfg := Config{Algorithm: algo, Workers: 2, StepSizes: StepSizes{Eta0: 0.05, Rho: 7}}
 		newSampler := func() *lsSampler { s := newLSSampler(pr, 3, 5); s.sigma = 0.3; return s }
 		o, o2, _ := resumedAt(t, cfg, mx, pr, newSampler, 10, 20)
 		want, _ := o.State()
@@ -191,7 +191,7 @@ func TestResume(t *testing.T) {
 func TestRestoreErrors(t *testing.T) {
 	pr := newLS(4, 10, 20, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
-	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05}, mx, pr, 2, 1)
+	o, _ := lsRun(t, Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 2, 1)
 	good, _ := o.State()
 	for _, tc := range []struct {
 		name string
@@ -224,7 +224,7 @@ func TestRestoreErrors(t *testing.T) {
 func TestStepBeforeInitAndCancel(t *testing.T) {
 	pr := newLS(3, 10, 20, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(3)))
-	o, err := New(Config{Algorithm: DSGD, Eta0: 0.05}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
+	o, err := New(Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.05}}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestDivergenceAndErrors(t *testing.T) {
 		{GNSD, "panic", 1, "round 1: node 2", "panic: oracle bug", false},
 	} {
 		bad := &poisonOracle{lsOracle: lsOracle{pr}, node: 2, after: tc.after, mode: tc.mode}
-		o, err := New(Config{Algorithm: tc.algo, Eta0: 0.05, Workers: 3}, mx, newLSSampler(pr, 2, 1), bad, make([]float32, pr.d))
+		o, err := New(Config{Algorithm: tc.algo, Workers: 3, StepSizes: StepSizes{Eta0: 0.05}}, mx, newLSSampler(pr, 2, 1), bad, make([]float32, pr.d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,14 +340,14 @@ func TestNewErrors(t *testing.T) {
 		x0   []float32
 		want string
 	}{
-		{"algorithm", Config{Algorithm: "sgd", Eta0: 0.1}, mx, s, or, x0, `algorithm "sgd"`},
-		{"eta0", Config{Algorithm: DSGD, Eta0: -1}, mx, s, or, x0, "eta0 = -1"},
-		{"rho", Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: -2}, mx, s, or, x0, "rho = -2"},
-		{"mixing", Config{Algorithm: DSGD, Eta0: 0.1}, nil, s, or, x0, "no mixing"},
-		{"batch source", Config{Algorithm: DSGD, Eta0: 0.1}, mx, nil, or, x0, "batch source and oracle"},
-		{"x0", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, nil, "empty"},
-		{"x0 NaN", Config{Algorithm: DSGD, Eta0: 0.1}, mx, s, or, []float32{float32(math.NaN())}, "not finite"},
-		{"workers", Config{Algorithm: DSGD, Eta0: 0.1, Workers: -1}, mx, s, or, x0, "-1 workers"},
+		{"algorithm", Config{Algorithm: "sgd", StepSizes: StepSizes{Eta0: 0.1}}, mx, s, or, x0, `algorithm "sgd"`},
+		{"eta0", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: -1}}, mx, s, or, x0, "eta0 = -1"},
+		{"rho", Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: -2}}, mx, s, or, x0, "rho = -2"},
+		{"mixing", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, nil, s, or, x0, "no mixing"},
+		{"batch source", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, mx, nil, or, x0, "batch source and oracle"},
+		{"x0", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, mx, s, or, nil, "empty"},
+		{"x0 NaN", Config{Algorithm: DSGD, StepSizes: StepSizes{Eta0: 0.1}}, mx, s, or, []float32{float32(math.NaN())}, "not finite"},
+		{"workers", Config{Algorithm: DSGD, Workers: -1, StepSizes: StepSizes{Eta0: 0.1}}, mx, s, or, x0, "-1 workers"},
 	} {
 		if _, err := New(tc.cfg, tc.mx, tc.s, tc.o, tc.x0); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
@@ -360,7 +360,7 @@ func TestNewErrors(t *testing.T) {
 func TestMeasures(t *testing.T) {
 	pr := newLS(4, 10, 20, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
-	o, _ := lsRun(t, Config{Algorithm: GNSD, Eta0: 0.1, Workers: 2}, mx, pr, 3, 1)
+	o, _ := lsRun(t, Config{Algorithm: GNSD, Workers: 2, StepSizes: StepSizes{Eta0: 0.1}}, mx, pr, 3, 1)
 	for r := 0; r < 5; r++ {
 		o.Step(ctx)
 	}
@@ -436,7 +436,7 @@ func TestStepAllocations(t *testing.T) {
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.6, 1)))
 	for _, algo := range Algorithms() {
 		for _, workers := range []int{1, 3} {
-			o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.01, Workers: workers}, mx, pr, 2, 1)
+			o, _ := lsRun(t, Config{Algorithm: algo, Workers: workers, StepSizes: StepSizes{Eta0: 0.01}}, mx, pr, 2, 1)
 			o.Step(ctx)
 			if a := testing.AllocsPerRun(20, func() { o.Step(ctx) }); a != 0 {
 				t.Errorf("%s with %d workers: %v allocations per round", algo, workers, a)
@@ -450,7 +450,7 @@ func TestStepAllocations(t *testing.T) {
 func TestCloseStopsWorkers(t *testing.T) {
 	pr := newLS(6, 10, 20, 1, 6)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(6)))
-	o, err := New(Config{Algorithm: GTSTORM, Eta0: 0.05, Workers: 9}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
+	o, err := New(Config{Algorithm: GTSTORM, Workers: 9, StepSizes: StepSizes{Eta0: 0.05}}, mx, newLSSampler(pr, 2, 1), lsOracle{pr}, make([]float32, pr.d))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestPairGrader(t *testing.T) {
 	const m, rounds = 5, 12
 	pr := newLS(m, 6, 20, 1, 3)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(m)))
-	cfg := Config{Algorithm: GTSTORM, Eta0: 0.05, Rho: 10, Workers: 2}
+	cfg := Config{Algorithm: GTSTORM, Workers: 2, StepSizes: StepSizes{Eta0: 0.05, Rho: 10}}
 	run := func(or Oracle) *Optimizer {
 		s := newLSSampler(pr, 3, 9)
 		o, err := New(cfg, mx, s, or, make([]float32, pr.d))

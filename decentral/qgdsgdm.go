@@ -32,22 +32,20 @@ const (
 )
 
 // newQGDSGDM makes QG-DSGDm from its knobs "momentum" and "nesterov".
-func newQGDSGDM(k Knobs) (Method, error) {
-	mu, nesterov, err := momentumKnobs(k)
-	if err != nil {
-		return nil, err
-	}
-	return QGDSGDMMethod{Momentum: mu, Nesterov: nesterov}, nil
+func newQGDSGDM(k Knobs) Method {
+	return QGDSGDMMethod{Momentum: k.Float("momentum"), Nesterov: k.Bool("nesterov")}
 }
 
 // Validate refuses a momentum outside [0, 1).
-func (m QGDSGDMMethod) Validate() error { return checkMomentum(m.Momentum) }
+func (m QGDSGDMMethod) Validate() error {
+	return checkKnobs(momentumKnobs, Knobs{"momentum": m.Momentum})
+}
 
 // Describe describes QG-DSGDm: x, the quasi-global momentum m̂ and the
 // message x_{t+½}, which it shares.
 func (QGDSGDMMethod) Describe() Description {
 	return Description{Name: QGDSGDM, Slabs: []string{"x", "m", "h"}, Shared: []int{qgH},
-		StateFloats: 2, Power: SqrtPower, Knobs: []string{"momentum", "nesterov"}}
+		StateFloats: 2, Power: SqrtPower}
 }
 
 // Init clears m̂; QG-DSGDm evaluates nothing before its first round.

@@ -180,11 +180,11 @@ func TestRanksEqualOneProcess(t *testing.T) {
 				continue
 			}
 			topo := newTopo()
-			knobs := Knobs{"period": "7"}
+			knobs := Knobs{"period": 7}
 			if algo == CHOCO {
 				knobs["compress"] = "qsgd:7" // stochastic messages, the same on every rank
 			}
-			cfg := Config{Method: knobbed(t, algo, knobs), Eta0: 0.05, Workers: 2, Topology: topo}
+			cfg := Config{Method: knobbed(t, algo, knobs), Workers: 2, Topology: topo, StepSizes: StepSizes{Eta0: 0.05}}
 			if algo == CHOCO {
 				cfg.Seed = 3
 			}
@@ -300,7 +300,7 @@ func sameBits(a, b []float32) bool {
 func TestImportNodeChecked(t *testing.T) {
 	pr := newLS(4, 2, 5, 1, 1)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
-	o, _ := lsRun(t, Config{Algorithm: DSGD, Eta0: 0.1, Local: []int{0, 1}}, mx, pr, 1, 1)
+	o, _ := lsRun(t, Config{Algorithm: DSGD, Local: []int{0, 1}, StepSizes: StepSizes{Eta0: 0.1}}, mx, pr, 1, 1)
 	nan := float32(math.NaN())
 	for _, s := range []NodeState{
 		{Node: 1, X: []float32{1, 2}},
@@ -324,7 +324,7 @@ func TestLocalNodesChecked(t *testing.T) {
 	pr := newLS(4, 2, 5, 1, 1)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(4)))
 	for _, local := range [][]int{{-1}, {4}, {1, 1}, {2, 1}} {
-		_, err := New(Config{Algorithm: DSGD, Eta0: 0.1, Local: local}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, 2))
+		_, err := New(Config{Algorithm: DSGD, Local: local, StepSizes: StepSizes{Eta0: 0.1}}, mx, newLSSampler(pr, 1, 1), lsOracle{pr}, make([]float32, 2))
 		if err == nil {
 			t.Errorf("Local %v accepted", local)
 		}

@@ -2,112 +2,31 @@ package decentral
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gtstorm/gtstorm/decentral/graph"
 )
 
-// Knobs are a run's settings in their flag form, by flag name, such as
-// {"period": "100", "gamma": "0.05"}: what a registered method's
-// constructor reads its knobs from (see [NewMethod]). A knob that is absent
-// or empty takes the method's default; a method ignores the settings that
-// are not its knobs.
-type Knobs map[string]string
-
-// Int returns knob name as an integer, 0 when it is absent or empty.
-func (k Knobs) Int(name string) (int, error) {
-	s := k[name]
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("knob %s = %q: want an integer", name, s)
-	}
-	return n, nil
-}
-
-// Float returns knob name as a number, 0 when it is absent or empty.
-func (k Knobs) Float(name string) (float64, error) {
-	s := k[name]
-	if s == "" {
-		return 0, nil
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("knob %s = %q: want a number", name, s)
-	}
-	return x, nil
-}
-
-// Bool returns knob name as a boolean, false when it is absent or empty.
-func (k Knobs) Bool(name string) (bool, error) {
-	s := k[name]
-	if s == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, fmt.Errorf("knob %s = %q: want true or false", name, s)
-	}
-	return b, nil
-}
-
-// registration is one registered method: its name and the constructor that
-// makes it from a run's knobs.
+// registration is one registered method: its name, the knobs it takes
+// and the constructor that makes it from their values, which [NewMethod]
+// has checked.
 type registration struct {
 	name  string
-	build func(Knobs) (Method, error)
+	knobs []Knob
+	build func(Knobs) Method
 }
 
 // registry is every method a run can name, one line each, in the order the
 // paper compares them.
 var registry = []registration{
-	{DSGD, func(Knobs) (Method, error) { return DSGDMethod{}, nil }},
-	{D2, func(Knobs) (Method, error) { return D2Method{}, nil }},
-	{GNSD, func(Knobs) (Method, error) { return GNSDMethod{}, nil }},
-	{DGET, newDGET},
-	{GTSTORM, func(Knobs) (Method, error) { return GTSTORMMethod{}, nil }},
-	{CHOCO, newCHOCO},
-	{DSGDM, newDSGDM},
-	{QGDSGDM, newQGDSGDM},
-}
-
-// MethodKnobs returns the names of the settings that apply to some methods
-// only (Description.Knobs: D-GET's period, CHOCO's gamma, …), each once,
-// in registry order.
-func MethodKnobs() []string {
-	var names []string
-	for _, r := range registry {
-		d, _ := describe(r.name)
-		for _, k := range d.Knobs {
-			if !slices.Contains(names, k) {
-				names = append(names, k)
-			}
-		}
-	}
-	return names
-}
-
-// TakesKnob reports whether the method named algo takes the method knob
-// named knob (its Description.Knobs lists it); false for an unknown method.
-func TakesKnob(algo, knob string) bool {
-	d, err := describe(algo)
-	return err == nil && slices.Contains(d.Knobs, knob)
-}
-
-// KnobMethods returns the names of the methods that take the knob named
-// knob, in registry order.
-func KnobMethods(knob string) []string {
-	var names []string
-	for _, r := range registry {
-		if TakesKnob(r.name, knob) {
-			names = append(names, r.name)
-		}
-	}
-	return names
+	{DSGD, nil, func(Knobs) Method { return DSGDMethod{} }},
+	{D2, nil, func(Knobs) Method { return D2Method{} }},
+	{GNSD, nil, func(Knobs) Method { return GNSDMethod{} }},
+	{DGET, dgetKnobs, newDGET},
+	{GTSTORM, []Knob{rhoKnob}, func(Knobs) Method { return GTSTORMMethod{} }},
+	{CHOCO, chocoKnobs, newCHOCO},
+	{DSGDM, dsgdmKnobs, newDSGDM},
+	{QGDSGDM, momentumKnobs, newQGDSGDM},
 }
 
 // Algorithms returns the registered methods' names in the order the paper
@@ -121,15 +40,16 @@ func Algorithms() []string {
 }
 
 // NewMethod returns the registered method named name, configured with its
-// knobs from k (nil gives every knob its default).
+// knobs from k (nil gives every knob its default). It refuses a knob of
+// the method that is not of the knob's type or out of its range; the
+// knobs in k that the method does not take are ignored.
 func NewMethod(name string, k Knobs) (Method, error) {
 	for _, r := range registry {
 		if r.name == name {
-			m, err := r.build(k)
-			if err != nil {
+			if err := checkKnobs(r.knobs, k); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			return m, nil
+			return r.build(k), nil
 		}
 	}
 	return nil, fmt.Errorf("algorithm %q: want one of %s", name, strings.Join(Algorithms(), ", "))
@@ -230,4 +150,18 @@ func CheckTopology(algo string, topo graph.Topology, rounds int) error {
 		last = mx
 	}
 	return nil
+}
+
+// DirectedCaution returns what a run of the method named algo on the
+// directed graph named graph should be told (see [DirectedCautioner]), or
+// "".
+func DirectedCaution(algo, graph string) string {
+	m, err := NewMethod(algo, nil)
+	if err != nil {
+		return ""
+	}
+	if c, ok := m.(DirectedCautioner); ok {
+		return c.DirectedCaution(graph)
+	}
+	return ""
 }

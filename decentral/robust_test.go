@@ -46,7 +46,7 @@ func TestAttackMessages(t *testing.T) {
 		{"gauss:0", []float32{7.0 / 6, 8.0 / 6}},    // honest
 	} {
 		a, _ := robust.ParseAttack(tc.attack)
-		cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, Eta0: 0.1}, mx, robust.Setting{Byzantine: []int{0}, Attack: a})
+		cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, StepSizes: decentral.StepSizes{Eta0: 0.1}}, mx, robust.Setting{Byzantine: []int{0}, Attack: a})
 		o := decentral.LSRun(t, cfg, mx, pr, 1, 1)
 		got := decentral.MixedRows(t, o, xs)
 		if !near(got[1], tc.want, 1e-6) {
@@ -73,7 +73,7 @@ func TestGaussNoise(t *testing.T) {
 		xs[i] = make([]float32, 50)
 	}
 	run := func() [][]float32 {
-		cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, Eta0: 0.1, Seed: 3}, mx,
+		cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, Seed: 3, StepSizes: decentral.StepSizes{Eta0: 0.1}}, mx,
 			robust.Setting{Byzantine: []int{0}, Attack: robust.Attack{Name: robust.AttackGauss, Param: 6}})
 		o := decentral.LSRun(t, cfg, mx, pr, 1, 1)
 		return decentral.MixedRows(t, o, xs)
@@ -105,7 +105,7 @@ func TestRobustRunInvariance(t *testing.T) {
 	for _, algo := range []string{decentral.DSGD, decentral.GNSD, decentral.GTSTORM, decentral.D2, decentral.DGET} {
 		state := func(s robust.Setting, workers int) *decentral.Snapshot {
 			smp := decentral.NewLSSampler(pr, 3, 77)
-			cfg := robustConfig(t, decentral.Config{Algorithm: algo, Eta0: 0.05, Workers: workers, Seed: 9}, mx, s)
+			cfg := robustConfig(t, decentral.Config{Algorithm: algo, Workers: workers, Seed: 9, StepSizes: decentral.StepSizes{Eta0: 0.05}}, mx, s)
 			o, _ := decentral.LSRunWith(t, cfg, mx, pr, smp)
 			for range 15 {
 				if err := o.Step(ctx); err != nil {
@@ -137,7 +137,7 @@ func TestByzantineConfigErrors(t *testing.T) {
 	mx := decentral.MustMixing(t, graph.MixLaplacian, decentral.MustGraph(graph.Complete(4)))
 	flip := robust.Attack{Name: robust.AttackSignFlip, Param: 1}
 	build := func(algo string, s robust.Setting) error {
-		cfg, err := robust.Apply(decentral.Config{Algorithm: algo, Eta0: 0.1}, mx, s)
+		cfg, err := robust.Apply(decentral.Config{Algorithm: algo, StepSizes: decentral.StepSizes{Eta0: 0.1}}, mx, s)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func TestByzantineConfigErrors(t *testing.T) {
 	}
 	// trim:1 on a star, whose leaves have one neighbour.
 	star := decentral.MustMixing(t, graph.MixLaplacian, decentral.MustGraph(graph.Star(5)))
-	cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, Eta0: 0.1}, star, robust.Setting{Aggregate: robust.Trim{B: 1}})
+	cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, StepSizes: decentral.StepSizes{Eta0: 0.1}}, star, robust.Setting{Aggregate: robust.Trim{B: 1}})
 	if _, err := decentral.New(cfg, star, decentral.NewLSSampler(decentral.NewLS(5, 3, 4, 0, 1), 1, 1), decentral.LSOracle(decentral.NewLS(5, 3, 4, 0, 1)), make([]float32, 3)); err == nil {
 		t.Error("New took trim:1 on a star")
 	}
@@ -183,7 +183,7 @@ func TestRobustStepAllocations(t *testing.T) {
 	mx := decentral.MustMixing(t, graph.MixLaplacian, decentral.MustGraph(graph.Complete(6)))
 	for _, attack := range []robust.Attack{{Name: robust.AttackGauss, Param: 1}, {Name: robust.AttackDissensus, Param: 1}} {
 		for _, agg := range []robust.Aggregator{robust.Mean{}, robust.Clip{}, robust.Trim{B: 1}, robust.Median{}} {
-			cfg := robustConfig(t, decentral.Config{Algorithm: decentral.GTSTORM, Eta0: 0.01, Workers: 2}, mx,
+			cfg := robustConfig(t, decentral.Config{Algorithm: decentral.GTSTORM, Workers: 2, StepSizes: decentral.StepSizes{Eta0: 0.01}}, mx,
 				robust.Setting{Byzantine: []int{1}, Attack: attack, Aggregate: agg})
 			o := decentral.LSRun(t, cfg, mx, pr, 2, 1)
 			o.Step(ctx)
@@ -203,7 +203,7 @@ func TestByzantineCollude(t *testing.T) {
 	mx := decentral.MustMixing(t, graph.MixLaplacian, decentral.MustGraph(graph.Complete(4)))
 	xs := [][]float32{{1, 2}, {3, 0}, {2, 0}, {4, 6}}
 	a, _ := robust.ParseAttack("signflip:1")
-	cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, Eta0: 0.1}, mx, robust.Setting{Byzantine: []int{0, 1}, Attack: a})
+	cfg := robustConfig(t, decentral.Config{Algorithm: decentral.DSGD, StepSizes: decentral.StepSizes{Eta0: 0.1}}, mx, robust.Setting{Byzantine: []int{0, 1}, Attack: a})
 	o := decentral.LSRun(t, cfg, mx, pr, 1, 1)
 	got := decentral.MixedRows(t, o, xs)
 	// W: 1/2 on the diagonal, 1/6 elsewhere.

@@ -20,6 +20,44 @@ const (
 	CbrtPower = 1.0 / 3
 )
 
+// StepSizes are the step-size settings of a run, which a [Config] and a
+// run's settings in package train share (its JSON form is that of
+// config.json): with the method's own exponent and the run's round count
+// they make its [Schedule].
+type StepSizes struct {
+	// Eta0 is the initial step size η_0 > 0.
+	Eta0 float64 `json:"eta0"`
+	// Rho is GT-STORM's ρ ≥ 0 in β_{t+1} = 1 − ρη_t²; 0 means the paper's
+	// default 1/η_0² (β_1 = 0 exactly). A tiny ρ such as 1e-300 gives β = 1.
+	// Like η_0 it is a knob of the schedule, not of the method, though only
+	// GT-STORM takes it (see [Knob.Schedule]).
+	Rho float64 `json:"rho"`
+	// CubeRoot puts every algorithm with a decaying step on
+	// η_t = η_0/(1 + 0.1t)^{1/3} (paper appendix A.1); otherwise DSGD, D²
+	// and GNSD use the square root. D-GET's constant step stays constant.
+	CubeRoot bool `json:"cube_root"`
+	// ConstantStep puts every algorithm on η_t = η_0, the setting of
+	// constant-step analyses (DSGD's heterogeneity bias is then a fixed
+	// distance from the optimum). It overrides CubeRoot.
+	ConstantStep bool `json:"constant_step,omitempty"`
+	// StepSchedule is the step-size schedule of SPEC §14 (`--schedule`):
+	// "" or "paper" is the schedule above, "constant" is ConstantStep,
+	// "cosine" and "step:S1,S2,…[@γ]" decay over the run's rounds.
+	StepSchedule string `json:"schedule,omitempty"`
+	// Warmup K > 0 multiplies every η_t by min(1, (t + 1)/K).
+	Warmup int `json:"warmup,omitempty"`
+}
+
+// KnobField returns the field of s that the method knob named name, a
+// knob of the schedule (see [Knob.Schedule]), sets: Rho for GT-STORM's
+// rho; nil for another name.
+func (s *StepSizes) KnobField(name string) *float64 {
+	if name == rhoKnob.Name {
+		return &s.Rho
+	}
+	return nil
+}
+
 // Schedule gives the step size η_t and GT-STORM's momentum weight
 // β_{t+1} = 1 − Rho·η_t², clipped to [0, 1]. Rho = 0 stands for the paper's
 // default 1/Eta0², evaluated as 1 − (η_t/η_0)² so that β_1 is exactly 0.

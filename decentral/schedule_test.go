@@ -15,7 +15,7 @@ func TestScheduleEta(t *testing.T) {
 		{DSGD, false, 0.5}, {GNSD, false, 0.5}, {GTSTORM, false, 1.0 / 3},
 		{DSGD, true, 1.0 / 3}, {GNSD, true, 1.0 / 3}, {GTSTORM, true, 1.0 / 3},
 	} {
-		s, err := Config{Algorithm: tc.algo, Eta0: 0.2, CubeRoot: tc.cubeRoot}.Schedule()
+		s, err := Config{Algorithm: tc.algo, StepSizes: StepSizes{Eta0: 0.2, CubeRoot: tc.cubeRoot}}.Schedule()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestScheduleEta(t *testing.T) {
 }
 
 func TestScheduleBeta(t *testing.T) {
-	s, _ := Config{Algorithm: GTSTORM, Eta0: 0.1}.Schedule()
+	s, _ := Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1}}.Schedule()
 	eta0 := s.Eta0
 	if s.RhoValue() != 1/(eta0*eta0) || s.Rho != 0 {
 		t.Fatalf("default ρ = %v, want 1/η_0²", s.RhoValue())
@@ -50,11 +50,11 @@ func TestScheduleBeta(t *testing.T) {
 			t.Fatalf("β decreases at %d", step)
 		}
 	}
-	big, _ := Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: 1e6}.Schedule()
+	big, _ := Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: 1e6}}.Schedule()
 	if big.Beta(1) != 0 || big.Beta(50) != 0 {
 		t.Errorf("ρ = 1e6: β = %v, %v, want clipped to 0", big.Beta(1), big.Beta(50))
 	}
-	one, _ := Config{Algorithm: GTSTORM, Eta0: 0.1, Rho: 1e-300}.Schedule()
+	one, _ := Config{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: 1e-300}}.Schedule()
 	if one.Beta(1) != 1 || one.Beta(7) != 1 {
 		t.Errorf("tiny ρ: β = %v, want 1", one.Beta(1))
 	}
@@ -62,12 +62,12 @@ func TestScheduleBeta(t *testing.T) {
 
 func TestScheduleErrors(t *testing.T) {
 	for _, c := range []Config{
-		{Algorithm: GTSTORM, Eta0: 0},
-		{Algorithm: GTSTORM, Eta0: -1},
-		{Algorithm: GTSTORM, Eta0: math.NaN()},
-		{Algorithm: GTSTORM, Eta0: math.Inf(1)},
-		{Algorithm: GTSTORM, Eta0: 0.1, Rho: -1},
-		{Algorithm: "adam", Eta0: 0.1},
+		{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0}},
+		{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: -1}},
+		{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: math.NaN()}},
+		{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: math.Inf(1)}},
+		{Algorithm: GTSTORM, StepSizes: StepSizes{Eta0: 0.1, Rho: -1}},
+		{Algorithm: "adam", StepSizes: StepSizes{Eta0: 0.1}},
 	} {
 		if _, err := c.Schedule(); err == nil {
 			t.Errorf("%+v: no error", c)

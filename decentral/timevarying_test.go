@@ -26,7 +26,7 @@ func TestTimeVaryingTracking(t *testing.T) {
 	}{{"link-drop", drop, 8}, {"exp8", exp8, 8}, {"exp5", exp5, 5}} {
 		pr := newLS(tc.m, 10, 30, 1, 5)
 		for _, algo := range []string{GNSD, GTSTORM} {
-			cfg := Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: tc.topo}
+			cfg := Config{Algorithm: algo, Workers: 2, Topology: tc.topo, StepSizes: StepSizes{Eta0: 0.05, Rho: 3}}
 			o, _ := lsRun(t, cfg, tc.topo.Mixing(0), pr, 3, 9)
 			shares := o.desc.Shares()
 			bytes := make([]int64, o.Nodes())
@@ -85,7 +85,7 @@ func TestLinkDropRunResumes(t *testing.T) {
 		run := func() (*Optimizer, *lsSampler, *Snapshot) {
 			drop := newDrop()
 			s := newSampler()
-			o, _ := lsRunWith(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2, Topology: drop}, drop.Mixing(0), pr, s)
+			o, _ := lsRunWith(t, Config{Algorithm: algo, Workers: 2, Topology: drop, StepSizes: StepSizes{Eta0: 0.05, Rho: 7}}, drop.Mixing(0), pr, s)
 			var snap *Snapshot
 			for o.Round() < total {
 				if o.Round() == at {
@@ -112,7 +112,7 @@ func TestLinkDropRunResumes(t *testing.T) {
 			}
 		}
 		drop := newDrop()
-		o3, err := New(Config{Algorithm: algo, Eta0: 0.05, Rho: 7, Workers: 2, Topology: drop}, drop.Mixing(0), resumed, lsOracle{pr}, make([]float32, pr.d))
+		o3, err := New(Config{Algorithm: algo, Workers: 2, Topology: drop, StepSizes: StepSizes{Eta0: 0.05, Rho: 7}}, drop.Mixing(0), resumed, lsOracle{pr}, make([]float32, pr.d))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,8 +18,8 @@ func TestStaticTopologyIsDefault(t *testing.T) {
 	pr := newLS(6, 10, 30, 1, 5)
 	mx := mustMixing(t, graph.MixLaplacian, mustGraph(graph.ErdosRenyi(6, 0.4, 2)))
 	for _, algo := range Algorithms() {
-		a, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05}, mx, pr, 3, 9)
-		b, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Topology: graph.Static{W: mx}}, mx, pr, 3, 9)
+		a, _ := lsRun(t, Config{Algorithm: algo, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 3, 9)
+		b, _ := lsRun(t, Config{Algorithm: algo, Topology: graph.Static{W: mx}, StepSizes: StepSizes{Eta0: 0.05}}, mx, pr, 3, 9)
 		for range 10 {
 			if err := a.Step(ctx); err != nil {
 				t.Fatal(err)
@@ -50,7 +50,7 @@ func TestTimeVaryingTopology(t *testing.T) {
 		if staticOnly(algo) {
 			continue
 		}
-		o, _ := lsRun(t, Config{Algorithm: algo, Eta0: 0.05, Rho: 3, Workers: 2, Topology: ws}, ws[0], pr, 3, 9)
+		o, _ := lsRun(t, Config{Algorithm: algo, Workers: 2, Topology: ws, StepSizes: StepSizes{Eta0: 0.05, Rho: 3}}, ws[0], pr, 3, 9)
 		shares := o.desc.Shares()
 		bytes := make([]int64, o.Nodes())
 		worst := 0.0
@@ -87,7 +87,7 @@ func TestTimeVaryingTopology(t *testing.T) {
 	}
 	// A matrix over other nodes is refused.
 	bad := alternating{ws[0], mustMixing(t, graph.MixLaplacian, mustGraph(graph.Ring(5)))}
-	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Eta0: 0.05, Topology: bad}, ws[0], pr, 3, 9)
+	o, _ := lsRun(t, Config{Algorithm: GTSTORM, Topology: bad, StepSizes: StepSizes{Eta0: 0.05}}, ws[0], pr, 3, 9)
 	if err := o.Step(ctx); err != nil {
 		t.Fatal(err)
 	}

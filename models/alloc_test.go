@@ -21,6 +21,7 @@ func TestGradAllocations(t *testing.T) {
 		{"cifar-cnn", NewCIFARCNN(), imageSet(1, 16, 10, true, 3, 32, 32)},
 		{"logreg-sparse", NewLogReg(300, DefaultAlpha), sparse},
 		{"logreg-dense", NewLogReg(300, DefaultAlpha), densify(sparse)},
+		{"dropnet", mustDropNet(t), imageSet(1, 16, 4, true, 1, 6, 6)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorker(t, c.m)
@@ -28,6 +29,7 @@ func TestGradAllocations(t *testing.T) {
 			gNew, gOld := make([]float32, len(xNew)), make([]float32, len(xOld))
 			for _, n := range []int{1, 16} {
 				b := batchOf(c.d, seq(n)...)
+				b.Draw = 7 // dropnet's masks; the others ignore it
 				calls := map[string]func() error{
 					"Grad": func() error { _, err := w.Grad(xNew, b, gNew); return err },
 					"Eval": func() error { _, _, err := w.Eval(xNew, b); return err },

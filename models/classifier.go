@@ -60,11 +60,12 @@ type classWorker struct {
 // classGraph is one compiled instance for a fixed batch size.
 type classGraph struct {
 	prog   *graphops.Program
-	x      []float32 // input samples, bound by view
-	labels []uint8   // read by the cross-entropy; nil when forward only
-	logits int       // slot of the logits in prog
-	loss   int       // slot of the loss; unused when forward only
-	grads  []int     // slots of the gradients in layout order; nil when forward only
+	x      []float32  // input samples, bound by view
+	labels []uint8    // read by the cross-entropy; nil when forward only
+	logits int        // slot of the logits in prog
+	loss   int        // slot of the loss; unused when forward only
+	grads  []int      // slots of the gradients in layout order; nil when forward only
+	masks  []dropMask // the Dropout layers' masks, filled by load; nil when forward only
 }
 
 // graph returns the compiled graph for batch size n, building it on first use.
@@ -97,7 +98,8 @@ func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 	cg := &classGraph{x: w.ws.Floats("x", n*m.dim())}
 	params, byName := paramNodes(g, &m.layout, w.params)
 	x := g.Input("x", cg.x, append([]int{n}, m.shape...)...)
-	logits := m.net.forward(g, x, byName)
+	logits, masks := m.net.forward(g, x, byName)
+	cg.masks = masks
 	outs := []*G.Node{logits}
 	if withGrad {
 		cg.labels = w.ws.Bytes("labels", n)
@@ -121,13 +123,16 @@ func (w *classWorker) build(n int, withGrad bool) (*classGraph, error) {
 func (w *classWorker) load(g *classGraph, params []float32, b data.Batch) {
 	copy(w.params, params)
 	dim := w.m.dim()
-	for k, i := range b.Index {
-		b.Data.Dense(i, g.x[k*dim:(k+1)*dim])
+	for k := range b.Index {
+		b.Dense(k, g.x[k*dim:(k+1)*dim]) // augmented when b is a training batch that asks for it
 	}
 	if g.labels != nil {
 		for k, i := range b.Index {
 			g.labels[k] = b.Data.Labels[i]
 		}
+	}
+	for _, mask := range g.masks {
+		mask.fill(b.Draw)
 	}
 }
 
@@ -159,6 +164,9 @@ func (w *classWorker) trainGraph(b data.Batch, params, grad []float32) (*classGr
 	}
 	if err := checkVec("grad", grad, w.m.size); err != nil {
 		return nil, fmt.Errorf("%s: %w", w.m.name, err)
+	}
+	if err := w.m.checkDraw(b); err != nil {
+		return nil, err
 	}
 	return w.graph(b.Len(), true)
 }

@@ -145,8 +145,8 @@ func (w *lrWorker) load(g *lrGraph, params []float32, b data.Batch) {
 	copy(w.params, params)
 	if g.x != nil {
 		p := w.m.features
-		for k, i := range b.Index {
-			b.Data.Dense(i, g.x[k*p:(k+1)*p])
+		for k := range b.Index {
+			b.Dense(k, g.x[k*p:(k+1)*p])
 		}
 	} else {
 		w.rows.Data, w.rows.Index = b.Data, b.Index

@@ -76,19 +76,23 @@ const (
 	kindAdd
 	kindFlatten
 	kindDense
+	kindDropout
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
 // and the one it writes, and its settings.
 type netLayer struct {
 	kind   layerKind
-	name   string // names its parameters and its buffers
-	in     []int  // tensors read
-	out    int    // tensor written
-	conv   Conv   // kindConv
-	groups int    // kindGroupNorm
-	k, s   int    // pooling window and stride
-	units  int    // kindDense: output width
+	name   string  // names its parameters and its buffers
+	in     []int   // tensors read
+	out    int     // tensor written
+	conv   Conv    // kindConv
+	groups int     // kindGroupNorm
+	k, s   int     // pooling window and stride
+	pad    int     // pooling padding
+	units  int     // kindDense: output width
+	noBias bool    // kindDense: without a bias (DenseNoBias)
+	rate   float32 // kindDropout: the probability p of dropping an element
 }
 
 // NewNet starts the description of a network named name on samples of the

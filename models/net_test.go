@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,9 @@ func TestNetRefuses(t *testing.T) {
 		{"zero groups", img, func(n *Net) Tensor { return n.GroupNorm("gn", n.Input(), 0) }, "0 groups"},
 		{"pool too large", img, func(n *Net) Tensor { return n.MaxPool(n.Input(), 17, 1) }, "does not fit"},
 		{"zero stride pool", img, func(n *Net) Tensor { return n.AvgPool(n.Input(), 2, 0) }, "stride 0"},
+		{"pool padding over half the window", img, func(n *Net) Tensor { return n.MaxPoolPadded(n.Input(), 2, 2, 2) }, "padding ≤ window/2"},
+		{"dropout rate 1", img, func(n *Net) Tensor { return n.Dropout(n.Input(), 1) }, "rate 1, want 0 ≤ p < 1"},
+		{"dropout rate NaN", img, func(n *Net) Tensor { return n.Dropout(n.Input(), float32(math.NaN())) }, "want 0 ≤ p < 1"},
 		{"add of two shapes", img, func(n *Net) Tensor {
 			return n.Add(n.Input(), n.MaxPool(n.Input(), 2, 2))
 		}, "adds tensors of shapes [3 16 16] and [3 8 8]"},

@@ -15,7 +15,12 @@ import (
 // BiasReLUMaxPool2x2 (the paper CNNs' blocks), and a dense layer followed
 // by ReLU becomes DenseReLU. Flatten costs nothing: a dense layer reads its
 // input flat.
-func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) *G.Node {
+//
+// In a training graph each Dropout layer of rate p > 0 multiplies by a
+// mask; forward returns the masks' buffers, which the caller fills for
+// each batch (dropMask.fill). Elsewhere Dropout is the identity.
+func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMask) {
+	var masks []dropMask
 	vals := make([]*G.Node, len(n.shapes))
 	vals[0] = x
 	for i := 0; i < len(n.layers); i++ {
@@ -35,29 +40,42 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) *G.Node {
 				vals[l.out] = z
 			}
 		case kindDense:
+			b := p[l.name+".b"]
+			if l.noBias {
+				// A bias of zeros that is no parameter, in a buffer of
+				// the graph's own that nothing writes.
+				b = g.Input(l.name+".nobias", make([]float32, l.units), l.units)
+			}
 			if n.fusesReLU(i) {
-				vals[n.layers[i+1].out] = g.DenseReLU(in, p[l.name+".w"], p[l.name+".b"])
+				vals[n.layers[i+1].out] = g.DenseReLU(in, p[l.name+".w"], b)
 				i++
 			} else {
-				vals[l.out] = g.Dense(in, p[l.name+".w"], p[l.name+".b"])
+				vals[l.out] = g.Dense(in, p[l.name+".w"], b)
 			}
 		case kindGroupNorm:
 			vals[l.out] = g.GroupNorm(in, p[l.name+".g"], p[l.name+".b"], l.groups)
 		case kindReLU:
 			vals[l.out] = g.ReLU(l.name, in)
 		case kindMaxPool:
-			vals[l.out] = g.MaxPool(l.name, in, l.k, l.s)
+			vals[l.out] = g.MaxPoolPadded(l.name, in, l.k, l.s, l.pad)
 		case kindAvgPool:
-			vals[l.out] = g.AvgPool(l.name, in, l.k, l.s)
+			vals[l.out] = g.AvgPoolPadded(l.name, in, l.k, l.s, l.pad)
 		case kindGlobalAvgPool:
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
 		case kindFlatten:
 			vals[l.out] = in
+		case kindDropout:
+			vals[l.out] = in
+			if g.Training() && l.rate > 0 {
+				var buf []float32
+				vals[l.out], buf = g.Dropout(l.name, in)
+				masks = append(masks, dropMask{buf: buf, layer: i, rate: l.rate})
+			}
 		}
 	}
-	return vals[len(vals)-1]
+	return vals[len(vals)-1], masks
 }
 
 // fusesReLU reports whether layer i is followed by a ReLU that is the only
@@ -75,5 +93,5 @@ func (n *Net) fusesPool(i int) bool {
 		return false
 	}
 	relu, pool := n.layers[i+1], n.layers[i+2]
-	return n.uses[relu.out] == 1 && pool.kind == kindMaxPool && pool.in[0] == relu.out && pool.k == 2 && pool.s == 2
+	return n.uses[relu.out] == 1 && pool.kind == kindMaxPool && pool.in[0] == relu.out && pool.k == 2 && pool.s == 2 && pool.pad == 0
 }

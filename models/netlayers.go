@@ -82,16 +82,31 @@ func (n *Net) ReLU(x Tensor) Tensor {
 // MaxPool adds max pooling of x [C,H,W] over k×k windows moved by stride,
 // without padding (PyTorch's nn.MaxPool2d(k, stride)).
 func (n *Net) MaxPool(x Tensor, k, stride int) Tensor {
-	return n.pool(kindMaxPool, "maxpool", x, k, stride)
+	return n.pool(kindMaxPool, "maxpool", x, k, stride, 0)
+}
+
+// MaxPoolPadded adds max pooling of x [C,H,W] over k×k windows moved by
+// stride over x padded with pad (at most k/2) on every side, padding that
+// is never selected (PyTorch's nn.MaxPool2d(k, stride, pad)).
+func (n *Net) MaxPoolPadded(x Tensor, k, stride, pad int) Tensor {
+	return n.pool(kindMaxPool, "maxpool", x, k, stride, pad)
 }
 
 // AvgPool adds average pooling of x [C,H,W] over k×k windows moved by
 // stride, without padding (PyTorch's nn.AvgPool2d(k, stride)).
 func (n *Net) AvgPool(x Tensor, k, stride int) Tensor {
-	return n.pool(kindAvgPool, "avgpool", x, k, stride)
+	return n.pool(kindAvgPool, "avgpool", x, k, stride, 0)
 }
 
-func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride int) Tensor {
+// AvgPoolPadded adds average pooling of x [C,H,W] over k×k windows moved
+// by stride over x padded with pad zeros (at most k/2) on every side, the
+// zeros counted in every window's divisor k² (PyTorch's
+// nn.AvgPool2d(k, stride, pad), whose count_include_pad is true).
+func (n *Net) AvgPoolPadded(x Tensor, k, stride, pad int) Tensor {
+	return n.pool(kindAvgPool, "avgpool", x, k, stride, pad)
+}
+
+func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride, pad int) Tensor {
 	name := n.autoName(prefix)
 	if !n.reads(name, x) {
 		return Tensor{-1}
@@ -100,14 +115,17 @@ func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride int) Tenso
 	if !ok {
 		return Tensor{-1}
 	}
-	if k < 1 || stride < 1 || k > maxLayerWidth || stride > maxLayerWidth {
-		return n.fail(name, "window %d, stride %d: want both ≥ 1", k, stride)
+	if k < 1 || stride < 1 || k > maxLayerWidth || stride > maxLayerWidth || pad < 0 || 2*pad > k {
+		return n.fail(name, "window %d, stride %d, padding %d: want window and stride ≥ 1, 0 ≤ padding ≤ window/2", k, stride, pad)
 	}
-	oh, ow := window(s[1], k, stride, 0), window(s[2], k, stride, 0)
+	oh, ow := window(s[1], k, stride, pad), window(s[2], k, stride, pad)
 	if oh < 1 || ow < 1 {
 		return n.fail(name, "a %d×%d window does not fit the %d×%d input", k, k, s[1], s[2])
 	}
-	return n.record(netLayer{kind: kind, name: name, k: k, s: stride}, []int{s[0], oh, ow}, x)
+	if k > maxPoolWindow {
+		return n.fail(name, "a %d×%d window, want at most %d×%d", k, k, maxPoolWindow, maxPoolWindow)
+	}
+	return n.record(netLayer{kind: kind, name: name, k: k, s: stride, pad: pad}, []int{s[0], oh, ow}, x)
 }
 
 // GlobalAvgPool adds the mean of each channel of x [C,H,W], writing [C]
@@ -148,10 +166,40 @@ func (n *Net) Flatten(x Tensor) Tensor {
 	return n.record(netLayer{kind: kindFlatten, name: name}, []int{product(n.shapes[x.id])}, x)
 }
 
+// Dropout adds inverted dropout of x, of any shape, with rate p (PyTorch's
+// nn.Dropout(p)): in training each element is dropped (set to 0) with
+// probability p and kept, scaled by 1/(1−p), otherwise; in evaluation and
+// prediction it is the identity. The masks are part of the minibatch draw:
+// each element's is a hash of the batch's draw key (data.Batch.Draw), the
+// layer's position and the element's index within the batch, so every
+// gradient evaluated on one minibatch (GT-STORM's two) uses the same masks,
+// whatever the workers, ranks or resumes. A network with dropout (p > 0)
+// trains on keyed batches only (Stochastic). 0 ≤ p < 1.
+func (n *Net) Dropout(x Tensor, p float32) Tensor {
+	name := n.autoName("dropout")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	if !(p >= 0 && p < 1) {
+		return n.fail(name, "rate %g, want 0 ≤ p < 1", p)
+	}
+	return n.record(netLayer{kind: kindDropout, name: name, rate: p}, n.shapes[x.id], x)
+}
+
 // Dense adds a fully connected layer from x, read flat in row-major order,
 // to units outputs: x·name.w + name.b, with weights [in,units] and bias
 // [units] drawn as PyTorch's nn.Linear draws them.
 func (n *Net) Dense(name string, x Tensor, units int) Tensor {
+	return n.dense(name, x, units, true)
+}
+
+// DenseNoBias adds a fully connected layer without a bias (PyTorch's
+// nn.Linear(in, units, bias=False)): x·name.w, weights [in,units].
+func (n *Net) DenseNoBias(name string, x Tensor, units int) Tensor {
+	return n.dense(name, x, units, false)
+}
+
+func (n *Net) dense(name string, x Tensor, units int, bias bool) Tensor {
 	if !n.reads(name, x) || !n.named(name) {
 		return Tensor{-1}
 	}
@@ -160,8 +208,10 @@ func (n *Net) Dense(name string, x Tensor, units int) Tensor {
 	}
 	in := product(n.shapes[x.id])
 	n.addInit(name+".w", in, InitUniform, in, units)
-	n.addInit(name+".b", in, InitUniform, units)
-	return n.record(netLayer{kind: kindDense, name: name, units: units}, []int{units}, x)
+	if bias {
+		n.addInit(name+".b", in, InitUniform, units)
+	}
+	return n.record(netLayer{kind: kindDense, name: name, units: units, noBias: !bias}, []int{units}, x)
 }
 
 // Model finishes the description with out as the logits and returns the

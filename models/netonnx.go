@@ -67,11 +67,25 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.describe("%s: Relu", l.name)
 	case kindMaxPool, kindAvgPool:
 		op := map[layerKind]string{kindMaxPool: "MaxPool", kindAvgPool: "AveragePool"}[l.kind]
-		g.node(l.name, op, []string{x}, out,
-			onnx.IntsAttr("kernel_shape", int64(l.k), int64(l.k)),
+		p := int64(l.pad)
+		attrs := []onnx.Attr{onnx.IntsAttr("kernel_shape", int64(l.k), int64(l.k)),
 			onnx.IntsAttr("strides", int64(l.s), int64(l.s)),
-			onnx.IntsAttr("pads", 0, 0, 0, 0))
-		g.describe("%s: %s %d×%d stride %d → [N,%s]", l.name, op, l.k, l.k, l.s, joinInts(shape))
+			onnx.IntsAttr("pads", p, p, p, p)}
+		if l.kind == kindAvgPool && l.pad > 0 {
+			attrs = append(attrs, onnx.IntAttr("count_include_pad", 1))
+		}
+		g.node(l.name, op, []string{x}, out, attrs...)
+		padding := ""
+		if l.pad > 0 {
+			padding = fmt.Sprintf(" padding %d", l.pad)
+		}
+		g.describe("%s: %s %d×%d stride %d%s → [N,%s]", l.name, op, l.k, l.k, l.s, padding, joinInts(shape))
+	case kindDropout:
+		// Opset 13's Dropout: the ratio an input, training_mode absent
+		// (false), so that inference runs it as the identity.
+		g.inits = append(g.inits, onnx.FloatTensor(l.name+".ratio", []float32{l.rate}))
+		g.node(l.name, "Dropout", []string{x, l.name + ".ratio"}, out)
+		g.describe("%s: Dropout p %g (the identity in inference)", l.name, l.rate)
 	case kindGlobalAvgPool:
 		g.node(l.name+".mean", "GlobalAveragePool", []string{x}, l.name+".mean")
 		g.node(l.name, "Flatten", []string{l.name + ".mean"}, out, onnx.IntAttr("axis", 1))
@@ -89,7 +103,11 @@ func (g *onnxGraph) addLayer(l netLayer) {
 			g.describe("%s: Flatten [N,%s] → [N,%d] (NCHW order)", flat, joinInts(in), product(in))
 			x = flat
 		}
-		g.node(l.name, "Gemm", []string{x, l.name + ".w", l.name + ".b"}, out,
+		inputs := []string{x, l.name + ".w", l.name + ".b"}
+		if l.noBias {
+			inputs = inputs[:2]
+		}
+		g.node(l.name, "Gemm", inputs, out,
 			onnx.FloatAttr("alpha", 1), onnx.FloatAttr("beta", 1), onnx.IntAttr("transA", 0), onnx.IntAttr("transB", 0))
 		g.describe("%s: Gemm x·W+b, W [%d,%d] → [N,%d]", l.name, product(in), l.units, l.units)
 	}

@@ -18,31 +18,34 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// maxpool, avgpool, globalavgpool, add, flatten or dense; In the tensors
-// it reads. Name is the layer's, which names its parameters (conv,
+// maxpool, avgpool, globalavgpool, add, flatten, dense or dropout; In the
+// tensors it reads. Name is the layer's, which names its parameters (conv,
 // groupnorm, dense; the others are named after their position). The other
 // fields are the settings of its Op: a convolution's Out, Kernel, Stride,
 // Pad, Bias and Init (uniform or kaiming-normal), GroupNorm's Groups, a
-// pool's Kernel and Stride, a dense layer's Units.
+// pool's Kernel, Stride and Pad, a dense layer's Units, a dropout's Rate
+// (its p; {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)).
 type LayerSpec struct {
-	Op     string `json:"op"`
-	Name   string `json:"name,omitempty"`
-	In     []int  `json:"in"`
-	Out    int    `json:"out,omitempty"`
-	Kernel int    `json:"kernel,omitempty"`
-	Stride int    `json:"stride,omitempty"`
-	Pad    int    `json:"pad,omitempty"`
-	Bias   bool   `json:"bias,omitempty"`
-	Init   string `json:"init,omitempty"`
-	Groups int    `json:"groups,omitempty"`
-	Units  int    `json:"units,omitempty"`
+	Op     string  `json:"op"`
+	Name   string  `json:"name,omitempty"`
+	In     []int   `json:"in"`
+	Out    int     `json:"out,omitempty"`
+	Kernel int     `json:"kernel,omitempty"`
+	Stride int     `json:"stride,omitempty"`
+	Pad    int     `json:"pad,omitempty"`
+	Bias   bool    `json:"bias,omitempty"`
+	Init   string  `json:"init,omitempty"`
+	Groups int     `json:"groups,omitempty"`
+	Units  int     `json:"units,omitempty"`
+	Rate   float32 `json:"rate,omitempty"`
+	NoBias bool    `json:"nobias,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
 var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
-	kindDense: "dense",
+	kindDense: "dense", kindDropout: "dropout",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -68,9 +71,11 @@ func Spec(m Model) (NetSpec, error) {
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
 		case kindDense:
-			ls.Name, ls.Units = l.name, l.units
+			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
-			ls.Kernel, ls.Stride = l.k, l.s
+			ls.Kernel, ls.Stride, ls.Pad = l.k, l.s, l.pad
+		case kindDropout:
+			ls.Rate = l.rate
 		}
 		s.Layers = append(s.Layers, ls)
 	}
@@ -124,9 +129,9 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	case "relu":
 		t = n.ReLU(in[0])
 	case "maxpool":
-		t = n.MaxPool(in[0], l.Kernel, l.Stride)
+		t = n.MaxPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
 	case "avgpool":
-		t = n.AvgPool(in[0], l.Kernel, l.Stride)
+		t = n.AvgPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
 	case "globalavgpool":
 		t = n.GlobalAvgPool(in[0])
 	case "add":
@@ -134,7 +139,13 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	case "flatten":
 		t = n.Flatten(in[0])
 	case "dense":
-		t = n.Dense(l.Name, in[0], l.Units)
+		if l.NoBias {
+			t = n.DenseNoBias(l.Name, in[0], l.Units)
+		} else {
+			t = n.Dense(l.Name, in[0], l.Units)
+		}
+	case "dropout":
+		t = n.Dropout(in[0], l.Rate)
 	default:
 		return Tensor{-1}, fmt.Errorf("%s: layer %d: unknown op %q", n.name, i, l.Op)
 	}

@@ -11,10 +11,11 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv, Gemm, MatMul (with the Add of its bias), Add, Relu, MaxPool, AveragePool, " +
+const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with the Add of its bias), Add, Relu, " +
+	"MaxPool and AveragePool (padded or not), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
-	"before a Conv), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
+	"before a Conv or an AveragePool), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Mul"
 
 // ImportONNX turns the ONNX model data (e.g. what PyTorch's
@@ -28,12 +29,15 @@ const ONNXSupported = "Conv, Gemm, MatMul (with the Add of its bias), Add, Relu,
 // square kernel, equal strides, the same padding on every side, optional
 // bias) is Conv2D; Gemm, and MatMul followed by the Add of a bias, are
 // Dense (the weights transposed where Gemm's transB is set: gtstorm's are
-// [in,out]); GroupNormalization, InstanceNormalization and PyTorch's
-// opset-13 form of nn.GroupNorm are GroupNorm (ε 1e-5); GlobalAveragePool
-// and ReduceMean over the maps are GlobalAvgPool; a zero Pad before a
-// Conv joins its padding. Dropout is the identity: gtstorm's layer library
-// has no dropout layer at this stage, so an imported network trains
-// without it. Shape arithmetic on constants and on the input's shape is
+// [in,out]; a Gemm without its C input is DenseNoBias); MaxPool and
+// AveragePool are the Net's pools, padded where the node's pads are (an
+// AveragePool's with count_include_pad 1); GroupNormalization,
+// InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
+// GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
+// GlobalAvgPool; a zero Pad before a Conv or an AveragePool joins its
+// padding. Dropout is the seeded Dropout layer with the file's ratio: it
+// drops in training, with masks drawn from each minibatch's key, and is
+// the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is
 // folded when the file is read. BatchNormalization is refused (SPEC §12:
 // each node's batch statistics differ under non-IID data; use
 // GroupNorm), as is any other operator, naming it, its node and the

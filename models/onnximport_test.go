@@ -122,6 +122,8 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
+			// torch's gradient is in eval mode: Dropout the identity.
+			m = withoutDropout(t, m)
 			b := f.batch(t)
 			z, err := Logits(m, x0, b)
 			if err != nil {
@@ -176,6 +178,24 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutDropout returns m rebuilt from its spec with every Dropout's rate
+// 0: the identity, as in torch's eval mode.
+func withoutDropout(t *testing.T, m Model) Model {
+	t.Helper()
+	s, err := Spec(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Layers {
+		s.Layers[i].Rate = 0
+	}
+	r, err := NetFromSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // torchToGtstorm returns the name gtstorm's import gives torch's

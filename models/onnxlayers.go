@@ -94,9 +94,6 @@ func (im *importer) gemm(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	if bias == nil {
-		return fmt.Errorf("a Gemm without a bias (nn.Linear(bias=False)) is not supported: the Net's Dense layer has one")
-	}
 	return im.dense(n, x, w, b.name, bias)
 }
 
@@ -109,12 +106,39 @@ func (im *importer) vector(n *onnx.Node) (ival, error) {
 	return x, err
 }
 
-// dense adds the Dense layer x·w + bias, w [in,out].
+// dense adds the Dense layer x·w + bias, w [in,out], or x·w
+// (DenseNoBias) where bias is nil.
 func (im *importer) dense(n *onnx.Node, x ival, w *iconst, init string, bias []float32) error {
 	name := im.layerName(n, init)
+	if bias == nil {
+		t := im.net.DenseNoBias(name, x.t, w.dims[1])
+		im.params[name+".w"] = w.f
+		return im.act(n, t)
+	}
 	t := im.net.Dense(name, x.t, w.dims[1])
 	im.params[name+".w"], im.params[name+".b"] = w.f, bias
 	return im.act(n, t)
+}
+
+// dropout adds the seeded Dropout layer with the node's ratio (its input 1
+// from opset 12, its attribute before; 0.5 where absent). Its
+// training_mode input is not read: gtstorm's Dropout drops in training and
+// is the identity in evaluation, as torch's nn.Dropout.
+func (im *importer) dropout(n *onnx.Node) error {
+	x, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	p := attrFloat(n, "ratio", 0.5)
+	ratio, err := im.floats(n, 1, "ratio", 1, true)
+	if err != nil {
+		return err
+	}
+	if ratio != nil {
+		p = ratio[0]
+	}
+	t := im.net.Dropout(x.t, p)
+	return im.set(n, ival{kind: ivAct, t: t, view: x.view})
 }
 
 func (im *importer) matMul(n *onnx.Node) error {

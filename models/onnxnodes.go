@@ -15,7 +15,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
 	"Flatten": (*importer).flatten, "Reshape": (*importer).reshape, "Squeeze": (*importer).squeeze,
-	"Dropout": (*importer).identity, "Identity": (*importer).identity,
+	"Dropout": (*importer).dropout, "Identity": (*importer).identity,
 	"GroupNormalization": (*importer).groupNormalization, "InstanceNormalization": (*importer).instanceNorm,
 	"Pad": (*importer).pad, "Constant": (*importer).constant, "ConstantOfShape": (*importer).constantOfShape,
 	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze,

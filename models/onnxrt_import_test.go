@@ -34,6 +34,7 @@ func TestImportONNXRuntime(t *testing.T) {
 			g := make([]float32, len(params))
 			for step := range 3 {
 				tb := batchOf(b.Data, step, step+1, step+2)
+				tb.Draw = uint64(step + 1) // mlp_dropout's masks
 				if _, err := w.Grad(params, tb, g); err != nil {
 					t.Fatal(err)
 				}

@@ -13,19 +13,24 @@ func (im *importer) maxPool(n *onnx.Node) error {
 	if attrInt(n, "storage_order", 0) != 0 {
 		return fmt.Errorf("storage_order 1 is not supported")
 	}
-	return im.pool(n, (*Net).MaxPool)
+	return im.pool(n, (*Net).MaxPoolPadded)
 }
 
-func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPool) }
+func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPoolPadded) }
 
-// pool adds a pooling layer: square windows, one stride, no padding.
-func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int) Tensor) error {
+// pool adds a pooling layer: square windows, one stride, the same padding
+// on every side. MaxPool's pads are −∞ (never selected). AveragePool's
+// count in the divisor: pads with count_include_pad 1, or a zero Pad
+// before it (PyTorch's AvgPool2d with padding, count_include_pad=True,
+// exported as Pad then AveragePool).
+func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) Tensor) error {
 	x, pad, err := im.padded(n)
 	if err != nil {
 		return err
 	}
-	if pad > 0 {
-		return fmt.Errorf("pools after a zero Pad of %d on every side (AvgPool2d with padding, as PyTorch writes it); the Net's pools take no padding", pad)
+	avg := n.OpType == "AveragePool"
+	if pad > 0 && !avg {
+		return fmt.Errorf("max-pools after a zero Pad of %d, whose zeros it could select; the Net's padded MaxPool pads with −∞ (write the padding in the node's pads)", pad)
 	}
 	if err := noDilationNoAutoPad(n); err != nil {
 		return err
@@ -38,17 +43,25 @@ func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int) Tensor
 	if err != nil {
 		return err
 	}
-	if p := attr(n, "pads"); p != nil && slices.ContainsFunc(p.Ints, func(v int64) bool { return v != 0 }) {
-		return fmt.Errorf("pads %v: pooling with padding is not supported (the Net's pools take none)", p.Ints)
+	p, err := attrPair(n, "pads", 0)
+	if err != nil {
+		return err
+	}
+	if avg && p > 0 && attrInt(n, "count_include_pad", 0) == 0 {
+		return fmt.Errorf("pads %v with count_include_pad 0 (AvgPool2d(count_include_pad=False)): the Net's padded AvgPool counts the padding in every window's divisor", attr(n, "pads").Ints)
 	}
 	if k < 1 || k > maxPoolWindow {
 		return fmt.Errorf("kernel_shape %v, want a square window of 1 to %d", attr(n, "kernel_shape").Ints, maxPoolWindow)
 	}
+	pad += p
+	if 2*pad > k {
+		return fmt.Errorf("padding %d with a %d×%d window: want at most half the window (as PyTorch)", pad, k, k)
+	}
 	s := im.net.Shape(x.t)
-	if attrInt(n, "ceil_mode", 0) != 0 && ((s[1]-k)%stride != 0 || (s[2]-k)%stride != 0) {
+	if attrInt(n, "ceil_mode", 0) != 0 && ((s[1]+2*pad-k)%stride != 0 || (s[2]+2*pad-k)%stride != 0) {
 		return fmt.Errorf("ceil_mode 1 on [N,%s] keeps a partial window, which the Net's pools do not", joinInts(s))
 	}
-	return im.act(n, layer(im.net, x.t, k, stride))
+	return im.act(n, layer(im.net, x.t, k, stride, pad))
 }
 
 func (im *importer) globalAvgPool(n *onnx.Node) error {

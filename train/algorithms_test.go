@@ -23,17 +23,18 @@ func TestResumeNewPaths(t *testing.T) {
 		name string
 		set  func(c *Config)
 	}{
-		{"d-get whole share", func(c *Config) { c.Algo, c.Period = decentral.DGET, 7 }},
-		{"d-get big batch", func(c *Config) { c.Algo, c.Period, c.BigBatch = decentral.DGET, 6, 40 }},
+		{"d-get whole share", func(c *Config) { *c = c.WithKnob("period", 7); c.Algo = decentral.DGET }},
+		{"d-get big batch", func(c *Config) { *c = c.WithKnob("period", 6).WithKnob("big-batch", 40); c.Algo = decentral.DGET }},
 		{"d2 link drop", func(c *Config) { c.Algo, c.LinkDrop = decentral.D2, 0.3 }},
 		{"gnsd link drop metropolis", func(c *Config) { c.Algo, c.LinkDrop, c.Mixing = decentral.GNSD, 0.5, graph.MixMetropolis }},
 		{"gt-storm exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.GTSTORM, graph.ExpTopology, 8 }},
 		{"d2 exp", func(c *Config) { c.Algo, c.Topology, c.Nodes = decentral.D2, graph.ExpTopology, 6 }},
 		{"choco qsgd on a simulated network", func(c *Config) {
-			c.Algo, c.Compress, c.Gamma = decentral.CHOCO, "qsgd:7", 0.3
+			*c = c.WithKnob("compress", "qsgd:7").WithKnob("gamma", 0.3)
+			c.Algo = decentral.CHOCO
 			c.LinkLatency, c.LinkBandwidth, c.Compute, c.Stragglers = 0.001, 1e7, 0.002, "1:5"
 		}},
-		{"choco top-k", func(c *Config) { c.Algo, c.Compress = decentral.CHOCO, "topk:0.05" }},
+		{"choco top-k", func(c *Config) { *c = c.WithKnob("compress", "topk:0.05"); c.Algo = decentral.CHOCO }},
 		{"gt-storm on a simulated network", func(c *Config) {
 			c.Algo, c.LinkLatency, c.LinkBandwidth, c.Compute = decentral.GTSTORM, 0.05, 1e7, 0.01
 		}},

@@ -63,10 +63,8 @@ func (r *runner) checkpoint() error {
 			return err
 		}
 	}
-	md := meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute, Net: netSpec(s.cfg, s.model)}
-	if r.rank != nil {
-		md.Placement = placementOf(r.rank.id, r.rank.owner)
-	}
+	md := meta{Config: s.cfg, Mark: mark, Seconds: r.seconds(), Inputs: r.inputs, Compute: s.compute, Net: netSpec(s.cfg, s.model),
+		Placement: r.role.placement()}
 	m, err := json.Marshal(md)
 	if err != nil {
 		return err
@@ -78,10 +76,7 @@ func (r *runner) checkpoint() error {
 		return err
 	}
 	r.lastCkp, r.ckMark = s.opt.Round(), mark
-	if r.rank != nil {
-		return keepRankCheckpoint(r.out, s.opt.Round())
-	}
-	return nil
+	return r.role.kept(r.out, s.opt.Round())
 }
 
 // writeModel writes the final averaged model alone, for `gtstorm eval`.
@@ -182,7 +177,7 @@ func (r *runner) restore(st *resumeState) error {
 	}
 	r.prior = st.meta.Seconds
 	r.lastCkp = st.snap.Round
-	if r.rank != nil && !r.rank.measures() {
+	if !r.role.measures() {
 		return nil // only rank 0 of a run over several processes writes metrics
 	}
 	rows, err := st.rows(filepath.Join(r.out, MetricsFile))
@@ -242,6 +237,7 @@ func checkConfigFile(out string, ck Config, iters int, progress io.Writer) error
 	if err := json.Unmarshal(b, &file); err != nil {
 		return fmt.Errorf("%s: %v; it was edited? resume continues the checkpoint's settings: restore the file or delete it", path, err)
 	}
+	file = flatSettings(file)
 	// A setting newer than the file's release is no edit.
 	want := settingsMap(ck)
 	if k, ok := firstDifference(file, want, "iters"); ok {
@@ -259,7 +255,7 @@ func settingsMap(c Config) map[string]any {
 	b, _ := json.Marshal(c)
 	var m map[string]any
 	json.Unmarshal(b, &m)
-	return m
+	return flatSettings(m)
 }
 
 // firstDifference returns the first key of want, in sorted order, whose

@@ -27,32 +27,35 @@ type Config struct {
 	TestSplit    float64 `json:"test_split,omitempty"`    // images without a test folder: held-out fraction; 0 = data.DefaultTestSplit
 	SkipBad      bool    `json:"skip_bad,omitempty"`      // images: skip (and count) images that do not decode
 	Features     int     `json:"features"`                // LibSVM feature count; 0 = from the data
-	Algo         string  `json:"algo"`                    // dsgd, d2, gnsd, d-get, gt-storm or choco
-	Nodes        int     `json:"nodes"`                   // m
-	Topology     string  `json:"topology"`                // er, ring, path, complete, star, torus, exp or an edge-list file
-	PC           float64 `json:"pc"`                      // Erdős–Rényi edge probability
-	Mixing       string  `json:"mixing"`                  // laplacian or metropolis
-	Partition    string  `json:"partition"`               // iid, label, dirichlet:α or shards:k
-	Iters        int     `json:"iters"`                   // communication rounds T
-	Batch        int     `json:"batch"`                   // minibatch size per node
-	Eta0         float64 `json:"eta0"`                    // η_0
-	Rho          float64 `json:"rho"`                     // GT-STORM's ρ; 0 = 1/η_0²
-	CubeRoot     bool    `json:"cube_root"`               // all algorithms on the cube-root step-size schedule
-	ConstantStep bool    `json:"constant_step,omitempty"` // all algorithms on η_t = η_0
-	Alpha        float64 `json:"alpha"`                   // logistic regression's non-convex regulariser weight
-	LinkDrop     float64 `json:"link_drop"`               // probability that an edge fails in a round
-	Period       int     `json:"period"`                  // D-GET's q; 0 = decentral.DefaultPeriod
-	BigBatch     int     `json:"big_batch"`               // D-GET's |S1|; 0 = the node's whole share
-	Compress     string  `json:"compress,omitempty"`      // CHOCO's compressor; "" = none
-	Gamma        float64 `json:"gamma,omitempty"`         // CHOCO's consensus step γ; 0 = decentral.DefaultGamma
+
+	// Algo names the method (decentral.Algorithms) and Knobs holds the
+	// method knobs given values of their own (decentral.MethodKnobs but
+	// ρ: D-GET's period, CHOCO's γ, …), by flag name; a knob absent from
+	// Knobs takes its method's default. config.json writes both under
+	// "method" (see MarshalJSON). Knobs is shared by copies of a Config:
+	// change it with Knobs.With and Without, or with Set.
+	Algo  string          `json:"-"`
+	Knobs decentral.Knobs `json:"-"`
+
+	Nodes     int     `json:"nodes"`             // m
+	Topology  string  `json:"topology"`          // er, ring, path, complete, star, torus, exp or an edge-list file
+	PC        float64 `json:"pc"`                // Erdős–Rényi edge probability
+	Mixing    string  `json:"mixing"`            // laplacian or metropolis
+	Partition string  `json:"partition"`         // iid, label, dirichlet:α or shards:k
+	Augment   string  `json:"augment,omitempty"` // training batches' augmentation (data.ParseAugment); "" = none
+	Iters     int     `json:"iters"`             // communication rounds T
+	Batch     int     `json:"batch"`             // minibatch size per node
+
+	// The step sizes: η_0, GT-STORM's ρ (0 = 1/η_0²), the cube-root or
+	// constant schedule, --schedule (cosine or step:S1,…[@γ]; "" = paper)
+	// and the warm-up rounds K (0 = none), as the optimizer takes them.
+	decentral.StepSizes
+
+	Alpha    float64 `json:"alpha"`     // logistic regression's non-convex regulariser weight
+	LinkDrop float64 `json:"link_drop"` // probability that an edge fails in a round
 
 	// Training recipes (SPEC §14); all zero for the paper's.
-	Momentum    float64 `json:"momentum,omitempty"`     // dsgdm, qg-dsgdm: μ in [0, 1)
-	Nesterov    bool    `json:"nesterov,omitempty"`     // dsgdm, qg-dsgdm: Nesterov's direction
-	LocalSteps  int     `json:"local_steps,omitempty"`  // dsgdm: local steps τ per gossip; 0 = 1
 	WeightDecay float64 `json:"weight_decay,omitempty"` // λ: every gradient + λx
-	Schedule    string  `json:"schedule,omitempty"`     // cosine or step:S1,…[@γ]; "" = paper
-	Warmup      int     `json:"warmup,omitempty"`       // warm-up rounds K; 0 = none
 
 	// Byzantine nodes (SPEC §11); all empty for none. Byzantine is a count
 	// drawn from the seed or a comma list of node ids, Attack what they do,
@@ -103,9 +106,8 @@ func Default() Config {
 		Partition:        "label",
 		Iters:            2000,
 		Batch:            64,
-		Eta0:             0.01,
+		StepSizes:        decentral.StepSizes{Eta0: 0.01},
 		Alpha:            models.DefaultAlpha,
-		Period:           decentral.DefaultPeriod,
 		EvalEvery:        100,
 		LocalEvalSamples: 1000,
 		GradSamples:      100,
@@ -245,4 +247,14 @@ func InputSpecOf(cfg Config, train *data.Dataset, m models.Model) *InputSpec {
 		spec.Mean, spec.Std = slices.Clone(train.Mean), slices.Clone(train.Std)
 	}
 	return spec
+}
+
+// scheduleKnob returns the step-size field that the method knob named
+// name, a knob of the schedule (decentral.Knob.Schedule), sets.
+func (c *Config) scheduleKnob(name string) *float64 {
+	f := c.StepSizes.KnobField(name)
+	if f == nil {
+		panic("train: no step-size field for the knob " + name)
+	}
+	return f
 }

@@ -62,7 +62,7 @@ func TestConfigDifferences(t *testing.T) {
 	more := base
 	more.Iters, more.Nodes = base.Iters*2, base.Nodes+2
 	choco := base
-	choco.Compress = "topk:0.1"
+	choco = choco.WithKnob("compress", "topk:0.1")
 	cases := []struct {
 		name        string
 		there, here Config

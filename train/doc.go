@@ -2,9 +2,12 @@
 // from a Config (data → model → topology → optimizer → round loop), with its
 // metrics, curve and resumable checkpoints written into an output folder
 // it locks; its resume, and its reuse by a grid ([RunOrReuse]); the ranks
-// of a run over several processes ([RunRank], [ResumeRank]); timed
-// benchmark rounds ([Bench]); and the memory estimate that refuses a run
-// too large before it starts.
+// of a run over several processes ([RunRank], [ResumeRank]) and a rank's
+// life around its run ([RunRankJob]); timed benchmark rounds ([Bench]);
+// and the memory estimate that refuses a run too large before it starts.
+//
+// All four runs are plans that one function executes, each in its role
+// (one process, or one rank): engine.go is where a newcomer starts.
 //
 // Grids of runs and their tables and plots are the experiment package's
 // (train/experiment); the use of a trained model file (predict, eval, ONNX

@@ -18,7 +18,6 @@ import (
 
 	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
-	"github.com/gtstorm/gtstorm/decentral/compress"
 	"github.com/gtstorm/gtstorm/models"
 )
 
@@ -37,8 +36,9 @@ func (c Config) edgeListFile() bool {
 	return !slices.Contains(graph.Generators(), c.Topology) && c.Topology != graph.ExpTopology
 }
 
-// Resolved returns c with CHOCO's default γ made explicit, its compressor
-// named as the compressor names itself (none as ""), and its file
+// Resolved returns c with its method's knobs as the method records them
+// (CHOCO's default γ made explicit, its compressor named as the compressor
+// names itself, none as no value), and its file
 // settings (--data-dir, a file:PATH --partition, an edge-list --topology,
 // --speeds) made absolute, so that the run does not depend on the folder
 // it is resumed from.
@@ -71,25 +71,21 @@ func (c Config) Resolved() (Config, error) {
 		}
 		c.Partition = "file:" + abs
 	}
-	if c.Compress != "" {
-		// The compressor's own name, so that qsgd:07 and qsgd:7, or none
-		// and no compressor, are one setting.
-		if comp, err := compress.Parse(c.Compress); err == nil {
-			c.Compress = comp.String()
+	// Each knob of the method as the method records it (decentral.Knob
+	// Resolve): CHOCO's compressor by its own name, so that qsgd:07 and
+	// qsgd:7, or none and no compressor, are one setting, and its default
+	// γ, so that a later default does not pass for this run's.
+	for _, k := range decentral.KnobsOf(c.Algo) {
+		if k.Schedule {
+			continue
 		}
-		if c.Compress == "none" {
-			c.Compress = ""
+		if v, record := k.Resolve(c.Knobs[k.Name]); record {
+			c.Knobs = c.Knobs.With(k.Name, v)
+		} else {
+			c.Knobs = c.Knobs.Without(k.Name)
 		}
 	}
-	c, err := c.resolveModel()
-	if err != nil {
-		return c, err
-	}
-	if c.Algo == decentral.CHOCO && c.Gamma == 0 {
-		// Recorded, so that a later default does not pass for this run's.
-		c.Gamma = decentral.DefaultGamma
-	}
-	return c, nil
+	return c.resolveModel()
 }
 
 // partitionFile returns the partition file of c's --partition file:PATH.
@@ -99,8 +95,8 @@ func (c Config) partitionFile() (string, bool) {
 }
 
 // inputFiles returns the fingerprints of every file the run of c reads: its
-// data files, its partition file, its edge list, its speeds file and its
-// ONNX network. cache, if not nil, holds fingerprints
+// data files (or the folder it reads them from), its partition file, its
+// edge list, its speeds file and its ONNX network. cache, if not nil, holds fingerprints
 // already computed (by path, size and modification time).
 func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	paths, err := c.registry().Files(c.Dataset, c.DataDir, c.loadOptions())
@@ -135,7 +131,7 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 		}
 		paths = append(paths, abs)
 	}
-	out := make([]InputFile, 0, len(paths))
+	out := make([]InputFile, 0, len(paths)+1)
 	for _, p := range paths {
 		f, err := fingerprint(p, cache)
 		if err != nil {
@@ -143,7 +139,38 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 		}
 		out = append(out, f)
 	}
+	folder, err := c.registry().Folder(c.Dataset, c.DataDir, c.loadOptions())
+	if err != nil {
+		return nil, err
+	}
+	if folder != nil {
+		f, err := folderFingerprint(folder, cache)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
 	return out, nil
+}
+
+// folderFingerprint is the input of a folder the data is read from (an
+// image folder): its path with a trailing separator, the bytes of the
+// files read and their digest. cache, if not nil, keeps digests by the
+// folder's listing (names, sizes and modification times).
+func folderFingerprint(folder *data.InputFolder, cache map[string]InputFile) (InputFile, error) {
+	key := "folder\x00" + folder.Path + "\x00" + folder.Listing
+	if fp, ok := cache[key]; ok {
+		return fp, nil
+	}
+	size, sum, err := folder.Digest()
+	if err != nil {
+		return InputFile{}, err
+	}
+	fp := InputFile{Path: folder.Path + string(filepath.Separator), Size: size, SHA256: sum}
+	if cache != nil {
+		cache[key] = fp
+	}
+	return fp, nil
 }
 
 // fingerprint hashes the file at path.

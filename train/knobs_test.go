@@ -12,14 +12,14 @@ import (
 // knobValues gives each method knob a value of its own (not the value that
 // leaves it at the method's default).
 var knobValues = map[string]func(*Config){
-	"period":      func(c *Config) { c.Period = 50 },
-	"big-batch":   func(c *Config) { c.BigBatch = 40 },
+	"period":      func(c *Config) { *c = c.WithKnob("period", 50) },
+	"big-batch":   func(c *Config) { *c = c.WithKnob("big-batch", 40) },
 	"rho":         func(c *Config) { c.Rho = 10 },
-	"compress":    func(c *Config) { c.Compress = "topk:0.1" },
-	"gamma":       func(c *Config) { c.Gamma = 0.1 },
-	"momentum":    func(c *Config) { c.Momentum = 0.9 },
-	"nesterov":    func(c *Config) { c.Nesterov = true },
-	"local-steps": func(c *Config) { c.LocalSteps = 4 },
+	"compress":    func(c *Config) { *c = c.WithKnob("compress", "topk:0.1") },
+	"gamma":       func(c *Config) { *c = c.WithKnob("gamma", 0.1) },
+	"momentum":    func(c *Config) { *c = c.WithKnob("momentum", 0.9) },
+	"nesterov":    func(c *Config) { *c = c.WithKnob("nesterov", true) },
+	"local-steps": func(c *Config) { *c = c.WithKnob("local-steps", 4) },
 }
 
 // TestMethodKnobsOneRule: every method knob (--period and --big-batch of
@@ -55,10 +55,12 @@ func TestMethodKnobsOneRule(t *testing.T) {
 		}
 	}
 	for _, unset := range []func(*Config){
-		func(c *Config) { c.Period = 0 },
-		func(c *Config) { c.Period = decentral.DefaultPeriod },
-		func(c *Config) { c.Compress = "none" },
-		func(c *Config) { c.Gamma, c.Rho, c.BigBatch, c.Compress = 0, 0, 0, "" },
+		func(c *Config) { *c = c.WithKnob("period", 0) },
+		func(c *Config) { *c = c.WithKnob("period", decentral.DefaultPeriod) },
+		func(c *Config) { *c = c.WithKnob("compress", "none") },
+		func(c *Config) {
+			*c = c.WithKnob("gamma", 0.0).WithKnob("rho", 0.0).WithKnob("big-batch", 0).WithKnob("compress", "")
+		},
 	} {
 		for _, algo := range decentral.Algorithms() {
 			cfg := Default()
@@ -83,22 +85,21 @@ func TestWithoutForeignKnobs(t *testing.T) {
 		keep []string
 		want func(c Config) bool
 	}{
-		{decentral.DSGD, nil, func(c Config) bool {
-			return c.Period == decentral.DefaultPeriod && c.BigBatch == 0 && c.Rho == 0 && c.Compress == "" && c.Gamma == 0
-		}},
+		{decentral.DSGD, nil, func(c Config) bool { return len(c.Knobs) == 0 && c.Rho == 0 }},
 		{decentral.DGET, nil, func(c Config) bool {
-			return c.Period == 50 && c.BigBatch == 40 && c.Rho == 0 && c.Compress == "" && c.Gamma == 0
+			return c.Knobs.Int("period") == 50 && c.Knobs.Int("big-batch") == 40 && len(c.Knobs) == 2 && c.Rho == 0
 		}},
-		{decentral.GTSTORM, nil, func(c Config) bool { return c.Rho == 10 && c.Period == decentral.DefaultPeriod && c.Gamma == 0 }},
-		{decentral.CHOCO, nil, func(c Config) bool { return c.Compress == "topk:0.1" && c.Gamma == 0.1 && c.Rho == 0 }},
-		{decentral.DSGD, []string{"gamma"}, func(c Config) bool { return c.Gamma == 0.1 && c.Rho == 0 }},
+		{decentral.GTSTORM, nil, func(c Config) bool { return c.Rho == 10 && len(c.Knobs) == 0 }},
+		{decentral.CHOCO, nil, func(c Config) bool {
+			return c.Knobs.String("compress") == "topk:0.1" && c.Knobs.Float("gamma") == 0.1 && len(c.Knobs) == 2 && c.Rho == 0
+		}},
+		{decentral.DSGD, []string{"gamma"}, func(c Config) bool { return c.Knobs.Float("gamma") == 0.1 && len(c.Knobs) == 1 && c.Rho == 0 }},
 	} {
 		c := base
 		c.Algo = tc.algo
 		got := c.WithoutForeignKnobs(tc.keep...)
 		if !tc.want(got) {
-			t.Errorf("%s keeping %q: period %d, big-batch %d, rho %v, compress %q, gamma %v", tc.algo, tc.keep,
-				got.Period, got.BigBatch, got.Rho, got.Compress, got.Gamma)
+			t.Errorf("%s keeping %q: knobs %v, rho %v", tc.algo, tc.keep, got.Knobs, got.Rho)
 		}
 		if tc.keep == nil {
 			if err := got.Validate(); err != nil {

@@ -126,7 +126,9 @@ func readSpeeds(path string, m int) ([]float64, error) {
 // model on the first batch samples of d, over a few evaluations after a
 // warm-up: the default of --compute. It touches no run state.
 func measureCompute(pool *models.Pool, d *data.Dataset, batch int, x []float32) (float64, error) {
-	b := data.Batch{Data: d, Index: make([]int, min(batch, d.Len()))}
+	// A fixed draw key: the masks of a network with dropout cost the same
+	// whatever the draw.
+	b := data.Batch{Data: d, Index: make([]int, min(batch, d.Len())), Draw: 1}
 	for k := range b.Index {
 		b.Index[k] = k
 	}

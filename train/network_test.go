@@ -86,9 +86,9 @@ func TestNetworkSettings(t *testing.T) {
 		{func(c *Config) { c.Stragglers = "1:0" }, "--stragglers"},
 		{func(c *Config) { c.Stragglers = "x" }, "--stragglers"},
 		{func(c *Config) { c.Speeds = "/no/such/file" }, "--speeds"},
-		{func(c *Config) { c.Compress = "topk:0"; c.Algo = decentral.CHOCO }, "--compress"},
-		{func(c *Config) { c.Compress = "topk:0.1" }, "--compress"}, // GT-STORM sends uncompressed
-		{func(c *Config) { c.Gamma = 2 }, "--gamma"},
+		{func(c *Config) { *c = c.WithKnob("compress", "topk:0"); c.Algo = decentral.CHOCO }, "--compress"},
+		{func(c *Config) { *c = c.WithKnob("compress", "topk:0.1") }, "--compress"}, // GT-STORM sends uncompressed
+		{func(c *Config) { *c = c.WithKnob("gamma", 2.0) }, "--gamma"},
 		{func(c *Config) { c.TargetAcc = 1.5 }, "--target-acc"},
 	} {
 		cfg := Default()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral"
@@ -86,18 +87,101 @@ type RankOptions struct {
 	RanksFile []byte
 }
 
-// rankRole is a runner's part in a run over several ranks.
+// rankRole is the role of one rank of a run over several processes.
 type rankRole struct {
 	id      int
 	owner   []int
 	peers   Peers
 	control Control
-	states  []decentral.NodeState // this rank's nodes, reused
+	local   []int                 // this rank's nodes
+	states  []decentral.NodeState // this rank's nodes' states, reused
+}
+
+// newRankRole returns the role of rank opt.Rank, which runs the nodes local.
+func newRankRole(local []int, opt RankOptions) *rankRole {
+	return &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, control: opt.Control,
+		local: local, states: make([]decentral.NodeState, len(local))}
+}
+
+func (k *rankRole) part() *rankPart {
+	return &rankPart{local: k.local, ex: k.peers, measures: k.measures()}
 }
 
 // measures reports whether this rank evaluates and writes the run's
 // metrics: rank 0.
 func (k *rankRole) measures() bool { return k.id == 0 }
+
+// initContext is never cancelled: a rank initialises with its peers
+// whatever happens, and stops at the first round.
+func (k *rankRole) initContext(ctx context.Context) context.Context {
+	return context.WithoutCancel(ctx)
+}
+
+func (k *rankRole) announce(io.Writer, *setup) {}
+
+// collect gathers every node's state on rank 0, which evaluates it; a
+// rank other than 0 logs its own nodes instead.
+func (k *rankRole) collect(ctx context.Context, opt *decentral.Optimizer, progress io.Writer) (bool, error) {
+	if err := k.gather(ctx, opt); err != nil {
+		return false, err
+	}
+	if !k.measures() {
+		k.logNodes(progress, opt.Round())
+		return false, nil
+	}
+	return true, nil
+}
+
+func (k *rankRole) placement() *RankPlacement { return placementOf(k.id, k.owner) }
+
+// kept keeps the checkpoint of round t by its round's name too.
+func (k *rankRole) kept(dir string, t int) error { return keepRankCheckpoint(dir, t) }
+
+// lost handles a rank that lost a peer (or failed to measure): the state
+// is still that of the last completed round, which a resume starts from,
+// unless that round's evaluation did not complete: a resume from it would
+// never evaluate it, so the rank keeps its earlier one.
+func (k *rankRole) lost(r *runner, err error) error {
+	if t := r.s.opt.Round(); r.lastCkp != t && (!r.evaluates(t) || r.measured == t) {
+		r.checkpoint()
+	}
+	if r.lastCkp >= 0 {
+		return fmt.Errorf("%w (this rank's checkpoint of round %d is %s)", err, r.lastCkp, filepath.Join(r.out, RankCheckpointFile(r.lastCkp)))
+	}
+	return nil
+}
+
+// waitPerRound is how long the rank waited for its neighbours per round,
+// where its Peers time it.
+func (k *rankRole) waitPerRound(rounds int) Num {
+	if w, ok := k.peers.(waitClock); ok && rounds > 0 {
+		return Num(w.WaitTime().Seconds() / float64(rounds))
+	}
+	return 0
+}
+
+// kernelLister is a Control that knows, on rank 0, every rank's kernel set
+// (by rank; "" for a rank that did not say), which agreeInputs told it.
+type kernelLister interface {
+	KernelSets() []string
+}
+
+// kernels names this rank's kernel set or, on rank 0 of a run whose
+// control plane lists them, every rank's (see kernelSetsName).
+func (k *rankRole) kernels() string {
+	own := kernels.Name()
+	l, ok := k.control.(kernelLister)
+	if !ok {
+		return own
+	}
+	sets := l.KernelSets()
+	if len(sets) == 0 {
+		return own
+	}
+	sets = slices.Clone(sets)
+	sets[0] = own
+	return kernelSetsName(sets)
+}
 
 // gather sends this rank's node states to rank 0, which imports the others'
 // into its optimizer so that every measure covers the whole run.
@@ -151,15 +235,11 @@ func newRankRunner(cfg Config, local []int, inputs []InputFile, opt RankOptions)
 	if err := cfg.CheckPlacement(opt.Owner); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, opt.Options, &rankPart{local: local, ex: opt.Peers, measures: opt.Rank == 0})
+	r, err := newRunner(cfg, opt.Options, newRankRole(local, opt))
 	if err != nil {
 		return nil, err
 	}
 	r.inputs = inputs
-	// Over a pipelined transport each round but the last sends the next
-	// round's vectors while the rank's other nodes still compute.
-	r.s.opt.SetFinalRound(cfg.Iters)
-	r.rank = &rankRole{id: opt.Rank, owner: opt.Owner, peers: opt.Peers, control: opt.Control, states: make([]decentral.NodeState, len(local))}
 	return r, nil
 }
 
@@ -184,11 +264,8 @@ func localOf(owner []int, rank int) []int {
 func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error) {
 	var local []int
 	cfg, inputs, unlock, err := startRun(cfg, opt.Options, func(cfg Config) error {
-		switch {
-		case len(opt.Owner) != cfg.Nodes:
-			return fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
-		case opt.Peers == nil || opt.Control == nil:
-			return fmt.Errorf("rank %d: no peers", opt.Rank)
+		if err := opt.check(cfg); err != nil {
+			return err
 		}
 		if local = localOf(opt.Owner, opt.Rank); len(local) == 0 {
 			return fmt.Errorf("rank %d runs no node", opt.Rank)
@@ -202,28 +279,30 @@ func RunRank(ctx context.Context, cfg Config, opt RankOptions) (*Summary, error)
 	if err := writeRanksFile(opt, opt.Overwrite); err != nil {
 		return nil, err
 	}
-	if err := agreeInputs(ctx, opt.Control, inputs); err != nil {
+	p := &plan{cfg: cfg, inputs: inputs, measured: -1}
+	return executeRank(ctx, p, local, opt)
+}
+
+// check refuses options that do not place every node of cfg, or lack
+// the planes to reach the other ranks.
+func (opt RankOptions) check(cfg Config) error {
+	switch {
+	case len(opt.Owner) != cfg.Nodes:
+		return fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
+	case opt.Peers == nil || opt.Control == nil:
+		return fmt.Errorf("rank %d: no peers", opt.Rank)
+	}
+	return nil
+}
+
+// executeRank executes the plan p as rank opt.Rank, which runs the nodes
+// local, once its inputs agree with the other ranks'.
+func executeRank(ctx context.Context, p *plan, local []int, opt RankOptions) (*Summary, error) {
+	if err := agreeInputs(ctx, opt.Control, p.inputs); err != nil {
 		return nil, err
 	}
-	r, err := newRankRunner(cfg, local, inputs, opt)
-	if err != nil {
+	if err := p.cfg.CheckPlacement(opt.Owner); err != nil {
 		return nil, err
 	}
-	defer r.close()
-	work := context.WithoutCancel(ctx)
-	if err := r.s.opt.Init(work); err != nil {
-		return nil, err
-	}
-	if r.rank.measures() {
-		if r.metrics, err = createMetrics(filepath.Join(opt.Out, MetricsFile), nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.record(work); err != nil {
-		return nil, r.fail(err)
-	}
-	if err := r.checkpoint(); err != nil {
-		return nil, err
-	}
-	return r.loop(ctx)
+	return execute(ctx, p, opt.Options, newRankRole(local, opt))
 }

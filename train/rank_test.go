@@ -128,7 +128,8 @@ func TestRanksEqualTrain(t *testing.T) {
 	needA8A(t)
 	for _, algo := range []string{decentral.GTSTORM, decentral.DGET} {
 		cfg := lrConfig(algo)
-		cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery, cfg.Period = 30, 10, 10, 7
+		cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 30, 10, 10
+		cfg = cfg.WithKnob("period", 7)
 		cfg = cfg.WithoutForeignKnobs() // --period is D-GET's
 		one := t.TempDir()
 		want, err := Train(context.Background(), cfg, Options{Out: one})

@@ -101,11 +101,8 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 		return nil, err
 	}
 	cfg := ck.meta.Config
-	switch {
-	case len(opt.Owner) != cfg.Nodes:
-		return nil, fmt.Errorf("rank %d: %d node owners for %d nodes", opt.Rank, len(opt.Owner), cfg.Nodes)
-	case opt.Peers == nil || opt.Control == nil:
-		return nil, fmt.Errorf("rank %d: no peers", opt.Rank)
+	if err := opt.check(cfg); err != nil {
+		return nil, err
 	}
 	if err := ck.meta.Placement.check(path, opt.Rank, opt.Owner); err != nil {
 		return nil, err
@@ -117,22 +114,11 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := agreeInputs(ctx, opt.Control, inputs); err != nil {
-		return nil, err
-	}
-	r, err := newRankRunner(cfg, localOf(opt.Owner, opt.Rank), inputs, opt)
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
-	if err := r.restore(ck); err != nil {
-		return nil, fmt.Errorf("resume from %s: %w", path, err)
-	}
 	// Every rank measured the same rounds: the evaluation rounds up to t,
 	// and the last round of a run that ended.
-	r.measured = t - t%cfg.EvalEvery
+	p := &plan{cfg: cfg, inputs: inputs, ck: ck, ckPath: path, measured: t - t%cfg.EvalEvery}
 	if t == cfg.Iters {
-		r.measured = t
+		p.measured = t
 	}
-	return r.loop(ctx)
+	return executeRank(ctx, p, localOf(opt.Owner, opt.Rank), opt)
 }

@@ -14,8 +14,8 @@ import (
 // a warm-up.
 func recipeConfig() Config {
 	c := lrConfig(decentral.DSGDM)
-	c.Momentum, c.Nesterov, c.LocalSteps = 0.9, true, 4
-	c.WeightDecay, c.Schedule, c.Warmup = 1e-3, decentral.ScheduleCosine, 5
+	c = c.WithKnob("momentum", 0.9).WithKnob("nesterov", true).WithKnob("local-steps", 4)
+	c.WeightDecay, c.StepSchedule, c.Warmup = 1e-3, decentral.ScheduleCosine, 5
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -71,35 +72,7 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
-	r, err := newRunner(cfg, opt, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
-	r.inputs = inputs
-	if r.progress != nil && cfg.Algo == decentral.D2 && r.s.mix.Directed() {
-		fmt.Fprintf(r.progress, "note: D² on the directed %s graph is outside its theory, which wants a symmetric W: on (I + P)/2 its recursion can have modes that grow (see docs/results.md)\n", cfg.Topology)
-	}
-	if ctx.Err() != nil {
-		return nil, r.interruptedBeforeStart()
-	}
-	if err := r.s.opt.Init(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, r.interruptedBeforeStart()
-		}
-		return nil, err
-	}
-	if r.metrics, err = createMetrics(filepath.Join(opt.Out, MetricsFile), nil); err != nil {
-		return nil, err
-	}
-	if err := r.record(context.WithoutCancel(ctx)); err != nil {
-		return nil, r.fail(err)
-	}
-	// Round 0's checkpoint: from here on a killed run can be resumed.
-	if err := r.checkpoint(); err != nil {
-		return nil, err
-	}
-	return r.loop(ctx)
+	return execute(ctx, &plan{cfg: cfg, inputs: inputs, measured: -1}, opt, processRole{})
 }
 
 // startRun checks cfg (and, for a rank, check), makes its file settings
@@ -248,23 +221,8 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err := writeJSON(filepath.Join(out, ConfigFile), cfg); err != nil {
 		return nil, err
 	}
-	opt.compute = ck.meta.Compute
-	r, err := newRunner(cfg, opt, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
-	r.inputs = inputs
-	if err := r.restore(ck); err != nil {
-		return nil, fmt.Errorf("resume from %s: %w", ckPath, err)
-	}
-	if cfg != ck.meta.Config {
-		// The checkpoint must agree with config.json from now on.
-		if err := r.checkpoint(); err != nil {
-			return nil, err
-		}
-	}
-	return r.loop(ctx)
+	p := &plan{cfg: cfg, inputs: inputs, ck: ck, ckPath: ckPath, rewrite: !reflect.DeepEqual(cfg, ck.meta.Config), measured: -1}
+	return execute(ctx, p, opt, processRole{})
 }
 
 // reopenRun checks the settings of a run resumed from the checkpoint ck at
@@ -295,6 +253,31 @@ func reopenRun(cfg Config, ck *resumeState, ckPath string, opt Options) ([]Input
 	}
 	return inputs, nil
 }
+
+// processRole is the role of a run with every node in this process.
+type processRole struct{}
+
+func (processRole) part() *rankPart { return nil }
+func (processRole) measures() bool  { return true }
+
+// initContext is ctx: a cancelled run stops while it initialises.
+func (processRole) initContext(ctx context.Context) context.Context { return ctx }
+
+func (processRole) announce(w io.Writer, s *setup) {
+	if note := decentral.DirectedCaution(s.cfg.Algo, s.cfg.Topology); note != "" && s.mix.Directed() {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
+}
+
+func (processRole) collect(context.Context, *decentral.Optimizer, io.Writer) (bool, error) {
+	return true, nil
+}
+
+func (processRole) placement() *RankPlacement { return nil }
+func (processRole) kept(string, int) error    { return nil }
+func (processRole) lost(*runner, error) error { return nil }
+func (processRole) waitPerRound(int) Num      { return 0 }
+func (processRole) kernels() string           { return kernels.Name() }
 
 // BenchResult is the timing of a run's rounds, as `gtstorm bench` prints it.
 type BenchResult struct {

@@ -13,11 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
-	"github.com/gtstorm/gtstorm/internal/kernels"
 	"github.com/gtstorm/gtstorm/train/curves"
 )
 
@@ -35,15 +32,22 @@ type runner struct {
 	xbar     []float32
 	report   *reporter
 	progress io.Writer // notes for the user; nil for none
-	rank     *rankRole // one rank of a run over several processes; nil for all nodes here
+	role     role      // a run in one process, or one rank of several
 	measured int       // the round last measured (recorded or, on a rank, gathered); -1 for none
 }
 
-// newRunner builds the run of cfg, whose memory its caller has checked.
-func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
+// newRunner builds the run of cfg in the role ro, whose memory its caller
+// has checked.
+func newRunner(cfg Config, opt Options, ro role) (*runner, error) {
+	part := ro.part()
 	s, err := buildSetup(cfg, part, opt.compute)
 	if err != nil {
 		return nil, err
+	}
+	if part != nil {
+		// Over a pipelined transport each round but the last sends the
+		// next round's vectors while the rank's other nodes still compute.
+		s.opt.SetFinalRound(cfg.Iters)
 	}
 	return &runner{
 		s:        s,
@@ -54,8 +58,9 @@ func newRunner(cfg Config, opt Options, part *rankPart) (*runner, error) {
 		xbar:     make([]float32, s.model.NumParams()),
 		// A rank that does not measure has no metrics to show: it prints
 		// a line on its own nodes at each evaluation round (logNodes).
-		report:   newReporter(opt.Progress, opt.Bar, cfg, part == nil || part.measures),
+		report:   newReporter(opt.Progress, opt.Bar, cfg, ro.measures()),
 		progress: opt.Progress,
+		role:     ro,
 	}, nil
 }
 
@@ -125,16 +130,9 @@ func (r *runner) fail(err error) error {
 	if r.metrics != nil {
 		r.metrics.sync() // the rows so far are all good; ignore a second failure
 	}
-	if r.rank != nil && !errors.Is(err, decentral.ErrDiverged) {
-		// A rank lost a peer (or failed to measure): the state is still
-		// that of the last completed round, which a resume starts from,
-		// unless that round's evaluation did not complete: a resume from
-		// it would never evaluate it, so the rank keeps its earlier one.
-		if t := r.s.opt.Round(); r.lastCkp != t && (!r.evaluates(t) || r.measured == t) {
-			r.checkpoint()
-		}
-		if r.lastCkp >= 0 {
-			return fmt.Errorf("%w (this rank's checkpoint of round %d is %s)", err, r.lastCkp, filepath.Join(r.out, RankCheckpointFile(r.lastCkp)))
+	if !errors.Is(err, decentral.ErrDiverged) {
+		if lost := r.role.lost(r, err); lost != nil {
+			return lost
 		}
 	}
 	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
@@ -162,20 +160,19 @@ func (r *runner) lastRow() *Row {
 	return &r.rows[len(r.rows)-1]
 }
 
-// record evaluates the current state and appends a metrics row. On a rank
-// of a run over several processes it first gathers every node's state on
-// rank 0, which alone evaluates and writes the row.
+// record evaluates the current state and appends a metrics row. The role
+// readies the evaluation first: on a rank of a run over several processes
+// it gathers every node's state on rank 0, which alone evaluates and
+// writes the row.
 func (r *runner) record(ctx context.Context) error {
 	t := r.s.opt.Round()
-	if r.rank != nil {
-		if err := r.rank.gather(ctx, r.s.opt); err != nil {
-			return err
-		}
-		if !r.rank.measures() {
-			r.rank.logNodes(r.progress, t)
-			r.measured = t
-			return nil
-		}
+	evaluates, err := r.role.collect(ctx, r.s.opt, r.progress)
+	if err != nil {
+		return err
+	}
+	if !evaluates {
+		r.measured = t
+		return nil
 	}
 	row, err := r.evaluate(ctx)
 	if err != nil {
@@ -253,7 +250,7 @@ func (r *runner) finish() (*Summary, error) {
 			return nil, err
 		}
 	}
-	if r.rank != nil && !r.rank.measures() {
+	if !r.role.measures() {
 		return nil, nil // rank 0 writes the model, summary and curve
 	}
 	if err := r.writeModel(); err != nil {
@@ -287,12 +284,7 @@ func (r *runner) summary() *Summary {
 		evalSet = "train"
 	}
 	lambda, meaning := s.lambda()
-	var wait Num
-	if r.rank != nil && c.Rounds > 0 {
-		if w, ok := r.rank.peers.(waitClock); ok {
-			wait = Num(w.WaitTime().Seconds() / float64(c.Rounds))
-		}
-	}
+	wait := r.role.waitPerRound(c.Rounds)
 	sum := &Summary{
 		Algo: cfg.Algo, Dataset: cfg.Dataset, Data: cfg.DataName(), Model: s.model.Name(), Params: s.model.NumParams(),
 		Partition: cfg.Partition, Topology: cfg.Topology, Mixing: s.mix.Name(),
@@ -307,7 +299,7 @@ func (r *runner) summary() *Summary {
 		Seconds: Num(last.Seconds), NetworkWaitPerRound: wait, Inputs: r.inputs,
 		BytesPerRound: Num(float64(c.MaxBytesSent()) / float64(max(c.Rounds, 1))), CompressionRatio: Num(s.opt.CompressionRatio()),
 		ComputeSeconds: Num(s.compute), Target: Target(cfg, r.rows),
-		Kernels: r.kernels(), Workers: s.opt.Workers(),
+		Kernels: r.role.kernels(), Workers: s.opt.Workers(),
 	}
 	// Only the settings that apply: p_c draws the Erdős–Rényi graph, ρ
 	// weighs GT-STORM's momentum.
@@ -325,33 +317,6 @@ func (r *runner) summary() *Summary {
 		sum.Measured = measuredNodes(sum.Byzantine, cfg.Nodes)
 	}
 	return sum
-}
-
-// kernelLister is a Control that knows, on rank 0, every rank's kernel set
-// (by rank; "" for a rank that did not say), which agreeInputs told it.
-type kernelLister interface {
-	KernelSets() []string
-}
-
-// kernels names the compute kernel sets that ran the run's models: this
-// process's, or on rank 0 of a run over ranks whose control plane lists them,
-// every rank's (see kernelSetsName).
-func (r *runner) kernels() string {
-	own := kernels.Name()
-	if r.rank == nil {
-		return own
-	}
-	l, ok := r.rank.control.(kernelLister)
-	if !ok {
-		return own
-	}
-	sets := l.KernelSets()
-	if len(sets) == 0 {
-		return own
-	}
-	sets = slices.Clone(sets)
-	sets[0] = own
-	return kernelSetsName(sets)
 }
 
 // kernelSetsName names the kernel sets of the ranks of a run, sets[r]
@@ -389,105 +354,4 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return atomicfile.WriteBytes(path, append(b, '\n'))
-}
-
-// reporter shows a run's progress: a bar with rounds/s, ETA and the latest
-// headline metric on a terminal, or a plain line at every evaluation. On a
-// rank that does not measure (measures false) it shows nothing: that rank
-// has no metrics, and logs its own nodes instead.
-type reporter struct {
-	w      io.Writer
-	bar    *progressbar.ProgressBar
-	cfg    Config
-	start  time.Time
-	first  int // round at which this process began
-	logged int // round of the last plain line
-}
-
-func newReporter(w io.Writer, bar bool, cfg Config, measures bool) *reporter {
-	if !measures {
-		w = nil
-	}
-	r := &reporter{w: w, cfg: cfg, logged: -1}
-	if w != nil && bar {
-		r.bar = progressbar.NewOptions(cfg.Iters,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(fmt.Sprintf("%s %s", cfg.Algo, cfg.DataName())),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("rounds"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionSetRenderBlankState(true),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-		)
-	}
-	return r
-}
-
-// headline returns the row's figure a researcher watches: test accuracy for
-// a CNN, the stationarity S(x) for the logistic regression.
-func (r *reporter) headline(row *Row) string {
-	if row == nil {
-		return ""
-	}
-	honest := ""
-	if r.cfg.Attack != "" {
-		honest = "  (honest nodes)"
-	}
-	if r.cfg.IsLogReg() {
-		return fmt.Sprintf("S(x) %.4g  acc %.4f%s", row.Stationarity(), row.TestAcc, honest)
-	}
-	return fmt.Sprintf("test acc %.4f  loss %.4f%s", row.TestAcc, row.TestLoss, honest)
-}
-
-func (r *reporter) begin(round int, row *Row) {
-	r.start, r.first = time.Now(), round
-	switch {
-	case r.bar != nil:
-		r.bar.Set(round)
-		r.describe(row)
-	case r.w != nil:
-		r.line(round, row)
-	}
-}
-
-func (r *reporter) describe(row *Row) {
-	r.bar.Describe(fmt.Sprintf("%s %s  %s", r.cfg.Algo, r.cfg.DataName(), r.headline(row)))
-}
-
-// step reports that round t is done; row is the latest metrics row.
-func (r *reporter) step(t int, row *Row) {
-	switch {
-	case r.bar != nil:
-		if row != nil && row.Round == t {
-			r.describe(row)
-		}
-		r.bar.Set(t)
-	case r.w != nil && row != nil && row.Round == t:
-		r.line(t, row)
-	}
-}
-
-// line prints one plain progress line; none without a row to show.
-func (r *reporter) line(t int, row *Row) {
-	if t == r.logged || row == nil {
-		return
-	}
-	r.logged = t
-	msg := fmt.Sprintf("round %d/%d  %s", t, r.cfg.Iters, r.headline(row))
-	if done := t - r.first; done > 0 {
-		el := time.Since(r.start)
-		rate := float64(done) / el.Seconds()
-		eta := time.Duration(float64(r.cfg.Iters-t) / rate * float64(time.Second))
-		msg += fmt.Sprintf("  %.2f rounds/s  ETA %s", rate, eta.Round(time.Second))
-	}
-	fmt.Fprintln(r.w, msg)
-}
-
-func (r *reporter) end() {
-	if r.bar != nil {
-		r.bar.Exit()
-	}
 }

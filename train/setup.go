@@ -27,6 +27,7 @@ type setup struct {
 	pool        *models.Pool
 	part        *data.Partition
 	sampler     *data.Sampler
+	augment     *data.Augment  // the training batches' augmentation; nil for none
 	topo        graph.Topology // each round's W_t
 	mix         *graph.Mixing  // W_0: the static graph's W, or round 0's
 	opt         *decentral.Optimizer
@@ -66,7 +67,11 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBigBatch(cfg, s.part); err != nil {
+	meth, err := cfg.Method()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShareBatch(meth, s.part); err != nil {
 		return nil, err
 	}
 
@@ -74,27 +79,18 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		return nil, err
 	}
 
-	meth, err := cfg.Method()
-	if err != nil {
-		return nil, err
-	}
 	rs, err := cfg.robustSetting()
 	if err != nil {
 		return nil, err
 	}
 	dc := decentral.Config{
-		Method:       meth,
-		Eta0:         cfg.Eta0,
-		Rho:          cfg.Rho,
-		CubeRoot:     cfg.CubeRoot,
-		ConstantStep: cfg.ConstantStep,
-		StepSchedule: cfg.Schedule,
-		Warmup:       cfg.Warmup,
-		Rounds:       cfg.Iters,
-		WeightDecay:  cfg.WeightDecay,
-		Workers:      cfg.Workers,
-		Topology:     s.topo,
-		Seed:         cfg.Seed,
+		Method:      meth,
+		StepSizes:   cfg.StepSizes,
+		Rounds:      cfg.Iters,
+		WeightDecay: cfg.WeightDecay,
+		Workers:     cfg.Workers,
+		Topology:    s.topo,
+		Seed:        cfg.Seed,
 	}
 	nodes := cfg.Nodes
 	if part != nil {
@@ -124,6 +120,7 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 		}
 	}
 	smp := newSampler(s.sampler)
+	smp.augment = s.augment
 	if rs.Attack.Name == robust.AttackLabelFlip {
 		smp.poison(rs.Byzantine, flipLabels(s.train))
 	}
@@ -137,26 +134,21 @@ func buildSetup(cfg Config, part *rankPart, compute float64) (*setup, error) {
 }
 
 // Method returns the method c runs, which the registry makes from c's
-// settings: a method reads its knobs (D-GET's period, CHOCO's gamma) by
-// their flag names, so that a knob is its file's field plus its entry in
-// the settings table.
+// algorithm and its typed knobs (D-GET's period, CHOCO's gamma).
 func (c Config) Method() (decentral.Method, error) {
-	return decentral.NewMethod(c.Algo, c.knobs())
+	return decentral.NewMethod(c.Algo, c.Knobs)
 }
 
-// knobs returns every setting of c in its flag form, by flag name.
-func (c Config) knobs() decentral.Knobs {
-	k := decentral.Knobs{}
-	for _, s := range settings() {
-		k[s.Name] = s.field(&c).String()
+// checkShareBatch refuses a batch drawn from a node's share (D-GET's large
+// batch, see decentral.ShareBatcher) larger than the smallest share p
+// holds: it would draw the same samples over and over.
+func checkShareBatch(m decentral.Method, p *data.Partition) error {
+	sb, ok := m.(decentral.ShareBatcher)
+	if !ok {
+		return nil
 	}
-	return k
-}
-
-// checkBigBatch refuses a D-GET large batch larger than the smallest share
-// p holds: it would draw the same samples over and over.
-func checkBigBatch(cfg Config, p *data.Partition) error {
-	if cfg.Algo != decentral.DGET || cfg.BigBatch == 0 {
+	knob, size := sb.ShareBatch()
+	if size == 0 {
 		return nil
 	}
 	smallest, node := -1, 0
@@ -165,8 +157,8 @@ func checkBigBatch(cfg Config, p *data.Partition) error {
 			smallest, node = len(share), i
 		}
 	}
-	if smallest >= 0 && cfg.BigBatch > smallest {
-		return &ConfigError{"big-batch", cfg.BigBatch, fmt.Sprintf("at most %d samples, node %d's share (0: each node's whole share)", smallest, node)}
+	if smallest >= 0 && size > smallest {
+		return &ConfigError{knob.Name, size, fmt.Sprintf("at most %d samples, node %d's share (0: each node's whole share)", smallest, node)}
 	}
 	return nil
 }
@@ -264,7 +256,9 @@ func fixedSubsets(d *data.Dataset, p *data.Partition, n int, seed uint64) []dece
 			idx = idx[:n]
 			slices.Sort(idx)
 		}
-		out[i] = &data.Batch{Data: d, Index: idx}
+		// A fixed draw key per node: a network with dropout is measured
+		// with the same masks at every measurement.
+		out[i] = &data.Batch{Data: d, Index: idx, Draw: (seed ^ (uint64(i)+1)*0x9e3779b97f4a7c15) | 1}
 	}
 	return out
 }
@@ -277,6 +271,8 @@ type sampler struct {
 	s     *data.Sampler
 	nodes []fullBatches   // per node, reused
 	data  []*data.Dataset // per node: its batches' data, poisoned for a labelflip node
+	// augment is the training batches' augmentation (--augment); nil for none.
+	augment *data.Augment
 }
 
 // fullBatches is one node's large batch: its drawn indices and its pieces.
@@ -304,7 +300,7 @@ func (s *sampler) poison(nodes []int, bad *data.Dataset) {
 
 func (s *sampler) Sample(node int) decentral.Batch {
 	b := s.s.SampleRef(node)
-	b.Data = s.data[node]
+	b.Data, b.Augment = s.data[node], s.augment
 	return b
 }
 
@@ -325,7 +321,11 @@ func (s *sampler) FullBatch(node, n int) []decentral.Batch {
 	f.pieces, f.refs = f.pieces[:0], f.refs[:0]
 	d := s.data[node]
 	for lo := 0; lo < len(index); lo += size {
-		f.pieces = append(f.pieces, data.Batch{Data: d, Index: index[lo:min(lo+size, len(index))]})
+		piece := data.Batch{Data: d, Index: index[lo:min(lo+size, len(index))], Augment: s.augment}
+		if s.s.Keyed() {
+			piece.Draw = s.s.DrawKey(node) // after the indices: each piece a draw of its own
+		}
+		f.pieces = append(f.pieces, piece)
 	}
 	for k := range f.pieces {
 		f.refs = append(f.refs, &f.pieces[k])
@@ -370,6 +370,9 @@ func (s *setup) setData(cfg Config, part *rankPart) error {
 	if s.model, err = NewModel(cfg, train); err != nil {
 		return err
 	}
+	if s.augment, err = trainAugment(cfg, train); err != nil {
+		return err // before the partition: the data decide
+	}
 	spec, err := data.ParsePartition(cfg.Partition)
 	if err != nil {
 		return &ConfigError{"partition", cfg.Partition, data.PartitionKinds}
@@ -388,6 +391,11 @@ func (s *setup) setData(cfg Config, part *rankPart) error {
 	s.train, s.part = train, p
 	if s.sampler, err = data.NewSampler(train, p, cfg.Batch, cfg.Seed); err != nil {
 		return err
+	}
+	if s.augment != nil || models.Stochastic(s.model) {
+		// The crops and flips of a batch, and its dropout masks, derive
+		// from its key.
+		s.sampler.KeyDraws()
 	}
 	if part != nil && !part.measures {
 		return nil

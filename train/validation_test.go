@@ -29,7 +29,8 @@ func TestGammaOnlyForCHOCO(t *testing.T) {
 		{decentral.GTSTORM, 0.5, false},
 	} {
 		cfg := Default()
-		cfg.Algo, cfg.Gamma = c.algo, c.gamma
+		cfg.Algo = c.algo
+		cfg = cfg.WithKnob("gamma", c.gamma)
 		err := cfg.Validate()
 		var ce *ConfigError
 		if c.ok != (err == nil) || !c.ok && (!errors.As(err, &ce) || ce.Flag != "gamma") {
@@ -50,10 +51,11 @@ func TestResolvedNamesCompressor(t *testing.T) {
 		"sign":      "sign",
 	} {
 		cfg := Default()
-		cfg.Algo, cfg.Compress = decentral.CHOCO, spec
+		cfg.Algo = decentral.CHOCO
+		cfg = cfg.WithKnob("compress", spec)
 		r, err := cfg.Resolved()
-		if err != nil || r.Compress != want {
-			t.Errorf("--compress %q resolves to %q (%v), want %q", spec, r.Compress, err, want)
+		if err != nil || r.Knobs.String("compress") != want {
+			t.Errorf("--compress %q resolves to %q (%v), want %q", spec, r.Knobs.String("compress"), err, want)
 		}
 	}
 }
@@ -63,7 +65,7 @@ func TestResolvedNamesCompressor(t *testing.T) {
 func TestBigBatchWithinShare(t *testing.T) {
 	needA8A(t)
 	cfg := lrConfig(decentral.DGET)
-	cfg.BigBatch = 100000
+	cfg = cfg.WithKnob("big-batch", 100000)
 	_, err := Train(context.Background(), cfg, Options{Out: t.TempDir()})
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Flag != "big-batch" || !strings.Contains(ce.Want, "share") {

@@ -207,7 +207,7 @@ func TestRestoreFromCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := decentral.Config{Algorithm: decentral.GNSD, Eta0: 0.1, Workers: 1}
+	cfg := decentral.Config{Algorithm: decentral.GNSD, Workers: 1, StepSizes: decentral.StepSizes{Eta0: 0.1}}
 	x0 := params(9)
 	newOpt := func() *decentral.Optimizer {
 		o, err := decentral.New(cfg, mix, nodeSampler{}, quadratic{}, x0)

@@ -111,3 +111,18 @@ func TestFEMNISTCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestFEMNISTNaturalLaunchEqualsTrain: FEMNIST's writers kept whole by the
+// natural partition, the nodes spread over 2 rank processes, end with
+// train's model and metrics, bit for bit: every rank partitions the
+// writers as one process does.
+func TestFEMNISTNaturalLaunchEqualsTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rank processes; run without -short")
+	}
+	dir := t.TempDir()
+	leaf := writeFEMNIST(t, filepath.Join(dir, data.FEMNISTDir), [][]int{{5, 1, 3}, {7, 2, 4}}, []int{2, 1})
+	flags := []string{"--dataset", "femnist", "--data-dir", leaf, "--partition", "natural", "--nodes", "3", "--model", "mlp:8",
+		"--iters", "4", "--batch", "2", "--topology", "ring", "--eval-every", "2", "--checkpoint-every", "2", "--local-eval", "4", "--grad-samples", "4"}
+	launchEqualsTrain(t, dir, flags, 2)
+}

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,60 @@ func TestImageFolderFlagRefusals(t *testing.T) {
 		if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: %v, stderr %q, want a refusal with %q", tc.args, err, stderr.String(), tc.want)
 		}
+	}
+}
+
+// writePNGs writes n PNG images of w×h pixels per class under dir/<class>,
+// image i of class c filled with 40i + 100c.
+func writePNGs(t *testing.T, dir string, classes []string, n, w, h int) {
+	t.Helper()
+	for c, class := range classes {
+		for i := range n {
+			img := image.NewRGBA(image.Rect(0, 0, w, h))
+			for k := range img.Pix {
+				img.Pix[k] = uint8(40*i + 100*c)
+			}
+			var b bytes.Buffer
+			if err := png.Encode(&b, img); err != nil {
+				t.Fatal(err)
+			}
+			writeTestFile(t, filepath.Join(dir, class), string(rune('a'+i))+".png", b.Bytes())
+		}
+	}
+}
+
+// TestImageFolderIsAnInput: data info surveys an image folder, and a run
+// records the folder as one input, so that resuming after an image changed
+// is refused naming the folder, while the unchanged folder resumes.
+func TestImageFolderIsAnInput(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "run")
+	writePNGs(t, dir, []string{"apples", "pears"}, 5, 6, 5)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"data", "info", "--data-dir", dir}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "[apples pears]") || !strings.Contains(stdout.String(), "train: 8 samples of 3x32x32, 2 classes [4 4]") {
+		t.Fatalf("data info on an image folder: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	args := []string{"train", "--dataset", "images", "--data-dir", dir, "--image-size", "6", "--test-split", "0.4",
+		"--model", "mlp:4", "--nodes", "2", "--iters", "2", "--topology", "complete", "--partition", "iid", "--out", out}
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr.String())
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(dir)
+	if !strings.Contains(string(sum), strconv.Quote(abs+string(filepath.Separator))) {
+		t.Errorf("summary.json does not record the image folder %s among its inputs:\n%s", abs, sum)
+	}
+	if code := run([]string{"resume", "--out", out, "--iters", "3"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("resume over the same folder: exit %d: %s", code, stderr.String())
+	}
+	writePNGs(t, dir, []string{"apples"}, 1, 6, 4) // a.png: other pixels, another size
+	stderr.Reset()
+	code := run([]string{"resume", "--out", out, "--iters", "4"}, &stdout, &stderr)
+	if msg := stderr.String(); code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, abs) || !strings.Contains(msg, "changed") {
+		t.Fatalf("resume after an image changed: exit %d, %q", code, msg)
 	}
 }

@@ -138,7 +138,6 @@ func TestModelONNXBadInput(t *testing.T) {
 		{[]string{"--model", onnxFixture(t, "batchnorm")}, "BatchNormalization is refused"},
 		{[]string{"--model", onnxFixture(t, "sigmoid")}, `node "/Sigmoid" (Sigmoid): operator Sigmoid is not supported`},
 		{[]string{"--model", onnxFixture(t, "gn_resnet"), "--dataset", "cifar10"}, "has shape [N,1,28,28], want [N,3,32,32]"},
-		{[]string{"--model", onnxFixture(t, "avgpool_padding")}, "the Net's pools take no padding"},
 		{[]string{"--model", "mlp:8", "--init", "file"}, "only a network file"},
 		{[]string{"--model", onnxFixture(t, "mlp_dropout"), "--init", "zeros"}, "file or seed"},
 	} {

@@ -3,12 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral/cluster"
@@ -301,33 +299,30 @@ func errSimulatedOverRanks(cmd string) error {
 	return usagef("%s: a simulated network (--link-latency, --link-bandwidth, --compute, --stragglers, --speeds) needs every node in one process; use gtstorm train", cmd)
 }
 
-// run starts the rank's transport and runs its nodes, from the start or,
+// run runs the rank's nodes over a transport it makes, from the start or,
 // with ck, from the rank's checkpoint ck (with agree, from the latest round
 // all ranks keep, which they agree on through rank 0); it returns rank 0's
-// summary and the transport's figures.
-func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (sum *train.Summary, stats string, err error) {
-	opt := no.Options
-	resume := -1
-	if ck != nil {
-		resume = ck.Round
-	}
+// summary and the transport's figures. The rank's life, from the placement
+// checks to its leave, is train.RunRankJob's.
+func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (*train.Summary, string, error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := cfg.CheckPlacement(owner); err != nil {
-		return nil, "", err // on every rank, before it connects
-	}
-	if ck != nil {
-		// Another rank count, or other node lines, would resume each node
-		// beside other neighbours: refuse before connecting.
-		if err := ck.CheckPlacement(rank, owner); err != nil {
-			return nil, "", err
-		}
-	}
+	no.Rank, no.Owner = rank, owner
+	return train.RunRankJob(ctx, train.RankJob{
+		RankOptions: no, Config: cfg, Checkpoint: ck, Agree: agree,
+		Connect:     func() (*train.RankLink, error) { return rf.connect(cfg, rank, rk, owner, stderr) },
+		PeerTimeout: *rf.peerTimeout, StopReason: stopReason,
+	})
+}
+
+// connect makes the transport of rank, whose node i runs on rank
+// owner[i], without starting it.
+func (rf *rankFlags) connect(cfg train.Config, rank int, rk *cluster.Ranks, owner []int, stderr io.Writer) (*train.RankLink, error) {
 	hash, err := cluster.ConfigHash(cfg, hashOmits...)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	tc := transport.Config{
 		Rank: rank, Addrs: rk.Addrs, Owner: func(i int) int { return owner[i] }, Nodes: cfg.Nodes,
@@ -337,115 +332,18 @@ func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cl
 	if !*rf.insecure {
 		m, err := certs.Load(*rf.certDir, rank)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		tc.TLS = transport.TLSOf(m)
 	}
 	x, err := transport.New(tc)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	if err := x.Start(ctx); err != nil {
-		return nil, "", err
-	}
-	ctl := x.Control()
-	running := make(chan struct{})
-	defer close(running) // before the Leave below
-	go abortAfterSignal(ctx, running, ctl, rank, stderr)
-	defer func() {
-		// Tell the peers this rank stops, so that they stop waiting for it
-		// at once, and let them take what it sent before it closes.
-		lctx, cancel := context.WithTimeout(context.Background(), min(*rf.peerTimeout, leaveTimeout))
-		defer cancel()
-		if lerr := ctl.Leave(lctx, stopReason(err)); lerr != nil {
-			fmt.Fprintf(stderr, "rank %d: note: %v\n", rank, lerr)
-		}
-		x.Close()
-	}()
-	no.Rank, no.Owner, no.Peers, no.Control = rank, owner, x, ctl
-	if agree {
-		rounds, err := train.RankCheckpoints(opt.Out)
-		if err != nil {
-			return nil, "", err
-		}
-		if resume, err = ctl.AgreeRound(ctx, rounds); err != nil {
-			return nil, "", err
-		}
-		fmt.Fprintf(stderr, "rank %d: resuming from round %d, the latest all ranks kept\n", rank, resume)
-	}
-	if resume >= 0 {
-		sum, err = train.ResumeRank(ctx, resume, no)
-	} else {
-		sum, err = train.RunRank(ctx, cfg, no)
-	}
-	return sum, statsLine(x.Stats(), cfg.Iters), err
-}
-
-// leaveTimeout bounds how long a stopping rank waits for its peers to take
-// its goodbye.
-const leaveTimeout = 5 * time.Second
-
-// sinceRank begins the reason of a rank that stops because a peer did.
-const sinceRank = "since rank "
-
-// stopReason says in a few words why a rank stops, for its peers' errors:
-// a rank stopped by a peer names the rank that stopped first and its
-// address, so that every rank's error names it, however it learnt of it.
-func stopReason(err error) string {
-	var peer *transport.PeerStoppedError
-	switch {
-	case err == nil:
-		return "finished"
-	case errors.Is(err, train.ErrInterrupted):
-		return "interrupted"
-	case errors.As(err, &peer):
-		if strings.HasPrefix(peer.Why, sinceRank) {
-			return peer.Why // the rank that stopped first, whichever peer told of it
-		}
-		return fmt.Sprintf("%s%d at %s stopped", sinceRank, peer.Rank, peer.Addr)
-	}
-	why, _, _ := strings.Cut(err.Error(), "\n")
-	if len(why) > 200 {
-		why = why[:200] + "…"
-	}
-	if b, ok := transport.Blame(err); ok {
-		// A peer that went silent: the ranks this one tells blame it.
-		return fmt.Sprintf("%s%d stopped responding (failed: %s)", sinceRank, b, why)
-	}
-	return "failed: " + why
-}
-
-// resumeError is a rank's stop that a resume of every rank continues: an
-// interruption after a checkpoint, a peer rank that stopped, or a folder
-// that holds the rank's earlier run. It names the
-// command that resumes a run over several processes, and hides the
-// *train.InterruptedError, whose general advice names `gtstorm resume`,
-// while errors.Is still sees what it wraps.
-type resumeError struct {
-	err  error
-	next string
-}
-
-func (e *resumeError) Error() string { return fmt.Sprintf("%v (continue with: %s)", e.err, e.next) }
-
-// Is reports whether the wrapped error is target, as errors.Is does.
-func (e *resumeError) Is(target error) bool { return errors.Is(e.err, target) }
-
-// withResume adds to err, if a resume continues the run (or the folder's
-// earlier one), the command next that does it.
-func withResume(err error, next string) error {
-	var (
-		stopped *train.InterruptedError
-		peer    *transport.PeerStoppedError
-		exists  *train.RunExistsError
-	)
-	switch {
-	case (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer) || errors.Is(err, errWaitInterrupted):
-		return &resumeError{err, next}
-	case errors.As(err, &exists):
-		return &resumeError{err, next + ", or choose another folder, or pass --force to replace it"}
-	}
-	return err
+	return &train.RankLink{
+		Peers: x, Control: x.Control(), Start: x.Start, Close: x.Close,
+		Stats: func() string { return statsLine(x.Stats(), cfg.Iters) },
+	}, nil
 }
 
 // statsLine describes the transport's work: bytes and the time spent

@@ -2,46 +2,80 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
-	"time"
 
 	"github.com/gtstorm/gtstorm/decentral/cluster/transport"
 	"github.com/gtstorm/gtstorm/train"
 )
 
-// signalGrace is how long a rank told to stop (a signal, or its launcher's
-// death) lets the round in progress finish before it gives up waiting for
-// its peers.
-const signalGrace = 2 * time.Second
+// sinceRank begins the reason of a rank that stops because a peer did.
+const sinceRank = "since rank "
 
-// errWaitInterrupted ends the waits of a rank told to stop while a peer
-// keeps it waiting: the round in progress is dropped, and the rank's
-// checkpoint is of the last round it completed.
-var errWaitInterrupted = fmt.Errorf("%w while waiting for peers", train.ErrInterrupted)
+// stopReason says in a few words why a rank stops, for its peers' errors:
+// a rank stopped by a peer names the rank that stopped first and its
+// address, so that every rank's error names it, however it learnt of it.
+func stopReason(err error) string {
+	var peer *transport.PeerStoppedError
+	switch {
+	case err == nil:
+		return "finished"
+	case errors.Is(err, train.ErrInterrupted):
+		return "interrupted"
+	case errors.As(err, &peer):
+		if strings.HasPrefix(peer.Why, sinceRank) {
+			return peer.Why // the rank that stopped first, whichever peer told of it
+		}
+		return fmt.Sprintf("%s%d at %s stopped", sinceRank, peer.Rank, peer.Addr)
+	}
+	why, _, _ := strings.Cut(err.Error(), "\n")
+	if len(why) > 200 {
+		why = why[:200] + "…"
+	}
+	if b, ok := transport.Blame(err); ok {
+		// A peer that went silent: the ranks this one tells blame it.
+		return fmt.Sprintf("%s%d stopped responding (failed: %s)", sinceRank, b, why)
+	}
+	return "failed: " + why
+}
 
-// abortAfterSignal waits until ctx is done (a signal) and, unless running
-// is closed within signalGrace after it, aborts the rank's waits through
-// its control plane c: a rank waiting on a dead peer honours a signal
-// promptly instead of after the peer timeout.
-func abortAfterSignal(ctx context.Context, running <-chan struct{}, c *transport.Control, rank int, stderr io.Writer) {
-	select {
-	case <-running:
-		return
-	case <-ctx.Done():
+// resumeError is a rank's stop that a resume of every rank continues: an
+// interruption after a checkpoint, a peer rank that stopped, or a folder
+// that holds the rank's earlier run. It names the
+// command that resumes a run over several processes, and hides the
+// *train.InterruptedError, whose general advice names `gtstorm resume`,
+// while errors.Is still sees what it wraps.
+type resumeError struct {
+	err  error
+	next string
+}
+
+func (e *resumeError) Error() string { return fmt.Sprintf("%v (continue with: %s)", e.err, e.next) }
+
+// Is reports whether the wrapped error is target, as errors.Is does.
+func (e *resumeError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// withResume adds to err, if a resume continues the run (or the folder's
+// earlier one), the command next that does it.
+func withResume(err error, next string) error {
+	var (
+		stopped *train.InterruptedError
+		peer    *transport.PeerStoppedError
+		exists  *train.RunExistsError
+	)
+	switch {
+	case (errors.As(err, &stopped) && stopped.Checkpoint != "") || errors.As(err, &peer) || errors.Is(err, train.ErrWaitInterrupted):
+		return &resumeError{err, next}
+	case errors.As(err, &exists):
+		return &resumeError{err, next + ", or choose another folder, or pass --force to replace it"}
 	}
-	t := time.NewTimer(signalGrace)
-	defer t.Stop()
-	select {
-	case <-running:
-	case <-t.C:
-		fmt.Fprintf(stderr, "rank %d: still waiting for peers %v after the stop; dropping the round in progress\n", rank, signalGrace)
-		c.Abort(errWaitInterrupted)
-	}
+	return err
 }
 
 // followLauncher returns a context that ctx's end or the end of pipe (the

@@ -24,12 +24,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/gtstorm/gtstorm/internal/inputfile"
 	"io"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/inputfile"
 )
 
 // Ranks is a parsed ranks file.

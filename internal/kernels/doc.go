@@ -17,8 +17,8 @@
 // interleaved) are pure Go, written so that no compiler fuses a
 // multiply-add: they too give the same bits on every set and architecture
 // (TestLayerKernelsSameBits checks a digest of them). FMALimit and
-// BenchmarkFMALimit measure the core's FMA limit (12 independent FMA
-// chains in assembly) that GEMM and gradient figures are compared with.
+// BenchmarkFMALimit measure the core's FMA limit (independent FMA chains in
+// assembly: 12 on AVX2 and AVX-512, 24 on NEON) that GEMM and gradient figures are compared with.
 //
 // Four kernel sets exist: AVX-512 (F, BW and VL) and AVX2+FMA assembly on
 // amd64, NEON assembly on arm64 (the kernels AVX2 has; a GEMM's partial

@@ -15,8 +15,6 @@ func addAVX2(y, a, b *float32, n int) { panic("kernels: no AVX2 kernels on this 
 
 func elementwiseAsm(ks *kernelSet) bool { return false }
 
-func fmaChains(ks *kernelSet) func(steps int) { return nil }
-
 func gnApplyAVX2(y, x *float32, n int, mean, rstd float64, scale, shift float32) {
 	panic("kernels: no AVX2 kernels on this architecture")
 }

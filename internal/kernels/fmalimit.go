@@ -3,10 +3,10 @@ package kernels
 import "time"
 
 // FMALimit measures the FMA limit of one core on the kernel set in use:
-// the GFLOPS of 12 independent chains of fused multiply-adds on registers
-// (256-bit on AVX2, 512-bit on AVX-512), run for about d. It returns 0 for
-// a set without an FMA-chain kernel (NEON, pure Go). Figures such as a
-// gradient's GFLOPS are reported as a fraction of it.
+// the GFLOPS of independent chains of fused multiply-adds on registers (12
+// on 256-bit AVX2 or 512-bit AVX-512 registers, 24 on 128-bit NEON ones),
+// run for about d. It returns 0 for a set without an FMA-chain kernel (pure
+// Go). Figures such as a gradient's GFLOPS are reported as a fraction of it.
 func FMALimit(d time.Duration) float64 { return fmaLimit(use(), d) }
 
 // fmaStepFLOP is the floating-point work of one step of the FMA-chain
@@ -18,10 +18,7 @@ func fmaLimit(ks *kernelSet, d time.Duration) float64 {
 	if run == nil {
 		return 0
 	}
-	lanes := 8
-	if ks.isa == isaAVX512 {
-		lanes = 16
-	}
+	lanes := ks.lanes
 	steps := 1 << 10
 	for {
 		start := time.Now()

@@ -142,7 +142,8 @@ func BenchmarkPeak(b *testing.B) {
 }
 
 // BenchmarkFMALimit times 12 independent FMA chains on registers (48
-// VFMADD231PS a step: YMM on AVX2, ZMM on AVX-512), per kernel set that
+// fused multiply-adds a step: YMM on AVX2, ZMM on AVX-512, 128-bit
+// registers on NEON), per kernel set that
 // has the kernel: the core's FMA limit, which BenchmarkPeak's tile and the
 // models' gradients (BenchmarkGradResNet20GN32) are measured against.
 func BenchmarkFMALimit(b *testing.B) {
@@ -151,10 +152,7 @@ func BenchmarkFMALimit(b *testing.B) {
 		if run == nil {
 			continue
 		}
-		lanes := 8
-		if ks.isa == isaAVX512 {
-			lanes = 16
-		}
+		lanes := ks.lanes
 		const steps = 1 << 12
 		b.Run(ks.name, func(b *testing.B) {
 			for b.Loop() {

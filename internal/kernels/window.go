@@ -2,22 +2,26 @@ package kernels
 
 import "fmt"
 
-// WindowShape describes k×k pooling with stride Stride, without padding, of
-// Planes planes of H×W floats each (an NCHW batch has N·C planes): output
-// plane o×o' = ((H−K)/Stride+1)×((W−K)/Stride+1), rounded down as PyTorch's
-// MaxPool2d and AvgPool2d (ceil_mode=False) do. Windows overlap when
-// Stride < K. The pooling kernels of this shape are pure Go, the same on
-// every kernel set.
+// WindowShape describes k×k pooling with stride Stride of Planes planes of
+// H×W floats each (an NCHW batch has N·C planes), each plane padded with
+// Pad on every side: output plane o×o' = ((H+2·Pad−K)/Stride+1)×
+// ((W+2·Pad−K)/Stride+1), rounded down as PyTorch's MaxPool2d and
+// AvgPool2d (ceil_mode=False) do. Windows overlap when Stride < K. The
+// pooling kernels of this shape are pure Go, the same on every kernel set.
 type WindowShape struct {
 	Planes, H, W int
 	K, Stride    int // window side (at most 16) and step
+	// Pad is the padding on every side, at most K/2 as in PyTorch: −∞ for
+	// MaxPool (never selected), zeros that count in AvgPool's divisor K·K
+	// (PyTorch's count_include_pad=True).
+	Pad int
 }
 
 // OH is the number of output rows per plane.
-func (s WindowShape) OH() int { return (s.H-s.K)/s.Stride + 1 }
+func (s WindowShape) OH() int { return (s.H+2*s.Pad-s.K)/s.Stride + 1 }
 
 // OW is the number of output columns per plane.
-func (s WindowShape) OW() int { return (s.W-s.K)/s.Stride + 1 }
+func (s WindowShape) OW() int { return (s.W+2*s.Pad-s.K)/s.Stride + 1 }
 
 // In is the number of input elements, Planes·H·W.
 func (s WindowShape) In() int { return s.Planes * s.H * s.W }
@@ -28,10 +32,10 @@ func (s WindowShape) Out() int { return s.Planes * s.OH() * s.OW() }
 // Validate reports whether s describes a pooling with a non-empty output
 // whose argmax fits a byte (K ≤ 16).
 func (s WindowShape) Validate() error {
-	if s.Planes < 1 || s.K < 1 || s.K > 16 || s.Stride < 1 {
-		return fmt.Errorf("pool shape %+v: want planes ≥ 1, 1 ≤ K ≤ 16 and stride ≥ 1", s)
+	if s.Planes < 1 || s.K < 1 || s.K > 16 || s.Stride < 1 || s.Pad < 0 || 2*s.Pad > s.K {
+		return fmt.Errorf("pool shape %+v: want planes ≥ 1, 1 ≤ K ≤ 16, stride ≥ 1 and 0 ≤ 2·pad ≤ K", s)
 	}
-	if s.K > s.H || s.K > s.W {
+	if s.K > s.H+2*s.Pad || s.K > s.W+2*s.Pad {
 		return fmt.Errorf("pool shape %+v: window %d×%d larger than the %d×%d plane", s, s.K, s.K, s.H, s.W)
 	}
 	return nil
@@ -57,6 +61,10 @@ func (s WindowShape) check(op string, lens ...[2]int) {
 // pass. It panics if s is invalid or a slice is too short.
 func MaxPool(y []float32, arg []uint8, x []float32, s WindowShape) {
 	s.check("MaxPool", [2]int{len(y), s.Out()}, [2]int{len(arg), s.Out()}, [2]int{len(x), s.In()})
+	if s.Pad > 0 {
+		maxPoolPadded(y, arg, x, s)
+		return
+	}
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	o := 0
 	for p := range s.Planes {
@@ -88,6 +96,10 @@ func MaxPoolBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 	s.check("MaxPoolBackward", [2]int{len(dy), s.Out()}, [2]int{len(arg), s.Out()}, [2]int{len(dx), s.In()})
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	clear(dx[:s.In()])
+	if s.Pad > 0 {
+		maxPoolPaddedBackward(dx, dy, arg, s)
+		return
+	}
 	o := 0
 	for p := range s.Planes {
 		plane := dx[p*in : (p+1)*in]
@@ -106,6 +118,10 @@ func MaxPoolBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 // divided by K·K before rounding to float32.
 func AvgPool(y, x []float32, s WindowShape) {
 	s.check("AvgPool", [2]int{len(y), s.Out()}, [2]int{len(x), s.In()})
+	if s.Pad > 0 {
+		avgPoolPadded(y, x, s, false)
+		return
+	}
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	n := float64(s.K * s.K)
 	o := 0
@@ -135,6 +151,10 @@ func AvgPoolBackward(dx, dy []float32, s WindowShape) {
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	n := float64(s.K * s.K)
 	clear(dx[:s.In()])
+	if s.Pad > 0 {
+		avgPoolPadded(dx, dy, s, true)
+		return
+	}
 	o := 0
 	for p := range s.Planes {
 		plane := dx[p*in : (p+1)*in]

@@ -17,12 +17,25 @@ var windowShapes = []WindowShape{
 	{Planes: 4, H: 1, W: 5, K: 1, Stride: 2},
 }
 
+// paddedWindowShapes are padded pools, checked by TestWindowPools beside
+// windowShapes (whose bits layersDigest records).
+var paddedWindowShapes = []WindowShape{
+	{Planes: 2, H: 7, W: 9, K: 3, Stride: 2, Pad: 1}, // MaxPool2d(3, 2, 1)
+	{Planes: 1, H: 5, W: 5, K: 2, Stride: 1, Pad: 1},
+	{Planes: 2, H: 6, W: 6, K: 5, Stride: 3, Pad: 2},
+	{Planes: 1, H: 1, W: 3, K: 3, Stride: 1, Pad: 1},
+}
+
 // window calls f with the input index of each position of window (oy, ox)
-// of plane p, in row-major order.
+// of plane p inside the plane (not on its padding), in row-major order.
 func (s WindowShape) window(p, oy, ox int, f func(q, k int)) {
 	for i := range s.K {
 		for j := range s.K {
-			f(i*s.K+j, (p*s.H+oy*s.Stride+i)*s.W+ox*s.Stride+j)
+			y, z := oy*s.Stride+i-s.Pad, ox*s.Stride+j-s.Pad
+			if y < 0 || y >= s.H || z < 0 || z >= s.W {
+				continue
+			}
+			f(i*s.K+j, (p*s.H+y)*s.W+z)
 		}
 	}
 }
@@ -32,7 +45,7 @@ func (s WindowShape) window(p, oy, ox int, f func(q, k int)) {
 // position, the float64 mean, and gradients summed in float64.
 func TestWindowPools(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, s := range windowShapes {
+	for _, s := range append(windowShapes[:len(windowShapes):len(windowShapes)], paddedWindowShapes...) {
 		for _, ties := range []bool{false, true} {
 			what := fmt.Sprintf("%+v ties=%v", s, ties)
 			x := randSlice(rng, s.In())
@@ -127,6 +140,9 @@ func TestWindowShapeValidate(t *testing.T) {
 		{WindowShape{Planes: 1, H: 4, W: 4, K: 5, Stride: 1}, false},
 		{WindowShape{Planes: 1, H: 17, W: 17, K: 17, Stride: 1}, false},
 		{WindowShape{Planes: 0, H: 4, W: 4, K: 2, Stride: 2}, false},
+		{WindowShape{Planes: 1, H: 4, W: 4, K: 3, Stride: 2, Pad: 1}, true},
+		{WindowShape{Planes: 1, H: 4, W: 4, K: 2, Stride: 2, Pad: 2}, false},
+		{WindowShape{Planes: 1, H: 1, W: 1, K: 3, Stride: 1, Pad: 1}, true},
 	}
 	for _, tt := range tests {
 		if err := tt.s.Validate(); (err == nil) != tt.ok {

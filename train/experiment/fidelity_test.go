@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -48,12 +49,12 @@ func TestVaryAttackNeedsByzantine(t *testing.T) {
 // apply.
 func TestGridKnobsApplyToTheirCells(t *testing.T) {
 	base := train.Default()
-	base.Period, base.BigBatch, base.Gamma, base.Rho = 50, 40, 0.1, 10
+	base = base.WithKnob("period", 50).WithKnob("big-batch", 40).WithKnob("gamma", 0.1).WithKnob("rho", 10.0)
 	check := func(what string, cells []Cell) {
 		t.Helper()
 		for _, c := range cells {
 			for _, cfg := range c.Configs {
-				got := [4]float64{float64(cfg.Period), float64(cfg.BigBatch), cfg.Gamma, cfg.Rho}
+				got := [4]float64{float64(cmp.Or(cfg.Knobs.Int("period"), decentral.DefaultPeriod)), float64(cfg.Knobs.Int("big-batch")), cfg.Knobs.Float("gamma"), cfg.Rho}
 				want := [4]float64{decentral.DefaultPeriod, 0, 0, 0}
 				switch cfg.Algo {
 				case decentral.DGET:
@@ -77,11 +78,11 @@ func TestGridKnobsApplyToTheirCells(t *testing.T) {
 	// A compressor named in --algos is the cell's own: refused where it
 	// does not apply, not dropped.
 	named := CompareCells(base, []string{"choco:topk:0.1", "dsgd:topk:0.1"}, []string{"iid"}, 1)
-	if cfg := named[0].Configs[0]; cfg.Compress != "topk:0.1" || cfg.Gamma != 0.1 || cfg.Validate() != nil {
-		t.Errorf("choco:topk:0.1: compress %q, gamma %v, %v", cfg.Compress, cfg.Gamma, cfg.Validate())
+	if cfg := named[0].Configs[0]; cfg.Knobs.String("compress") != "topk:0.1" || cfg.Knobs.Float("gamma") != 0.1 || cfg.Validate() != nil {
+		t.Errorf("choco:topk:0.1: knobs %v, %v", cfg.Knobs, cfg.Validate())
 	}
-	if cfg := named[1].Configs[0]; cfg.Compress != "topk:0.1" || cfg.Validate() == nil {
-		t.Errorf("dsgd:topk:0.1: compress %q dropped or accepted", cfg.Compress)
+	if cfg := named[1].Configs[0]; cfg.Knobs.String("compress") != "topk:0.1" || cfg.Validate() == nil {
+		t.Errorf("dsgd:topk:0.1: compress %q dropped or accepted", cfg.Knobs.String("compress"))
 	}
 	swept, err := VaryCells([]Cell{{Configs: Seeds(base, 1)}}, []Vary{{"algo", algos}, {"nodes", []string{"8", "10"}}})
 	if err != nil {
@@ -93,8 +94,8 @@ func TestGridKnobsApplyToTheirCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg := varied[0].Configs[0]; cfg.Algo != decentral.DSGD || cfg.Period != 10 || cfg.Validate() == nil {
-		t.Errorf("%s: period %d, refused %v; want the varied period kept, and refused", varied[0].Label, cfg.Period, cfg.Validate())
+	if cfg := varied[0].Configs[0]; cfg.Algo != decentral.DSGD || cfg.Knobs.Int("period") != 10 || cfg.Validate() == nil {
+		t.Errorf("%s: period %d, refused %v; want the varied period kept, and refused", varied[0].Label, cfg.Knobs.Int("period"), cfg.Validate())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/graph"
 
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
@@ -44,8 +45,9 @@ func Seeds(cfg train.Config, n int) []train.Config {
 }
 
 // CompareCells returns the cells of `gtstorm compare`: every algorithm on
-// every partition, each under seeds seeds. An algorithm may name its
-// compressor after a colon: choco:topk:0.01 is CHOCO with top-k 1%. base's
+// every partition, each under seeds seeds. An algorithm may name the knob
+// decentral.VariantKnob after a colon, its compressor: choco:topk:0.01 is
+// CHOCO with top-k 1%. base's
 // method knobs apply to the cells whose method takes them (γ to the CHOCO
 // cells only; see train.Config.WithoutForeignKnobs).
 func CompareCells(base train.Config, algos, partitions []string, seeds int) []Cell {
@@ -62,8 +64,8 @@ func CompareCells(base train.Config, algos, partitions []string, seeds int) []Ce
 			// the methods that take it; a compressor named in --algos
 			// is the cell's own (refused where it does not apply).
 			c = c.WithoutForeignKnobs()
-			if spec {
-				c.Compress = comp
+			if k, ok := decentral.VariantKnob(); ok && spec {
+				c = c.WithKnob(k.Name, comp)
 			}
 			cells = append(cells, Cell{Label: a + " / " + p, Configs: Seeds(c, seeds)})
 		}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -298,7 +299,8 @@ func TestBudget(t *testing.T) {
 	rounds := map[string]int{}
 	for _, algo := range decentral.Algorithms() {
 		cfg := lrConfig(algo)
-		cfg.Batch, cfg.Period, cfg.EvalEvery, cfg.CheckpointEvery = 4, 50, 50, 0
+		cfg.Batch, cfg.EvalEvery, cfg.CheckpointEvery = 4, 50, 0
+		cfg = cfg.WithKnob("period", 50)
 		cfg = cfg.WithoutForeignKnobs() // --period is D-GET's
 		r, err := b.Rounds(cfg)
 		if err != nil {
@@ -323,7 +325,8 @@ func TestBudget(t *testing.T) {
 		// Shares differ by at most one sample, so each large batch may
 		// differ from the mean share by one per node.
 		perNode := float64(sum.Samples) / float64(cfg.Nodes)
-		if d := perNode - float64(within); d < -float64(r/cfg.Period+1) || d > float64(r/cfg.Period+1) {
+		q := cmp.Or(cfg.Knobs.Int("period"), decentral.DefaultPeriod)
+		if d := perNode - float64(within); d < -float64(r/q+1) || d > float64(r/q+1) {
 			t.Errorf("%s: %.1f samples per node, the budget's rounds predict %d", algo, perNode, within)
 		}
 	}
@@ -354,7 +357,7 @@ func TestNetworkCells(t *testing.T) {
 		t.Fatalf("cells %v", cells)
 	}
 	c := cells[3].Configs[0]
-	if c.Algo != decentral.CHOCO || c.Compress != "topk:0.01" || c.LinkLatency != 0.05 || c.LinkBandwidth != 1e7 {
+	if c.Algo != decentral.CHOCO || c.Knobs.String("compress") != "topk:0.01" || c.LinkLatency != 0.05 || c.LinkBandwidth != 1e7 {
 		t.Errorf("cell config %+v", c)
 	}
 	if _, err := NetworkCells(cells, []string{"fast"}); err == nil {
@@ -390,13 +393,13 @@ func TestNetworkCells(t *testing.T) {
 // only.
 func TestCompareGammaOnlyForCHOCO(t *testing.T) {
 	base := train.Default()
-	base.Gamma = 0.2
+	base = base.WithKnob("gamma", 0.2)
 	for _, cell := range CompareCells(base, []string{"dsgd", "choco", "choco:topk:0.1"}, []string{"iid"}, 1) {
 		want := 0.0
 		if strings.HasPrefix(cell.Label, "choco") {
 			want = 0.2
 		}
-		if g := cell.Configs[0].Gamma; g != want {
+		if g := cell.Configs[0].Knobs.Float("gamma"); g != want {
 			t.Errorf("%s: γ %v, want %v", cell.Label, g, want)
 		}
 	}

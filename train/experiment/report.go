@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/graph"
 
 	"github.com/gtstorm/gtstorm/train"
@@ -350,10 +351,13 @@ func writeTable(b *strings.Builder, title, corner string, rows, cols []string, c
 	b.WriteString("\n")
 }
 
-// algoLabel names c's algorithm with its compressor, if any: "choco:topk:0.01".
+// algoLabel names c's algorithm with the knob its name may carry
+// (decentral.VariantKnob), if given: "choco:topk:0.01".
 func algoLabel(c train.Config) string {
-	if c.Compress != "" && c.Compress != "none" {
-		return c.Algo + ":" + c.Compress
+	if k, ok := decentral.VariantKnob(); ok {
+		if v, given := c.Knobs[k.Name]; given {
+			return c.Algo + ":" + k.Format(v)
+		}
 	}
 	return c.Algo
 }

@@ -33,7 +33,7 @@ func TestChocoOverRanks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := decentral.Config{Method: choco, Seed: 4, Eta0: 0.05, Workers: 2, Topology: er}
+			cfg := decentral.Config{Method: choco, Seed: 4, Workers: 2, Topology: er, StepSizes: decentral.StepSizes{Eta0: 0.05}}
 			x0 := make([]float32, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

@@ -105,7 +105,7 @@ func testOptimizerOverRanks(t *testing.T, pipe bool) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := decentral.Config{Algorithm: tt.algo, Eta0: 0.05, Workers: 2, Topology: tt.topo}
+			cfg := decentral.Config{Algorithm: tt.algo, Workers: 2, Topology: tt.topo, StepSizes: decentral.StepSizes{Eta0: 0.05}}
 			x0 := make([]float32, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

@@ -116,7 +116,7 @@ func BenchmarkShapedLink(b *testing.B) {
 				ctx := context.Background()
 				opts := make([]*decentral.Optimizer, 2)
 				for r, x := range cl.xs {
-					cfg := decentral.Config{Algorithm: decentral.GTSTORM, Eta0: 0.01, Workers: 1, Topology: topo, Local: x.Local(), Exchange: x}
+					cfg := decentral.Config{Algorithm: decentral.GTSTORM, Workers: 1, Topology: topo, Local: x.Local(), Exchange: x, StepSizes: decentral.StepSizes{Eta0: 0.01}}
 					src, orc := quadratic(m, p)
 					o, err := decentral.New(cfg, w, src, slowOracle{orc, compute}, make([]float32, p))
 					if err != nil {

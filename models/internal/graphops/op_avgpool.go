@@ -39,10 +39,18 @@ type avgPoolInputGradOp struct {
 // unique within the graph, for its buffers and ops. The gradient with
 // respect to x is formed only when x is computed by another op.
 func (g *Graph) AvgPool(name string, x *G.Node, k, stride int) *G.Node {
+	return g.AvgPoolPadded(name, x, k, stride, 0)
+}
+
+// AvgPoolPadded is AvgPool over x padded with pad zeros (at most k/2) on
+// every side of its maps, the zeros counted in each window's divisor k²
+// (PyTorch's AvgPool2d(k, stride, pad), count_include_pad=True):
+// [n,C,(H+2·pad−k)/stride+1,(W+2·pad−k)/stride+1].
+func (g *Graph) AvgPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Node {
 	if !g.ok(name, x) {
 		return nil
 	}
-	s, ok := g.windowShape(name, x, k, stride)
+	s, ok := g.windowShape(name, x, k, stride, pad)
 	if !ok {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
-// maxPoolLayer is k×k max-pooling with stride s, without padding, of
+// maxPoolLayer is k×k max-pooling with stride s, padded or not, of
 // x [n,C,H,W] (kernels.MaxPool). The forward pass records the position it
 // selected in each window for the backward pass.
 type maxPoolLayer struct {
@@ -34,13 +34,13 @@ type maxPoolInputGradOp struct {
 
 // windowShape returns the pooling shape of x [n,C,H,W] for k×k windows
 // moved by stride, or records an error.
-func (g *Graph) windowShape(name string, x *G.Node, k, stride int) (kernels.WindowShape, bool) {
+func (g *Graph) windowShape(name string, x *G.Node, k, stride, pad int) (kernels.WindowShape, bool) {
 	xs := x.Shape()
 	if len(xs) != 4 {
 		g.err = fmt.Errorf("%s: input %v: want [n,C,H,W]", name, xs)
 		return kernels.WindowShape{}, false
 	}
-	s := kernels.WindowShape{Planes: xs[0] * xs[1], H: xs[2], W: xs[3], K: k, Stride: stride}
+	s := kernels.WindowShape{Planes: xs[0] * xs[1], H: xs[2], W: xs[3], K: k, Stride: stride, Pad: pad}
 	if err := s.Validate(); err != nil {
 		g.err = fmt.Errorf("%s: %w", name, err)
 		return s, false
@@ -57,10 +57,18 @@ func (g *Graph) windowShape(name string, x *G.Node, k, stride int) (kernels.Wind
 // The gradient with respect to x is formed only when x is computed by
 // another op.
 func (g *Graph) MaxPool(name string, x *G.Node, k, stride int) *G.Node {
+	return g.MaxPoolPadded(name, x, k, stride, 0)
+}
+
+// MaxPoolPadded is MaxPool over x padded with pad (at most k/2) on every
+// side of its maps, padding that is never selected (PyTorch's
+// MaxPool2d(k, stride, pad)): [n,C,(H+2·pad−k)/stride+1,
+// (W+2·pad−k)/stride+1].
+func (g *Graph) MaxPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Node {
 	if !g.ok(name, x) {
 		return nil
 	}
-	s, ok := g.windowShape(name, x, k, stride)
+	s, ok := g.windowShape(name, x, k, stride, pad)
 	if !ok {
 		return nil
 	}

@@ -19,8 +19,9 @@ mode, with a dynamic batch dimension ("N"), constant folding on (torch's default
                      ReLU; Dropout (exported in training mode so that the node is kept); h @ W + b (MatMul, Add).
   pad_cnn.onnx       F.pad(x, (2, 2, 2, 2)) (a Pad) → conv5x5 → ReLU → max-pool 2 → conv3x3 (padding 1) → ReLU →
                      avg-pool 2 → torch.flatten(x, 1) → Linear.
-  maxpool_padding.onnx  max-pool 3 stride 2 padding 1: refused (the Net's pools have no padding).
-  avgpool_padding.onnx  avg-pool 3 stride 2 padding 1, which torch writes as a Pad then AveragePool: refused.
+  maxpool_padding.onnx  max-pool 3 stride 2 padding 1 (MaxPool with pads): a padded MaxPool.
+  avgpool_padding.onnx  avg-pool 3 stride 2 padding 1, which torch writes as a Pad then AveragePool: a padded
+                     AvgPool (count_include_pad).
   batchnorm.onnx     conv → ReLU → BatchNorm2d → mean → Linear: refused (SPEC §12).
   sigmoid.onnx       conv → Sigmoid → mean → Linear: refused (Sigmoid is not supported).
 
@@ -29,7 +30,8 @@ torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float
 logits, batch-mean cross-entropy and its gradient with respect to every parameter (by torch's parameter
 name, in torch's layout: a Linear's weight is [out,in]); the loss and gradient norm again in float64 as a
 reference for float32's rounding. Dropout is left out of the gradient: the network is evaluated in eval mode
-(Dropout the identity), as gtstorm imports it. The format is models/testdata/torch's: the 8 bytes
+(Dropout the identity); the Go test compares it with the import's Dropout rate set to 0 (gtstorm's seeded
+masks are not torch's). The format is models/testdata/torch's: the 8 bytes
 "GTSTORCH", a uint32 (little-endian) header length, the JSON header, then the payload (the images, uint8
 NCHW; the logits, float32; each gradient, float32 little-endian, at the offsets the header gives).
 
