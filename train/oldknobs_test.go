@@ -21,24 +21,25 @@ const knobsFixture = "testdata/knobs-771e7c7"
 // fixtureDataDir is the a8a path the fixture's runs recorded.
 const fixtureDataDir = "/work/main/testdata/libsvm/a8a"
 
-// copyFixtureRun copies the fixture run of algo to a new folder, its
-// recorded a8a path replaced by this checkout's (in config.json and in the
-// checkpoint's metadata, each left in its old form otherwise), and returns
-// the folder.
+// copyFixtureRun copies the fixture run of algo to a new folder, the
+// recorded folder of a8a and a8a.t replaced by this checkout's (in
+// config.json and in the checkpoint's metadata, its settings and its
+// inputs, each left in its old form otherwise), and returns the folder.
 func copyFixtureRun(t *testing.T, algo string) string {
 	t.Helper()
 	abs, err := filepath.Abs(a8a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	// Every recorded path starts with a quote and the folder.
+	from, to := `"`+filepath.Dir(fixtureDataDir)+"/", `"`+filepath.Dir(abs)+string(filepath.Separator)
 	src, out := filepath.Join(knobsFixture, algo), t.TempDir()
 	for _, f := range []string{ConfigFile, MetricsFile} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b = []byte(strings.ReplaceAll(string(b), quoted(fixtureDataDir), quoted(abs)))
+		b = []byte(strings.ReplaceAll(string(b), from, to))
 		if err := os.WriteFile(filepath.Join(out, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -47,10 +48,10 @@ func copyFixtureRun(t *testing.T, algo string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(ck.Meta), quoted(fixtureDataDir)) {
-		t.Fatalf("%s: the checkpoint's metadata does not name %s", src, fixtureDataDir)
+	if !strings.Contains(string(ck.Meta), from+"a8a.t") {
+		t.Fatalf("%s: the checkpoint's metadata does not name %s.t among its inputs", src, fixtureDataDir)
 	}
-	ck.Meta = []byte(strings.ReplaceAll(string(ck.Meta), quoted(fixtureDataDir), quoted(abs)))
+	ck.Meta = []byte(strings.ReplaceAll(string(ck.Meta), from, to))
 	if err := weights.Write(filepath.Join(out, CheckpointFile), ck); err != nil {
 		t.Fatal(err)
 	}

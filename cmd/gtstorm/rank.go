@@ -304,14 +304,14 @@ func errSimulatedOverRanks(cmd string) error {
 // all ranks keep, which they agree on through rank 0); it returns rank 0's
 // summary and the transport's figures. The rank's life, from the placement
 // checks to its leave, is train.RunRankJob's.
-func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, no train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (*train.Summary, string, error) {
+func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, ro train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (*train.Summary, string, error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
 	}
-	no.Rank, no.Owner = rank, owner
+	ro.Rank, ro.Owner = rank, owner
 	return train.RunRankJob(ctx, train.RankJob{
-		RankOptions: no, Config: cfg, Checkpoint: ck, Agree: agree,
+		RankOptions: ro, Config: cfg, Checkpoint: ck, Agree: agree,
 		Connect:     func() (*train.RankLink, error) { return rf.connect(cfg, rank, rk, owner, stderr) },
 		PeerTimeout: *rf.peerTimeout, StopReason: stopReason,
 	})
