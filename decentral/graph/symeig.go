@@ -179,12 +179,6 @@ func symEigen(a []float64, n int, vals, vecs []float64) error {
 		d[i] = a[i*n+i]
 		b[i] = d[i]
 	}
-	// rotate applies the rotation (s, tau) to the pair m[i*n+j], m[k*n+l].
-	rotate := func(m []float64, i, j, k, l int, s, tau float64) {
-		g, h := m[i*n+j], m[k*n+l]
-		m[i*n+j] = g - float64(s*(h+float64(g*tau)))
-		m[k*n+l] = h + float64(s*(g-float64(h*tau)))
-	}
 	for sweep := 1; sweep <= 50; sweep++ {
 		off := 0.0
 		for p := range n {
@@ -208,40 +202,8 @@ func symEigen(a []float64, n int, vals, vecs []float64) error {
 					a[p*n+q] = 0
 					continue
 				}
-				if math.Abs(apq) <= thresh {
-					continue
-				}
-				h := d[q] - d[p]
-				var t float64
-				if math.Abs(h)+g == math.Abs(h) {
-					t = apq / h
-				} else {
-					theta := float64(0.5*h) / apq
-					t = 1 / (math.Abs(theta) + math.Sqrt(1+float64(theta*theta)))
-					if theta < 0 {
-						t = -t
-					}
-				}
-				c := 1 / math.Sqrt(1+float64(t*t))
-				s := float64(t * c)
-				tau := s / (1 + c)
-				h = float64(t * apq)
-				z[p] -= h
-				z[q] += h
-				d[p] -= h
-				d[q] += h
-				a[p*n+q] = 0
-				for j := 0; j < p; j++ {
-					rotate(a, j, p, j, q, s, tau)
-				}
-				for j := p + 1; j < q; j++ {
-					rotate(a, p, j, j, q, s, tau)
-				}
-				for j := q + 1; j < n; j++ {
-					rotate(a, p, j, q, j, s, tau)
-				}
-				for j := range n {
-					rotate(vecs, j, p, j, q, s, tau)
+				if math.Abs(apq) > thresh {
+					jacobiRotate(a, vecs, d, z, n, p, q)
 				}
 			}
 		}
@@ -252,6 +214,54 @@ func symEigen(a []float64, n int, vals, vecs []float64) error {
 		}
 	}
 	return fmt.Errorf("Jacobi iteration on a %d×%d matrix did not converge in 50 sweeps", n, n)
+}
+
+// jacobiRotate applies the Jacobi rotation that zeroes a[p][q] (p < q) to
+// a's upper triangle, the eigenvector columns vecs, the diagonal d and its
+// accumulated change z (Numerical Recipes' jacobi, one pair).
+func jacobiRotate(a, vecs, d, z []float64, n, p, q int) {
+	apq := a[p*n+q]
+	g := float64(100 * math.Abs(apq))
+	h := d[q] - d[p]
+	var t float64
+	if math.Abs(h)+g == math.Abs(h) {
+		t = apq / h
+	} else {
+		theta := float64(0.5*h) / apq
+		t = 1 / (math.Abs(theta) + math.Sqrt(1+float64(theta*theta)))
+		if theta < 0 {
+			t = -t
+		}
+	}
+	c := 1 / math.Sqrt(1+float64(t*t))
+	s := float64(t * c)
+	tau := s / (1 + c)
+	h = float64(t * apq)
+	z[p] -= h
+	z[q] += h
+	d[p] -= h
+	d[q] += h
+	a[p*n+q] = 0
+	for j := 0; j < p; j++ {
+		rotate(a, n, j, p, j, q, s, tau)
+	}
+	for j := p + 1; j < q; j++ {
+		rotate(a, n, p, j, j, q, s, tau)
+	}
+	for j := q + 1; j < n; j++ {
+		rotate(a, n, p, j, q, j, s, tau)
+	}
+	for j := range n {
+		rotate(vecs, n, j, p, j, q, s, tau)
+	}
+}
+
+// rotate applies the rotation (s, tau) to the pair m[i*n+j], m[k*n+l] of
+// the n×n matrix m.
+func rotate(m []float64, n, i, j, k, l int, s, tau float64) {
+	g, h := m[i*n+j], m[k*n+l]
+	m[i*n+j] = g - float64(s*(h+float64(g*tau)))
+	m[k*n+l] = h + float64(s*(g-float64(h*tau)))
 }
 
 // sortEigen orders the eigenvalues vals increasingly, moving the columns of
