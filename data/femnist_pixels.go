@@ -17,11 +17,16 @@ type leafPixels struct {
 	pos int
 }
 
-// consume skips white space and then c, reporting whether c was there.
-func (p *leafPixels) consume(c byte) bool {
+// skipSpace skips JSON white space.
+func (p *leafPixels) skipSpace() {
 	for p.pos < len(p.b) && (p.b[p.pos] == ' ' || p.b[p.pos] == '\n' || p.b[p.pos] == '\t' || p.b[p.pos] == '\r') {
 		p.pos++
 	}
+}
+
+// consume skips white space and then c, reporting whether c was there.
+func (p *leafPixels) consume(c byte) bool {
+	p.skipSpace()
 	if p.pos < len(p.b) && p.b[p.pos] == c {
 		p.pos++
 		return true
@@ -68,7 +73,7 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // correctly rounded division gives strconv.ParseFloat's value. Anything
 // else (an exponent, more digits) goes to strconv.ParseFloat.
 func (p *leafPixels) number() (float64, error) {
-	p.consume(0) // skips white space
+	p.skipSpace()
 	start := p.pos
 	var m uint64
 	digits, frac, plain := 0, 0, true

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -235,15 +236,26 @@ func (s *imageScan) fingerprint(o imageOptions) [32]byte {
 	h.Write([]byte(imageCacheMagic))
 	put(int64(o.size))
 	put(int64(o.channels))
+	s.hashListing(h)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// hashListing writes every image's relative name, size and modification
+// time to h, in load order.
+func (s *imageScan) hashListing(h hash.Hash) {
+	var b [8]byte
+	put := func(v int64) {
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		h.Write(b[:])
+	}
 	for _, f := range s.all() {
 		put(int64(len(f.rel)))
 		h.Write([]byte(f.rel))
 		put(f.size)
 		put(f.mtime)
 	}
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
 }
 
 // holdOut returns, for a folder without a test folder, the indices (into

@@ -66,19 +66,11 @@ func imageFolderInput(dir string, _ LoadOptions) (*InputFolder, error) {
 		return nil, fmt.Errorf("image folder %s: %w", dir, err)
 	}
 	f := &InputFolder{Path: abs, root: dir}
-	h := sha256.New()
-	var b [8]byte
-	put := func(v int64) {
-		binary.LittleEndian.PutUint64(b[:], uint64(v))
-		h.Write(b[:])
-	}
 	for _, im := range s.all() {
 		f.files = append(f.files, im.rel)
-		put(int64(len(im.rel)))
-		h.Write([]byte(im.rel))
-		put(im.size)
-		put(im.mtime)
 	}
+	h := sha256.New()
+	s.hashListing(h)
 	f.Listing = hex.EncodeToString(h.Sum(nil))
 	return f, nil
 }
