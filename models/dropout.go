@@ -9,13 +9,17 @@ import (
 
 // Dropout's masks are part of the minibatch draw (SPEC §12): element e
 // (its index within the batch, sample k of size s holding e = k·s … k·s+s−1)
-// of the Dropout layer at position L of the description (its index among
-// the layers) is dropped where
+// of the Dropout layer of key L is dropped where
 //
 //	mix(key_L + (e+1)·γ) < ⌊p·2⁶⁴⌋,   key_L = mix(Draw ⊕ mix((L+1)·γ)),
 //
 // with mix SplitMix64's finaliser, γ its increment 0x9e3779b97f4a7c15 and
-// Draw the batch's key (data.Batch.Draw). A kept element is scaled by
+// Draw the batch's key (data.Batch.Draw). L is the layer's position in the
+// description (its index among the layers) where Net.Dropout adds it, and
+// its name dropout#L+1 records it: the ONNX export writes that name and the
+// import reads it back, so a network imported from its own export keeps L
+// though its layers are counted otherwise (an explicit Flatten, …), and a
+// NetSpec keeps it too. A kept element is scaled by
 // float32(1)/float32(1−p), as PyTorch scales. The bits depend on nothing
 // but (Draw, L, e): not on the worker, the goroutine or the rank that
 // evaluates the gradient, nor on earlier batches, so both of GT-STORM's
@@ -35,7 +39,7 @@ func mix64(z uint64) uint64 {
 // dropMask is the mask buffer of one Dropout layer in a training graph.
 type dropMask struct {
 	buf   []float32 // one value per element of the batch's activations
-	layer int       // the layer's index in the description
+	layer int       // the layer's key L (its index in the description where Net.Dropout added it)
 	rate  float32   // p
 }
 

@@ -8,20 +8,27 @@ import (
 	"github.com/gtstorm/gtstorm/models"
 )
 
-// A network of one's own: a small residual CNN described layer by layer
-// with a Net, as a PyTorch module's forward reads, then trained by plain
-// SGD on 64 MNIST digits through the public API. The description alone
-// gives the parameter layout, the forward pass and its gradient (and the
-// ONNX export: models.ONNX).
+// A network of one's own: a small residual CNN with dropout described layer
+// by layer with a Net, as a PyTorch module's forward reads, then trained by
+// plain SGD on 64 MNIST digits through the public API. The description
+// alone gives the parameter layout, the forward pass and its gradient (and
+// the ONNX export: models.ONNX).
+//
+// Dropout's masks are part of the minibatch draw: a training batch of a
+// network with dropout (models.Stochastic) carries a draw key, Batch.Draw,
+// which a data.Sampler sets after KeyDraws; here each step keys the same
+// 64 digits anew. Evaluation (Worker.Eval, Logits, Predict) needs no key:
+// Dropout is the identity there.
 func ExampleNet() {
 	n := models.NewNet("tiny-resnet", []int{1, 28, 28}, 10)
 	x := n.Conv2D("stem", n.Input(), models.Conv{Out: 8, Kernel: 3, Stride: 2, Pad: 1, Init: models.InitKaimingNormal})
 	x = n.ReLU(n.GroupNorm("stem.gn", x, 2)) // [8,14,14]
 	h := n.Conv2D("block.conv", x, models.Conv{Out: 8, Kernel: 3, Pad: 1, Init: models.InitKaimingNormal})
 	h = n.GroupNorm("block.gn", h, 2)
-	x = n.ReLU(n.Add(h, x)) // residual
-	x = n.MaxPool(x, 2, 2)  // [8,7,7]
-	m, err := n.Model(n.Dense("fc", n.GlobalAvgPool(x), 10))
+	x = n.ReLU(n.Add(h, x))                 // residual
+	x = n.MaxPool(x, 2, 2)                  // [8,7,7]
+	x = n.Dropout(n.GlobalAvgPool(x), 0.25) // [8], nn.Dropout(0.25)
+	m, err := n.Model(n.Dense("fc", x, 10))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,6 +48,7 @@ func ExampleNet() {
 	params, grad := m.Init(1), make([]float32, m.NumParams())
 	var first, last float32
 	for step := range 30 {
+		batch.Draw = uint64(step) + 1 // never 0: a keyed batch
 		loss, err := w.Grad(params, batch, grad)
 		if err != nil {
 			log.Fatal(err)
@@ -53,9 +61,16 @@ func ExampleNet() {
 			params[i] -= float32(0.5 * g)
 		}
 	}
-	fmt.Printf("%s: %d parameters in %d tensors\n", m.Name(), m.NumParams(), len(m.Params()))
+	fmt.Printf("%s: %d parameters in %d tensors, stochastic %v\n", m.Name(), m.NumParams(), len(m.Params()), models.Stochastic(m))
 	fmt.Printf("loss %.4f after 1 step, %.4f after 30\n", first, last)
+	batch.Draw = 0 // evaluation: no key, no dropout
+	sum, _, err := w.Eval(params, batch)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("evaluation loss %.4f\n", sum/float64(len(batch.Index)))
 	// Output:
-	// tiny-resnet: 770 parameters in 8 tensors
-	// loss 2.3344 after 1 step, 2.0238 after 30
+	// tiny-resnet: 770 parameters in 8 tensors, stochastic true
+	// loss 2.3602 after 1 step, 2.1622 after 30
+	// evaluation loss 2.1019
 }

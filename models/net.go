@@ -90,9 +90,11 @@ type netLayer struct {
 	groups int     // kindGroupNorm
 	k, s   int     // pooling window and stride
 	pad    int     // pooling padding
+	exPad  bool    // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)
 	units  int     // kindDense: output width
 	noBias bool    // kindDense: without a bias (DenseNoBias)
 	rate   float32 // kindDropout: the probability p of dropping an element
+	key    int     // kindDropout: the index that keys its masks, named by dropout#key+1
 }
 
 // NewNet starts the description of a network named name on samples of the

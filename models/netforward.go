@@ -13,8 +13,8 @@ import (
 // the layers is read by nothing else: a biased convolution followed by
 // ReLU and a 2×2 max-pool of stride 2 becomes the convolution and
 // BiasReLUMaxPool2x2 (the paper CNNs' blocks), and a dense layer followed
-// by ReLU becomes DenseReLU. Flatten costs nothing: a dense layer reads its
-// input flat.
+// by ReLU becomes DenseReLU, and a GroupNorm followed by ReLU
+// GroupNormReLU. Flatten costs nothing: a dense layer reads its input flat.
 //
 // In a training graph each Dropout layer of rate p > 0 multiplies by a
 // mask; forward returns the masks' buffers, which the caller fills for
@@ -53,13 +53,22 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 				vals[l.out] = g.Dense(in, p[l.name+".w"], b)
 			}
 		case kindGroupNorm:
-			vals[l.out] = g.GroupNorm(in, p[l.name+".g"], p[l.name+".b"], l.groups)
+			if n.fusesReLU(i) {
+				vals[n.layers[i+1].out] = g.GroupNormReLU(in, p[l.name+".g"], p[l.name+".b"], l.groups)
+				i++
+			} else {
+				vals[l.out] = g.GroupNorm(in, p[l.name+".g"], p[l.name+".b"], l.groups)
+			}
 		case kindReLU:
 			vals[l.out] = g.ReLU(l.name, in)
 		case kindMaxPool:
 			vals[l.out] = g.MaxPoolPadded(l.name, in, l.k, l.s, l.pad)
 		case kindAvgPool:
-			vals[l.out] = g.AvgPoolPadded(l.name, in, l.k, l.s, l.pad)
+			if l.exPad {
+				vals[l.out] = g.AvgPoolExcludePad(l.name, in, l.k, l.s, l.pad)
+			} else {
+				vals[l.out] = g.AvgPoolPadded(l.name, in, l.k, l.s, l.pad)
+			}
 		case kindGlobalAvgPool:
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
@@ -71,7 +80,7 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			if g.Training() && l.rate > 0 {
 				var buf []float32
 				vals[l.out], buf = g.Dropout(l.name, in)
-				masks = append(masks, dropMask{buf: buf, layer: i, rate: l.rate})
+				masks = append(masks, dropMask{buf: buf, layer: l.key, rate: l.rate})
 			}
 		}
 	}

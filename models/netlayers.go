@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // The layers of a Net. Each checks the shape it reads, declares its
@@ -106,6 +108,19 @@ func (n *Net) AvgPoolPadded(x Tensor, k, stride, pad int) Tensor {
 	return n.pool(kindAvgPool, "avgpool", x, k, stride, pad)
 }
 
+// AvgPoolExcludePad adds average pooling of x [C,H,W] over k×k windows
+// moved by stride over x padded with pad (at most k/2) on every side, each
+// window's sum divided by the number of its values inside the map, the
+// padding not counted (PyTorch's nn.AvgPool2d(k, stride, pad,
+// count_include_pad=False)). Without padding it is AvgPool.
+func (n *Net) AvgPoolExcludePad(x Tensor, k, stride, pad int) Tensor {
+	t := n.pool(kindAvgPool, "avgpool", x, k, stride, pad)
+	if t.id >= 0 && pad > 0 {
+		n.layers[len(n.layers)-1].exPad = true
+	}
+	return t
+}
+
 func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride, pad int) Tensor {
 	name := n.autoName(prefix)
 	if !n.reads(name, x) {
@@ -171,19 +186,55 @@ func (n *Net) Flatten(x Tensor) Tensor {
 // probability p and kept, scaled by 1/(1−p), otherwise; in evaluation and
 // prediction it is the identity. The masks are part of the minibatch draw:
 // each element's is a hash of the batch's draw key (data.Batch.Draw), the
-// layer's position and the element's index within the batch, so every
-// gradient evaluated on one minibatch (GT-STORM's two) uses the same masks,
-// whatever the workers, ranks or resumes. A network with dropout (p > 0)
-// trains on keyed batches only (Stochastic). 0 ≤ p < 1.
+// layer's key (its position among the layers, which its name dropout#K
+// records as K−1; an ONNX export and its import keep that name, so an
+// imported export draws the original's masks) and the element's index
+// within the batch, so every gradient evaluated on one minibatch
+// (GT-STORM's two) uses the same masks, whatever the workers, ranks or
+// resumes. A network with dropout (p > 0) trains on keyed batches only
+// (Stochastic). 0 ≤ p < 1.
 func (n *Net) Dropout(x Tensor, p float32) Tensor {
-	name := n.autoName("dropout")
+	return n.dropout(x, p, len(n.layers))
+}
+
+// dropout adds Dropout keyed by key, named dropout#key+1: the first key
+// from key on that names no layer yet.
+func (n *Net) dropout(x Tensor, p float32, key int) Tensor {
+	for n.hasLayer(dropoutName(key)) {
+		key++
+	}
+	name := dropoutName(key)
 	if !n.reads(name, x) {
 		return Tensor{-1}
 	}
 	if !(p >= 0 && p < 1) {
 		return n.fail(name, "rate %g, want 0 ≤ p < 1", p)
 	}
-	return n.record(netLayer{kind: kindDropout, name: name, rate: p}, n.shapes[x.id], x)
+	return n.record(netLayer{kind: kindDropout, name: name, rate: p, key: key}, n.shapes[x.id], x)
+}
+
+// dropoutName names the Dropout layer of key key.
+func dropoutName(key int) string { return fmt.Sprintf("dropout#%d", key+1) }
+
+// dropoutKey returns the key a Dropout layer's name dropout#K records, K−1,
+// and whether name is of that form (K a positive number written plainly).
+func dropoutKey(name string) (int, bool) {
+	s, ok := strings.CutPrefix(name, "dropout#")
+	k, err := strconv.Atoi(s)
+	if !ok || err != nil || k < 1 || k > maxSpecLayers || strconv.Itoa(k) != s {
+		return 0, false
+	}
+	return k - 1, true
+}
+
+// hasLayer reports whether a layer of n is named name.
+func (n *Net) hasLayer(name string) bool {
+	for _, l := range n.layers {
+		if l.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Dense adds a fully connected layer from x, read flat in row-major order,

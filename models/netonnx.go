@@ -72,12 +72,19 @@ func (g *onnxGraph) addLayer(l netLayer) {
 			onnx.IntsAttr("strides", int64(l.s), int64(l.s)),
 			onnx.IntsAttr("pads", p, p, p, p)}
 		if l.kind == kindAvgPool && l.pad > 0 {
-			attrs = append(attrs, onnx.IntAttr("count_include_pad", 1))
+			include := int64(1)
+			if l.exPad {
+				include = 0
+			}
+			attrs = append(attrs, onnx.IntAttr("count_include_pad", include))
 		}
 		g.node(l.name, op, []string{x}, out, attrs...)
 		padding := ""
 		if l.pad > 0 {
 			padding = fmt.Sprintf(" padding %d", l.pad)
+		}
+		if l.exPad {
+			padding += " (count_include_pad 0)"
 		}
 		g.describe("%s: %s %d×%d stride %d%s → [N,%s]", l.name, op, l.k, l.k, l.s, padding, joinInts(shape))
 	case kindDropout:

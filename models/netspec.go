@@ -20,11 +20,15 @@ type NetSpec struct {
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
 // maxpool, avgpool, globalavgpool, add, flatten, dense or dropout; In the
 // tensors it reads. Name is the layer's, which names its parameters (conv,
-// groupnorm, dense; the others are named after their position). The other
-// fields are the settings of its Op: a convolution's Out, Kernel, Stride,
-// Pad, Bias and Init (uniform or kaiming-normal), GroupNorm's Groups, a
-// pool's Kernel, Stride and Pad, a dense layer's Units, a dropout's Rate
-// (its p; {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)).
+// groupnorm, dense; the others are named after their position), and a
+// dropout's where it is not dropout#K at position K−1: the name dropout#K
+// keys its masks (see Net.Dropout), which a network imported from an ONNX
+// export keeps from the layer it exported. The other fields are the
+// settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias and
+// Init (uniform or kaiming-normal), GroupNorm's Groups, a pool's Kernel,
+// Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False), a
+// dense layer's Units, a dropout's Rate (its p;
+// {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)).
 type LayerSpec struct {
 	Op     string  `json:"op"`
 	Name   string  `json:"name,omitempty"`
@@ -39,6 +43,9 @@ type LayerSpec struct {
 	Units  int     `json:"units,omitempty"`
 	Rate   float32 `json:"rate,omitempty"`
 	NoBias bool    `json:"nobias,omitempty"`
+	// ExcludePad: an avgpool's divisor counts only the values inside the
+	// map (PyTorch's count_include_pad=False).
+	ExcludePad bool `json:"exclude_pad,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -62,7 +69,7 @@ func Spec(m Model) (NetSpec, error) {
 	}
 	n := cm.net
 	s := NetSpec{Name: n.name, Shape: slices.Clone(n.shapes[0]), Classes: n.classes}
-	for _, l := range n.layers {
+	for i, l := range n.layers {
 		ls := LayerSpec{Op: layerOps[l.kind], In: slices.Clone(l.in)}
 		switch l.kind {
 		case kindConv:
@@ -73,9 +80,12 @@ func Spec(m Model) (NetSpec, error) {
 		case kindDense:
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
-			ls.Kernel, ls.Stride, ls.Pad = l.k, l.s, l.pad
+			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad = l.k, l.s, l.pad, l.exPad
 		case kindDropout:
 			ls.Rate = l.rate
+			if l.name != dropoutName(i) {
+				ls.Name = l.name
+			}
 		}
 		s.Layers = append(s.Layers, ls)
 	}
@@ -131,7 +141,11 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	case "maxpool":
 		t = n.MaxPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
 	case "avgpool":
-		t = n.AvgPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
+		if l.ExcludePad {
+			t = n.AvgPoolExcludePad(in[0], l.Kernel, l.Stride, l.Pad)
+		} else {
+			t = n.AvgPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
+		}
 	case "globalavgpool":
 		t = n.GlobalAvgPool(in[0])
 	case "add":
@@ -145,7 +159,15 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 			t = n.Dense(l.Name, in[0], l.Units)
 		}
 	case "dropout":
-		t = n.Dropout(in[0], l.Rate)
+		key := i
+		if l.Name != "" {
+			k, ok := dropoutKey(l.Name)
+			if !ok || n.hasLayer(l.Name) {
+				return Tensor{-1}, fmt.Errorf("%s: layer %d (dropout %q): want the name dropout#K of a positive K that no other layer has", n.name, i, l.Name)
+			}
+			key = k
+		}
+		t = n.dropout(in[0], l.Rate, key)
 	default:
 		return Tensor{-1}, fmt.Errorf("%s: layer %d: unknown op %q", n.name, i, l.Op)
 	}

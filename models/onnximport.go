@@ -31,13 +31,15 @@ const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with the Add
 // Dense (the weights transposed where Gemm's transB is set: gtstorm's are
 // [in,out]; a Gemm without its C input is DenseNoBias); MaxPool and
 // AveragePool are the Net's pools, padded where the node's pads are (an
-// AveragePool's with count_include_pad 1); GroupNormalization,
+// AveragePool's counted in the divisor with count_include_pad 1, not with
+// 0: AvgPoolExcludePad); GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
 // GlobalAvgPool; a zero Pad before a Conv or an AveragePool joins its
 // padding. Dropout is the seeded Dropout layer with the file's ratio: it
-// drops in training, with masks drawn from each minibatch's key, and is
-// the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is
+// drops in training, with masks drawn from each minibatch's key (and, for
+// a node named dropout#K as gtstorm's export names it, the layer key K−1),
+// and is the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is
 // folded when the file is read. BatchNormalization is refused (SPEC §12:
 // each node's batch statistics differ under non-IID data; use
 // GroupNorm), as is any other operator, naming it, its node and the

@@ -123,7 +123,11 @@ func (im *importer) dense(n *onnx.Node, x ival, w *iconst, init string, bias []f
 // dropout adds the seeded Dropout layer with the node's ratio (its input 1
 // from opset 12, its attribute before; 0.5 where absent). Its
 // training_mode input is not read: gtstorm's Dropout drops in training and
-// is the identity in evaluation, as torch's nn.Dropout.
+// is the identity in evaluation, as torch's nn.Dropout. A node named
+// dropout#K, as gtstorm's export names a Dropout layer, keeps that name and
+// so the key of its masks (K−1, where no layer of the import has the name
+// yet): a network imported from its own export draws the same masks.
+// Other nodes' layers are keyed by their position, as Net.Dropout keys.
 func (im *importer) dropout(n *onnx.Node) error {
 	x, err := im.data(n, 0)
 	if err != nil {
@@ -137,7 +141,11 @@ func (im *importer) dropout(n *onnx.Node) error {
 	if ratio != nil {
 		p = ratio[0]
 	}
-	t := im.net.Dropout(x.t, p)
+	key, ok := dropoutKey(n.Name)
+	if !ok || im.net.hasLayer(n.Name) {
+		key = len(im.net.layers)
+	}
+	t := im.net.dropout(x.t, p, key)
 	return im.set(n, ival{kind: ivAct, t: t, view: x.view})
 }
 

@@ -11,10 +11,14 @@ import (
 
 // TestImportONNXPaddedPools imports torch's padded pools (MaxPool2d(3, 2,
 // padding=1), a MaxPool with pads; AvgPool2d(3, 2, padding=1), a Pad then
-// an AveragePool) as the Net's padded pools, and where onnxruntime runs,
-// requires its logits on the PyTorch file.
+// an AveragePool; AvgPool2d(3, 2, padding=1, count_include_pad=False), an
+// AveragePool with pads and count_include_pad 0) as the Net's padded pools,
+// and where onnxruntime runs, requires its logits on the PyTorch file.
 func TestImportONNXPaddedPools(t *testing.T) {
-	for _, c := range []struct{ name, op string }{{"maxpool_padding", "maxpool"}, {"avgpool_padding", "avgpool"}} {
+	for _, c := range []struct {
+		name, op string
+		exclude  bool
+	}{{"maxpool_padding", "maxpool", false}, {"avgpool_padding", "avgpool", false}, {"avgpool_exclude_pad", "avgpool", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			m, x0 := importFixture(t, c.name)
 			spec, err := Spec(m)
@@ -22,9 +26,9 @@ func TestImportONNXPaddedPools(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.ContainsFunc(spec.Layers, func(l LayerSpec) bool {
-				return l.Op == c.op && l.Kernel == 3 && l.Stride == 2 && l.Pad == 1
+				return l.Op == c.op && l.Kernel == 3 && l.Stride == 2 && l.Pad == 1 && l.ExcludePad == c.exclude
 			}) {
-				t.Fatalf("spec %+v has no %s 3 stride 2 padding 1", spec.Layers, c.op)
+				t.Fatalf("spec %+v has no %s 3 stride 2 padding 1 (exclude_pad %v)", spec.Layers, c.op, c.exclude)
 			}
 			if testing.Short() {
 				return

@@ -22,7 +22,9 @@ func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPo
 // on every side. MaxPool's pads are −∞ (never selected). AveragePool's
 // count in the divisor: pads with count_include_pad 1, or a zero Pad
 // before it (PyTorch's AvgPool2d with padding, count_include_pad=True,
-// exported as Pad then AveragePool).
+// exported as Pad then AveragePool); pads with count_include_pad 0 (the
+// default; AvgPool2d(count_include_pad=False)) do not
+// (Net.AvgPoolExcludePad). Both at once it refuses.
 func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) Tensor) error {
 	x, pad, err := im.padded(n)
 	if err != nil {
@@ -47,8 +49,12 @@ func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) T
 	if err != nil {
 		return err
 	}
-	if avg && p > 0 && attrInt(n, "count_include_pad", 0) == 0 {
-		return fmt.Errorf("pads %v with count_include_pad 0 (AvgPool2d(count_include_pad=False)): the Net's padded AvgPool counts the padding in every window's divisor", attr(n, "pads").Ints)
+	exclude := avg && p > 0 && attrInt(n, "count_include_pad", 0) == 0
+	if exclude && pad > 0 {
+		return fmt.Errorf("pads %v with count_include_pad 0 after a zero Pad of %d, whose zeros count in the divisor: the Net's padded AvgPool counts all of its padding or none", attr(n, "pads").Ints, pad)
+	}
+	if exclude {
+		layer = (*Net).AvgPoolExcludePad
 	}
 	if k < 1 || k > maxPoolWindow {
 		return fmt.Errorf("kernel_shape %v, want a square window of 1 to %d", attr(n, "kernel_shape").Ints, maxPoolWindow)

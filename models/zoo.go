@@ -15,13 +15,18 @@ const (
 	CIFARCNNName = "cifar-cnn"
 	// LogRegName names NewLogReg's model.
 	LogRegName = "logreg"
-	// MLPPrefix starts the name of an MLP: mlp:H1,H2,… (see NewMLP).
+	// MLPPrefix starts the name of an MLP: mlp:H1,H2,… (see NewMLP), or
+	// mlp:H1,H2,…@p with Dropout of rate p after each hidden layer (see
+	// NewMLPDropout).
 	MLPPrefix = "mlp:"
+	// MLPDropoutSep separates an MLP's widths from its dropout rate:
+	// mlp:256,128@0.5.
+	MLPDropoutSep = "@"
 )
 
 // Available lists the model names of this build, as a flag's help reads
 // them.
-const Available = "mnist-cnn|cifar-cnn|logreg|resnet20-gn|resnet32-gn|resnet56-gn|fedavg-cnn|mlp:H1,H2,…"
+const Available = "mnist-cnn|cifar-cnn|logreg|resnet20-gn|resnet32-gn|resnet56-gn|fedavg-cnn|mlp:H1,H2,…[@P]"
 
 // MaxWidth is the widest layer an MLP may ask for. It only keeps the
 // parameter count far from overflowing; the memory check (see
@@ -30,7 +35,8 @@ const MaxWidth = 1 << 24
 
 // New returns the image classifier named name — mnist-cnn, cifar-cnn,
 // resnetD-gn (D = 6n + 2: resnet20-gn, resnet32-gn, resnet56-gn, …),
-// fedavg-cnn or mlp:H1,H2,… — for samples of the given shape [C,H,W] with
+// fedavg-cnn or mlp:H1,H2,… (mlp:H1,H2,…@P with dropout of rate P after
+// each hidden layer) — for samples of the given shape [C,H,W] with
 // classes classes. The paper's CNNs take any channel count and any image
 // on which their unpadded 5×5 convolutions and 2×2 pools leave at least one
 // value: NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's
@@ -68,14 +74,14 @@ func New(name string, shape []int, classes int) (Model, error) {
 		}
 		return NewFedAvgCNN(shape, classes)
 	case strings.HasPrefix(name, MLPPrefix):
-		hidden, err := ParseMLP(name)
+		hidden, p, err := ParseMLP(name)
 		if err != nil {
 			return nil, err
 		}
 		if len(shape) == 0 || slices.Min(shape) < 1 {
 			return nil, fmt.Errorf("%s: samples of shape %v, want at least one feature", name, shape)
 		}
-		return NewMLP(shape, hidden, classes)
+		return NewMLPDropout(shape, hidden, p, classes)
 	case name == LogRegName:
 		return nil, fmt.Errorf("logreg is the logistic regression of LibSVM features, not an image model")
 	case IsONNXName(name):
@@ -94,22 +100,36 @@ func imageFits(name string, shape []int, side int) error {
 	return nil
 }
 
-// ParseMLP returns the hidden widths of the MLP named mlp:H1,H2,…: at least
-// one, each a positive integer of at most MaxWidth.
-func ParseMLP(name string) ([]int, error) {
+// ParseMLP returns the hidden widths and the dropout rate of the MLP named
+// mlp:H1,H2,… or mlp:H1,H2,…@P: at least one width, each a positive integer
+// of at most MaxWidth, and P a decimal number with 0 ≤ P < 1 (0 where the
+// name has no @P).
+func ParseMLP(name string) ([]int, float32, error) {
 	list, ok := strings.CutPrefix(name, MLPPrefix)
+	list, rate, hasRate := strings.Cut(list, MLPDropoutSep)
 	if !ok || list == "" {
-		return nil, fmt.Errorf("%s: want at least one layer width, e.g. mlp:128,64", name)
+		return nil, 0, fmt.Errorf("%s: want at least one layer width, e.g. mlp:128,64 (or mlp:128,64@0.5 with dropout)", name)
 	}
 	var hidden []int
 	for _, f := range strings.Split(list, ",") {
 		h, err := strconv.Atoi(f)
 		if err != nil || h < 1 || h > MaxWidth {
-			return nil, fmt.Errorf("%s: layer width %q, want a whole number from 1 to %d", name, f, MaxWidth)
+			return nil, 0, fmt.Errorf("%s: layer width %q, want a whole number from 1 to %d", name, f, MaxWidth)
 		}
 		hidden = append(hidden, h)
 	}
-	return hidden, nil
+	var p float32
+	if hasRate {
+		v, err := strconv.ParseFloat(rate, 64)
+		if err != nil || !(v >= 0 && v < 1) || strings.ContainsAny(rate, "xXpP_") {
+			return nil, 0, fmt.Errorf("%s: dropout rate %q, want a decimal number p with 0 ≤ p < 1 after %q, e.g. mlp:128,64@0.5", name, rate, MLPDropoutSep)
+		}
+		p = float32(v)
+		if p >= 1 { // v just below 1 rounds up to float32 1
+			return nil, 0, fmt.Errorf("%s: dropout rate %q rounds to 1 in float32, want 0 ≤ p < 1", name, rate)
+		}
+	}
+	return hidden, p, nil
 }
 
 // cnnFits reports an error unless the image shape [C,H,W] leaves at least

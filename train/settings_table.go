@@ -29,7 +29,7 @@ func dataSettings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "model", Usage: "network: " + models.Available + " (mlp: hidden layer widths); empty: the dataset's paper model", Sweepable: true,
+		{Name: "model", Usage: "network: " + models.Available + " (mlp: hidden layer widths, @P a dropout rate after each); empty: the dataset's paper model", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Model) },
 			want:  modelWant},
 		{Name: "data-dir", Usage: "MNIST-format folder, Fashion-MNIST folder, CIFAR-10 or CIFAR-100 folder, LibSVM FILE (libsvm), image folder DIR/<class>/*.png|jpg (images), LEAF JSON folder holding train/ and test/ (femnist) or data folder (fashion-mnist, cifar10, cifar100, femnist, a9a, ijcnn1, rcv1); empty for the defaults (MNIST: the copy shipped with the GoMNIST module; Fashion-MNIST: the data folder's, else Debian's dataset-fashion-mnist)", Sweepable: true,

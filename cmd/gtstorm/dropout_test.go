@@ -66,3 +66,35 @@ func sameFile(t *testing.T, a, b string) {
 		t.Errorf("%s (%d bytes) differs from %s (%d bytes)", a, len(x), b, len(y))
 	}
 }
+
+// TestModelMLPDropoutResume trains mlp:16@0.5 (Dropout after the hidden
+// ReLU): config.json and the model file record the name with its rate, and
+// a run stopped half-way and resumed ends with the same model file, byte
+// for byte, as the run straight through (the masks depend on the draw).
+func TestModelMLPDropoutResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains twice; run without -short")
+	}
+	dir := t.TempDir()
+	flags := []string{"--model", "mlp:16@0.50", "--data-dir", writeTinyMNIST(t, filepath.Join(dir, "mnist"), 28, 64, 16),
+		"--algo", "gt-storm", "--nodes", "2", "--batch", "4", "--eval-every", "3", "--checkpoint-every", "3",
+		"--local-eval", "12", "--grad-samples", "8", "--eta0", "0.05", "--workers", "1"}
+	full, half := filepath.Join(dir, "full"), filepath.Join(dir, "half")
+	if b, err := gtstorm(t, append([]string{"train", "--out", full, "--iters", "6"}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train --iters 6: %v\n%s", err, b)
+	}
+	if b, err := gtstorm(t, append([]string{"train", "--out", half, "--iters", "3"}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("train --iters 3: %v\n%s", err, b)
+	}
+	if b, err := gtstorm(t, "resume", "--out", half, "--iters", "6").CombinedOutput(); err != nil {
+		t.Fatalf("resume --iters 6: %v\n%s", err, b)
+	}
+	sameFile(t, filepath.Join(half, train.ModelFile), filepath.Join(full, train.ModelFile))
+	cfg, err := os.ReadFile(filepath.Join(full, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(cfg, []byte(`"mlp:16@0.50"`)) && !bytes.Contains(cfg, []byte(`"mlp:16@0.5"`)) {
+		t.Errorf("config.json does not record the model mlp:16@0.5:\n%s", cfg)
+	}
+}

@@ -188,7 +188,7 @@ func permTable(s ConvShape) []int32 {
 func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 	switch {
 	case !s.plain():
-		im2colStrided(cols, x, s)
+		im2colStrided(ks, cols, x, s)
 		return
 	case ks.isa == isaAVX512:
 		im2colAsm(cols, x, s, tbl)

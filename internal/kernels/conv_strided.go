@@ -92,8 +92,9 @@ func span(n, stride, off, size int) (lo, hi int) {
 }
 
 // im2colStrided writes the K()×P() column matrix of x (C×H×W) into cols,
-// zeros where a kernel position falls in the padding.
-func im2colStrided(cols, x []float32, s ConvShape) {
+// zeros where a kernel position falls in the padding; ks's vector gather
+// moves the rows of a stride-2 convolution where it has one.
+func im2colStrided(ks *kernelSet, cols, x []float32, s ConvShape) {
 	oh, ow, p, st := s.OH(), s.OW(), s.P(), s.step()
 	r := 0
 	for c := range s.C {
@@ -104,6 +105,15 @@ func im2colStrided(cols, x []float32, s ConvShape) {
 				x0, x1 := span(ow, st, j-s.Pad, s.W)
 				dst := cols[r*p : (r+1)*p]
 				clear(dst[:y0*ow])
+				r++
+				if st == 2 && y1 > y0 && x1 > x0 && gatherRows2(ks, dst[y0*ow+x0:], plane[(y0*st+i-s.Pad)*s.W+x0*st+j-s.Pad:], x1-x0, y1-y0, ow, st*s.W) {
+					for oy := y0; oy < y1; oy++ {
+						clear(dst[oy*ow : oy*ow+x0])
+						clear(dst[oy*ow+x1 : (oy+1)*ow])
+					}
+					clear(dst[y1*ow:])
+					continue
+				}
 				for oy := y0; oy < y1; oy++ {
 					d := dst[oy*ow : (oy+1)*ow]
 					clear(d[:x0])
@@ -116,7 +126,6 @@ func im2colStrided(cols, x []float32, s ConvShape) {
 					gather(d[x0:x1], src[x0*st+j-s.Pad:], st)
 				}
 				clear(dst[y1*ow:])
-				r++
 			}
 		}
 	}

@@ -61,11 +61,25 @@ func GroupNorm(y []float32, stats []float64, x, gamma, beta []float32, s GroupNo
 const gnLanes = 4
 
 func groupNormSet(ks *kernelSet, y []float32, stats []float64, x, gamma, beta []float32, s GroupNormShape) {
+	groupNormReLUSet(ks, y, stats, x, gamma, beta, s, false)
+}
+
+// groupNormReLUSet is groupNormSet, followed by ReLU where relu is set
+// (GroupNormReLU).
+func groupNormReLUSet(ks *kernelSet, y []float32, stats []float64, x, gamma, beta []float32, s GroupNormShape, relu bool) {
 	s.check("GroupNorm", min(len(x), len(y)), len(stats), min(len(gamma), len(beta)))
 	cg := s.C / s.Groups
 	m := cg * s.HW
 	groups := s.N * s.Groups
 	ng := 0
+	if elementwiseAsm(ks) && m >= 8 {
+		for ; ng+gnAsmLanes <= groups; ng += gnAsmLanes {
+			groupNormStats8(stats[2*ng:][:2*gnAsmLanes], x[ng*m:][:gnAsmLanes*m], m)
+			for j := range gnAsmLanes {
+				groupNormApply(ks, y, x, gamma, beta, stats, s, ng+j, relu)
+			}
+		}
+	}
 	for ; ng+gnLanes <= groups; ng += gnLanes {
 		x0, x1, x2, x3 := x[ng*m:][:m], x[(ng+1)*m:][:m], x[(ng+2)*m:][:m], x[(ng+3)*m:][:m]
 		var s0, s1, s2, s3 float64
@@ -91,7 +105,7 @@ func groupNormSet(ks *kernelSet, y []float32, stats []float64, x, gamma, beta []
 			stats[2*(ng+j)], stats[2*(ng+j)+1] = [gnLanes]float64{m0, m1, m2, m3}[j], 1/math.Sqrt(q/float64(m)+GroupNormEps)
 		}
 		for j := range gnLanes {
-			groupNormApply(ks, y, x, gamma, beta, stats, s, ng+j)
+			groupNormApply(ks, y, x, gamma, beta, stats, s, ng+j, relu)
 		}
 	}
 	for ; ng < groups; ng++ {
@@ -107,13 +121,57 @@ func groupNormSet(ks *kernelSet, y []float32, stats []float64, x, gamma, beta []
 			ss += float64(d * d)
 		}
 		stats[2*ng], stats[2*ng+1] = mean, 1/math.Sqrt(ss/float64(m)+GroupNormEps)
-		groupNormApply(ks, y, x, gamma, beta, stats, s, ng)
+		groupNormApply(ks, y, x, gamma, beta, stats, s, ng, relu)
 	}
 }
 
+// gnAsmLanes is the number of chains GroupNorm's AVX2 sums carry at once,
+// one a float64 vector lane: image groups in the forward pass, planes in
+// the backward pass.
+const gnAsmLanes = 8
+
+// groupNormStats8 sets the statistics of the gnAsmLanes image groups of m
+// values each at x, as groupNormSet's Go loops form them, with the AVX2
+// sums.
+func groupNormStats8(stats []float64, x []float32, m int) {
+	mean, ss := groupNormSums8(x, m)
+	for j := range gnAsmLanes {
+		stats[2*j], stats[2*j+1] = mean[j], 1/math.Sqrt(ss[j]/float64(m)+GroupNormEps)
+	}
+}
+
+// groupNormSums8 returns the means and the sums of squared deviations of
+// the gnAsmLanes image groups of m values each at x: each group's sums
+// are still one chain of additions in memory order, carried by one AVX2
+// vector lane over the first m &^ 7 values and finished here.
+func groupNormSums8(x []float32, m int) (mean, ss [gnAsmLanes]float64) {
+	x = x[:gnAsmLanes*m]
+	n := m &^ 7
+	var sum [gnAsmLanes]float64
+	gnSums8AVX2(&x[0], m, n, &sum)
+	for j := range gnAsmLanes {
+		s := sum[j]
+		for _, v := range x[j*m+n : (j+1)*m] {
+			s += float64(v)
+		}
+		mean[j] = s / float64(m)
+	}
+	gnSqSums8AVX2(&x[0], m, n, &mean, &ss)
+	for j := range gnAsmLanes {
+		q, mu := ss[j], mean[j]
+		for _, v := range x[j*m+n : (j+1)*m] {
+			d := float64(v) - mu
+			q += float64(d * d)
+		}
+		ss[j] = q
+	}
+	return mean, ss
+}
+
 // groupNormApply writes y = float32(γ·x̂) + β for image group ng, whose
-// statistics are in stats.
-func groupNormApply(ks *kernelSet, y []float32, x, gamma, beta []float32, stats []float64, s GroupNormShape, ng int) {
+// statistics are in stats, and clips each plane with ReLU where relu is
+// set.
+func groupNormApply(ks *kernelSet, y []float32, x, gamma, beta []float32, stats []float64, s GroupNormShape, ng int, relu bool) {
 	cg := s.C / s.Groups
 	m := cg * s.HW
 	mean, rstd := stats[2*ng], stats[2*ng+1]
@@ -129,6 +187,10 @@ func groupNormApply(ks *kernelSet, y []float32, x, gamma, beta []float32, stats 
 		for i, v := range src {
 			xh := float32(float64(float64(v)-mean) * rstd)
 			dst[i] = float32(g*xh) + b
+		}
+		if relu {
+			plane := y[ng*m+k*s.HW:][:s.HW]
+			reluSet(ks, plane, plane)
 		}
 	}
 }
@@ -156,12 +218,20 @@ func GroupNormBackward(dx, dgamma, dbeta, dy, x, gamma []float32, stats []float6
 const gnMaxC = 256
 
 func groupNormBackwardSet(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float32, stats []float64, s GroupNormShape) {
+	groupNormReLUBackwardSet(ks, dx, dgamma, dbeta, dy, x, gamma, stats, s, reluMask{})
+}
+
+// groupNormReLUBackwardSet is groupNormBackwardSet of the gradient through
+// the ReLU r (none where r.y is nil): GroupNormReLUBackward.
+func groupNormReLUBackwardSet(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float32, stats []float64, s GroupNormShape, r reluMask) {
 	s.check("GroupNormBackward", min(len(x), len(dy)), len(stats), min(len(gamma), len(dgamma), len(dbeta)))
 	if dx != nil && len(dx) < s.In() {
 		panic(fmt.Sprintf("kernels: GroupNormBackward: dx has %d values, want ≥ %d", len(dx), s.In()))
 	}
 	if s.C > gnMaxC {
-		groupNormBackwardWide(ks, dx, dgamma, dbeta, dy, x, gamma, stats, s)
+		// The ReLU's gradient of the whole batch first (in dx, or in
+		// scratch), which the wide form reads plane by plane.
+		groupNormBackwardWide(ks, dx, dgamma, dbeta, r.gradient(ks, dx, dy, 0, s.In()), x, gamma, stats, s)
 		return
 	}
 	cg := s.C / s.Groups
@@ -172,7 +242,8 @@ func groupNormBackwardSet(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float
 	for ng := range s.N * s.Groups {
 		mean, rstd := stats[2*ng], stats[2*ng+1]
 		c0 := (ng % s.Groups) * cg
-		planeSumsN(pg[:cg], pb[:cg], dy[ng*m:][:m], x[ng*m:][:m], s.HW, mean, rstd)
+		g := r.gradient(ks, dx, dy, ng*m, m) // dy's group, through the ReLU
+		planeSumsN(ks, pg[:cg], pb[:cg], g, x[ng*m:][:m], s.HW, mean, rstd)
 		var s1, s2 float64 // Σ g and Σ g·x̂ over the group
 		for k := range cg {
 			sg[c0+k] += pg[k]
@@ -182,7 +253,7 @@ func groupNormBackwardSet(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []float
 			s2 += float64(gam * pg[k])
 		}
 		if dx != nil {
-			groupNormInputGrad(ks, dx, dy, x, gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
+			groupNormInputGrad(ks, dx[ng*m:][:m], g, x[ng*m:][:m], gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
 		}
 	}
 	for c := range s.C {
@@ -221,18 +292,17 @@ func groupNormBackwardWide(ks *kernelSet, dx, dgamma, dbeta, dy, x, gamma []floa
 			s1 += float64(gam * pb)
 			s2 += float64(gam * pg)
 		}
-		groupNormInputGrad(ks, dx, dy, x, gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
+		groupNormInputGrad(ks, dx[ng*m:][:m], dy[ng*m:][:m], x[ng*m:][:m], gamma, s, ng, mean, rstd, s1/float64(m), s2/float64(m))
 	}
 }
 
 // groupNormInputGrad writes dx = rstd·(γ·dy − m1 − x̂·m2) for image group
-// ng.
+// ng, whose values dx, dy and x hold. dx may be dy.
 func groupNormInputGrad(ks *kernelSet, dx, dy, x, gamma []float32, s GroupNormShape, ng int, mean, rstd, m1, m2 float64) {
 	cg := s.C / s.Groups
-	m := cg * s.HW
 	c0 := (ng % s.Groups) * cg
 	for k := range cg {
-		off := ng*m + k*s.HW
+		off := k * s.HW
 		gam := float64(gamma[c0+k])
 		d := dx[off : off+s.HW]
 		g := dy[off : off+s.HW]
@@ -250,14 +320,34 @@ func groupNormInputGrad(ks *kernelSet, dx, dy, x, gamma []float32, s GroupNormSh
 }
 
 // planeSumsN sets pg[k], pb[k] to the plane sums of plane k of the
-// len(pg) planes of hw values of dy and x, gnLanes planes at a time.
-func planeSumsN(pg, pb []float64, dy, x []float32, hw int, mean, rstd float64) {
+// len(pg) planes of hw values of dy and x, gnAsmLanes planes at a time
+// with the AVX2 sums where ks has them, then gnLanes at a time.
+func planeSumsN(ks *kernelSet, pg, pb []float64, dy, x []float32, hw int, mean, rstd float64) {
 	k := 0
+	if elementwiseAsm(ks) && hw >= 8 {
+		for ; k+gnAsmLanes <= len(pg); k += gnAsmLanes {
+			planeSums8(pg[k:][:gnAsmLanes], pb[k:][:gnAsmLanes], dy[k*hw:][:gnAsmLanes*hw], x[k*hw:][:gnAsmLanes*hw], hw, mean, rstd)
+		}
+	}
 	for ; k+gnLanes <= len(pg); k += gnLanes {
 		pg[k], pb[k], pg[k+1], pb[k+1], pg[k+2], pb[k+2], pg[k+3], pb[k+3] = planeSums4(dy[k*hw:][:4*hw], x[k*hw:][:4*hw], hw, mean, rstd)
 	}
 	for ; k < len(pg); k++ {
 		pg[k], pb[k] = planeSums(dy[k*hw:][:hw], x[k*hw:][:hw], mean, rstd)
+	}
+}
+
+// planeSums8 is planeSums of gnAsmLanes consecutive planes of hw values,
+// with the AVX2 sums over the first hw &^ 7 values of each plane: each
+// plane's sums are still chains of additions in memory order, finished
+// here.
+func planeSums8(pg, pb []float64, dy, x []float32, hw int, mean, rstd float64) {
+	n := hw &^ 7
+	var out [2 * gnAsmLanes]float64
+	gnPlaneSums8AVX2(&dy[0], &x[0], hw, n, mean, rstd, &out)
+	for j := range gnAsmLanes {
+		off := j*hw + n
+		pg[j], pb[j] = planeSumsFrom(out[j], out[gnAsmLanes+j], dy[off:(j+1)*hw], x[off:(j+1)*hw], mean, rstd)
 	}
 }
 
@@ -283,6 +373,11 @@ func planeSums4(dy, x []float32, hw int, mean, rstd float64) (g0, b0, g1, b1, g2
 
 // planeSums returns Σ dy·x̂ and Σ dy over one plane, in float64.
 func planeSums(dy, x []float32, mean, rstd float64) (sg, sb float64) {
+	return planeSumsFrom(0, 0, dy, x, mean, rstd)
+}
+
+// planeSumsFrom is planeSums with the sums starting at sg and sb.
+func planeSumsFrom(sg, sb float64, dy, x []float32, mean, rstd float64) (float64, float64) {
 	x = x[:len(dy)]
 	for i, g := range dy {
 		gd := float64(g)

@@ -53,6 +53,17 @@ var benchShapes = []benchShape{
 	{name: "cifar/fc1-dX/128x120x400", m: 128, n: 400, k: 120, batch: 1},
 	{name: "cifar/fc1-dW/T120x128x400", transA: true, m: 120, n: 400, k: 128, batch: 1},
 	{name: "cifar/fc2-fwd/128x120x84T", transB: true, m: 128, n: 84, k: 120, batch: 1},
+	// ResNet-20-GN, batch 32, per image: the 3×3 convolutions of its three
+	// stages (forward, column gradient, transposed weight gradient).
+	{name: "resnet/s1-fwd/img/16x144x1024", m: 16, n: 1024, k: 144, batch: 32},
+	{name: "resnet/s1-dCols/img/T144x16x1024", transA: true, m: 144, n: 1024, k: 16, batch: 32},
+	{name: "resnet/s1-dWT/img/144x1024x16", m: 144, n: 16, k: 1024, batch: 32, acc: true},
+	{name: "resnet/s2-fwd/img/32x288x256", m: 32, n: 256, k: 288, batch: 32},
+	{name: "resnet/s2-dCols/img/T288x32x256", transA: true, m: 288, n: 256, k: 32, batch: 32},
+	{name: "resnet/s2-dWT/img/288x256x32", m: 288, n: 32, k: 256, batch: 32, acc: true},
+	{name: "resnet/s3-fwd/img/64x576x64", m: 64, n: 64, k: 576, batch: 32},
+	{name: "resnet/s3-dCols/img/T576x64x64", transA: true, m: 576, n: 64, k: 64, batch: 32},
+	{name: "resnet/s3-dWT/img/576x64x64", m: 576, n: 64, k: 64, batch: 32, acc: true},
 }
 
 // operands allocates random operands for s (A, B per batch entry; C per

@@ -15,6 +15,10 @@ type WindowShape struct {
 	// MaxPool (never selected), zeros that count in AvgPool's divisor K·K
 	// (PyTorch's count_include_pad=True).
 	Pad int
+	// ExcludePad makes a padded AvgPool divide each window by the number
+	// of its in-plane values instead of K·K (PyTorch's
+	// count_include_pad=False). MaxPool ignores it.
+	ExcludePad bool
 }
 
 // OH is the number of output rows per plane.

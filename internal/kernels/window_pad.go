@@ -61,7 +61,9 @@ func maxPoolPaddedBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 // (the padding's zeros count, PyTorch's count_include_pad=True). With
 // backward it is instead AvgPoolBackward's scatter, into a (dx, cleared by
 // the caller) from b (dy): dy[o]/(K·K), rounded once, added to the
-// window's in-plane positions, outputs in order.
+// window's in-plane positions, outputs in order. With s.ExcludePad the
+// divisor is instead the window's count of in-plane values
+// (count_include_pad=False).
 func avgPoolPadded(a, b []float32, s WindowShape, backward bool) {
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	n := float64(s.K * s.K)
@@ -73,6 +75,9 @@ func avgPoolPadded(a, b []float32, s WindowShape, backward bool) {
 			for ox := range ow {
 				c := ox*s.Stride - s.Pad
 				j0, j1 := clip(c, s.K, s.W)
+				if s.ExcludePad {
+					n = float64((i1 - i0) * (j1 - j0))
+				}
 				if backward {
 					g := float32(float64(b[o]) / n)
 					plane := a[p*in : (p+1)*in]

@@ -6,9 +6,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -76,10 +78,13 @@ func Plot(path, title string, curves []Curve) error {
 //
 // Each panel's y axis holds every point drawn, band edges included, with a
 // margin; the legend, shared by both panels, stands to their right, outside
-// their data areas. On a log x axis (Curve.LogX) points at x ≤ 0 cannot be
-// drawn: they are left out, and the x axis label says so. That is not
-// reported in skipped, as every run on a simulated network starts at t = 0.
-// Where no curve has a point at x > 0, the x axis stays linear.
+// their data areas. A panel's title too wide for its panel is wrapped at
+// spaces, in a smaller font where a word alone is too wide, so that it
+// never runs into the other panel. On a log x axis (Curve.LogX) points at
+// x ≤ 0 cannot be drawn: they are left out, and the x axis label says so.
+// That is not reported in skipped, as every run on a simulated network
+// starts at t = 0. Where no curve has a point at x > 0, the x axis stays
+// linear.
 func PlotReport(path, title string, curves []Curve) (skipped []string, err error) {
 	f, skipped, err := newFigure(title, curves)
 	if err != nil {
@@ -120,6 +125,7 @@ func newFigure(title string, curves []Curve) (f *figure, skipped []string, err e
 	}
 	f.fitY(accY, stY, logY)
 	f.fitLogX(curves)
+	f.fitTitles(panelWidth())
 	return f, skipped, nil
 }
 
@@ -342,10 +348,77 @@ func (f *figure) render() *vgimg.Canvas {
 func (f *figure) layout(c draw.Canvas) (acc, st, legend draw.Canvas) {
 	panels := c
 	panels.Max.X = c.Min.X + panelsWidth
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: 2 * pad, PadY: pad,
-		PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
 	legend = draw.Crop(c, panelsWidth+2*pad, -pad, pad, -pad-f.titleHeight())
-	return tiles.At(panels, 0, 0), tiles.At(panels, 1, 0), legend
+	return panelTiles.At(panels, 0, 0), panelTiles.At(panels, 1, 0), legend
+}
+
+// panelTiles lays the two panels side by side in the figure's left
+// panelsWidth.
+var panelTiles = draw.Tiles{Rows: 1, Cols: 2, PadX: 2 * pad, PadY: pad,
+	PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+
+// panelWidth is the width of each panel's canvas, which its title, centred
+// on it, must not exceed, lest it run into the neighbouring panel or off
+// the figure.
+func panelWidth() vg.Length {
+	whole := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: panelsWidth, Y: figureHeight}}}
+	return panelTiles.At(whole, 0, 0).Size().X
+}
+
+// fitTitles fits each panel's title into width (see fitTitle), and pads
+// the shorter title below so that both take the same height: the panels'
+// data areas then start level, whatever the lines each title needs.
+func (f *figure) fitTitles(width vg.Length) {
+	panels := []*plot.Plot{f.acc, f.st}
+	for _, p := range panels {
+		p.Title.Text, p.Title.TextStyle = fitTitle(p.Title.Text, p.Title.TextStyle, width)
+	}
+	h := f.titleHeight()
+	for _, p := range panels {
+		if p.Title.Text != "" {
+			p.Title.Padding = h - p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y
+		}
+	}
+}
+
+// fitTitle returns title and its style sty laid out to be at most width
+// wide, as sty's font measures it: unchanged where it fits; else wrapped
+// onto several lines at spaces (its own line breaks kept), and, where a
+// word alone is still wider than width, in a font shrunk until the widest
+// line fits.
+func fitTitle(title string, sty text.Style, width vg.Length) (string, text.Style) {
+	if width <= 0 || sty.Width(title) <= width {
+		return title, sty
+	}
+	var lines []string
+	for _, hard := range strings.Split(title, "\n") {
+		words := strings.Fields(hard)
+		if len(words) == 0 {
+			lines = append(lines, "")
+			continue
+		}
+		line := words[0]
+		for _, w := range words[1:] {
+			if sty.Width(line+" "+w) <= width {
+				line += " " + w
+				continue
+			}
+			lines = append(lines, line)
+			line = w
+		}
+		lines = append(lines, line)
+	}
+	title = strings.Join(lines, "\n")
+	// Text widths scale with the font's size, up to rounding: shrink by
+	// the excess, and by at least 1% a step where rounding leaves it over.
+	for range 100 {
+		w := sty.Width(title)
+		if w <= width {
+			break
+		}
+		sty.Font.Size *= min(width/w, 0.99)
+	}
+	return title, sty
 }
 
 // titleHeight is the height the panels' titles take, padding included.

@@ -362,3 +362,127 @@ func TestPaletteDistinct(t *testing.T) {
 		}
 	}
 }
+
+// longGridTitle is the title of a grid with four varied factors, as the
+// experiment package writes it.
+const longGridTitle = "mnist: algorithms × partitions × topology × weight-decay × compression × network × byzantine"
+
+// TestFitTitle: a title laid out for a width is, as its font measures it,
+// no wider than that width; it is broken only at spaces, its words kept in
+// order, and its font shrunk only where a word alone is too wide; a title
+// that fits is unchanged.
+func TestFitTitle(t *testing.T) {
+	sty := plot.New().Title.TextStyle
+	for _, c := range []struct {
+		name    string
+		title   string
+		width   vg.Length
+		wrapped bool // laid out on several lines
+		shrunk  bool // in a smaller font
+	}{
+		{"short", "test: stationarity S(x)", panelWidth(), false, false},
+		{"empty", "", panelWidth(), false, false},
+		{"fits exactly", "mnist: test accuracy", sty.Width("mnist: test accuracy"), false, false},
+		{"short, own line break", "a\nb", panelWidth(), false, false},
+		{"long grid title", longGridTitle + ": test accuracy of the averaged model", panelWidth(), true, false},
+		{"long grid title, linear S(x)", longGridTitle + ": stationarity S(x) (no positive values: linear scale)", panelWidth(), true, false},
+		{"long, narrow panel", longGridTitle, 2 * vg.Inch, true, false},
+		{"long, very narrow panel", longGridTitle, vg.Inch, true, false},
+		{"one word too wide", "dirichlet:0.1/topology=er/weight-decay=1e-4/compression=topk:0.01/network=50ms/10Mbit", 2 * vg.Inch, false, true},
+		{"long words and spaces", "a " + strings.Repeat("x", 80) + " b " + strings.Repeat("y", 40), 3 * vg.Inch, true, true},
+		{"own line breaks, each too long", longGridTitle + "\n" + longGridTitle, 3 * vg.Inch, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, gotSty := fitTitle(c.title, sty, c.width)
+			lines := strings.Split(got, "\n")
+			if w := gotSty.Width(got); w > c.width {
+				t.Errorf("laid out %q at %v pt: %v wide, want at most %v", got, gotSty.Font.Size, w, c.width)
+			}
+			for _, l := range lines {
+				if w := gotSty.Width(l); w > c.width {
+					t.Errorf("line %q is %v wide, want at most %v", l, w, c.width)
+				}
+			}
+			if wrapped := len(lines) > len(strings.Split(c.title, "\n")); wrapped != c.wrapped {
+				t.Errorf("laid out as %q: wrapped %v, want %v", got, wrapped, c.wrapped)
+			}
+			if shrunk := gotSty.Font.Size < sty.Font.Size; shrunk != c.shrunk {
+				t.Errorf("font %v pt, was %v: shrunk %v, want %v", gotSty.Font.Size, sty.Font.Size, shrunk, c.shrunk)
+			}
+			if gotSty.Font.Size > sty.Font.Size {
+				t.Errorf("font grew from %v to %v pt", sty.Font.Size, gotSty.Font.Size)
+			}
+			if !c.wrapped && !c.shrunk && (got != c.title || gotSty != sty) {
+				t.Errorf("a title that fits changed: %q → %q", c.title, got)
+			}
+			if want := strings.Fields(c.title); !slices.Equal(strings.Fields(got), want) {
+				t.Errorf("words %q, want %q: broken only at spaces", strings.Fields(got), want)
+			}
+		})
+	}
+}
+
+// TestPlotTitlesFitTheirPanels: however long the grid's title, each
+// panel's title, as drawn, stays within its own panel, overlapping
+// neither the other panel's canvas nor any data area, and both titles
+// take the same height, so the panels' plots start level.
+func TestPlotTitlesFitTheirPanels(t *testing.T) {
+	curves := []Curve{{Label: "a", Rounds: []float64{0, 1, 2}, Acc: []float64{0.1, 0.5, 0.9}, S: []float64{1, 0.1, 0.01}}}
+	linear := []Curve{{Label: "a", Rounds: []float64{0, 1, 2}, Acc: []float64{0.1, 0.5, 0.9}, S: []float64{0, 0, 0}}}
+	for _, c := range []struct {
+		name, title string
+		curves      []Curve
+		short       bool // both titles fit on one line as they are
+	}{
+		{"short", "test", curves, true},
+		{"recipes-mnist", "mnist: algorithms × partitions × topology × weight-decay", curves, true},
+		{"long", longGridTitle, curves, false},
+		{"long, linear S(x)", longGridTitle, linear, false},
+		{"very long", strings.Repeat(longGridTitle+" ", 4), curves, false},
+		{"one long word", strings.Repeat("x", 300), curves, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, err := newFigure(c.title, c.curves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := f.render()
+			accC, stC, _ := f.layout(draw.New(img))
+			canvases := []draw.Canvas{accC, stC}
+			panels := []*plot.Plot{f.acc, f.st}
+			var heights []vg.Length
+			for i, p := range panels {
+				if several := strings.Contains(p.Title.Text, "\n"); several == c.short {
+					t.Errorf("panel %d title %q: on several lines %v, want %v", i, p.Title.Text, several, !c.short)
+				}
+				// Where plot.Plot.Draw puts the title: centred across the
+				// top of the panel's canvas, in a strip as high as the
+				// title's text that it takes off the canvas.
+				size := p.Title.TextStyle.Rectangle(p.Title.Text).Size()
+				top, mid := canvases[i].Max.Y, canvases[i].Center().X
+				r := vg.Rectangle{Min: vg.Point{X: mid - size.X/2, Y: top - size.Y}, Max: vg.Point{X: mid + size.X/2, Y: top}}
+				const eps = 1e-9 // of rounding, in points
+				if r.Min.X < canvases[i].Min.X-eps || r.Max.X > canvases[i].Max.X+eps {
+					t.Errorf("panel %d title %v spans beyond its panel %v", i, r, canvases[i].Rectangle)
+				}
+				for j, other := range canvases {
+					if j != i && overlaps(r, other.Rectangle) {
+						t.Errorf("panel %d title %v overlaps panel %d %v", i, r, j, other.Rectangle)
+					}
+					if data := panels[j].DataCanvas(other).Rectangle; overlaps(r, data) {
+						t.Errorf("panel %d title %v overlaps panel %d's data area %v", i, r, j, data)
+					}
+				}
+				heights = append(heights, r.Size().Y+p.Title.Padding)
+			}
+			if heights[0] != heights[1] {
+				t.Errorf("the titles take %v and %v, want the same height", heights[0], heights[1])
+			}
+		})
+	}
+}
+
+// overlaps reports whether rectangles a and b share some area.
+func overlaps(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}

@@ -23,14 +23,16 @@ func (v Vary) String() string { return v.Name + "=" + strings.Join(v.Values, ","
 
 // ParseVary parses NAME=V1,V2,…, dropping blank values. The commas of an
 // MLP's widths stay in its value: model=mlp:64,32,cifar-cnn varies the
-// model over mlp:64,32 and cifar-cnn (no model name is a bare number).
+// model over mlp:64,32 and cifar-cnn, and model=mlp:64,32@0.5,mlp:64 over
+// mlp:64,32@0.5 and mlp:64 (no model name is a bare number, or one with a
+// dropout rate).
 func ParseVary(spec string) (Vary, error) {
 	name, values, ok := strings.Cut(spec, "=")
 	v := Vary{Name: strings.TrimSpace(name)}
 	for _, f := range strings.Split(values, ",") {
 		f = strings.TrimSpace(f)
 		if last := len(v.Values) - 1; v.Name == "model" && last >= 0 && f != "" &&
-			strings.HasPrefix(v.Values[last], models.MLPPrefix) && strings.Trim(f, "0123456789") == "" {
+			strings.HasPrefix(v.Values[last], models.MLPPrefix) && !strings.Contains(v.Values[last], models.MLPDropoutSep) && mlpWidth(f) {
 			v.Values[last] += "," + f
 			continue
 		}
@@ -43,6 +45,13 @@ func ParseVary(spec string) (Vary, error) {
 			Want: "NAME=V1,V2,… with NAME one of " + strings.Join(train.Sweepable(), ", ")}
 	}
 	return v, nil
+}
+
+// mlpWidth reports whether f continues an MLP's name in a list of values:
+// a width, or a width and the dropout rate (32@0.5).
+func mlpWidth(f string) bool {
+	w, _, _ := strings.Cut(f, models.MLPDropoutSep)
+	return w != "" && strings.Trim(w, "0123456789") == ""
 }
 
 // The parts of a cell's label that say it runs without lying nodes, and the

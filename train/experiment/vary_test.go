@@ -113,6 +113,11 @@ func TestParseVary(t *testing.T) {
 	if err != nil || v.Name != "attack" || !slices.Equal(v.Values, []string{"none", "signflip:1", "alie"}) {
 		t.Errorf("ParseVary = %+v, %v", v, err)
 	}
+	// An MLP's widths and dropout rate stay in its value.
+	v, err = ParseVary("model=mlp:64,32@0.5,mlp:16,8,cifar-cnn,mlp:4@0.25,2")
+	if want := []string{"mlp:64,32@0.5", "mlp:16,8", "cifar-cnn", "mlp:4@0.25", "2"}; err != nil || !slices.Equal(v.Values, want) {
+		t.Errorf("ParseVary = %+v, %v, want values %q", v, err, want)
+	}
 	for _, bad := range []string{"", "rho", "rho=", "=1,2", "rho=,"} {
 		if _, err := ParseVary(bad); err == nil {
 			t.Errorf("ParseVary(%q) accepted", bad)

@@ -64,7 +64,7 @@ func (op *kop) String() string {
 }
 
 // maxArity is the largest number of inputs of a kernel-backed op.
-const maxArity = 3
+const maxArity = 4
 
 // args returns the float32 data of the op's tensor inputs, checking each
 // against the number of values it must hold. It returns an array, not a

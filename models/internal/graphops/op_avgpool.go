@@ -47,6 +47,19 @@ func (g *Graph) AvgPool(name string, x *G.Node, k, stride int) *G.Node {
 // (PyTorch's AvgPool2d(k, stride, pad), count_include_pad=True):
 // [n,C,(H+2·pad−k)/stride+1,(W+2·pad−k)/stride+1].
 func (g *Graph) AvgPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Node {
+	return g.avgPoolPadded(name, x, k, stride, pad, false)
+}
+
+// AvgPoolExcludePad is AvgPoolPadded with each window divided by the
+// number of its values inside the map rather than k² (PyTorch's
+// AvgPool2d(k, stride, pad, count_include_pad=False); the gradient spreads
+// dy over those values by the same divisor). Without padding it is
+// AvgPool.
+func (g *Graph) AvgPoolExcludePad(name string, x *G.Node, k, stride, pad int) *G.Node {
+	return g.avgPoolPadded(name, x, k, stride, pad, pad > 0)
+}
+
+func (g *Graph) avgPoolPadded(name string, x *G.Node, k, stride, pad int, exclude bool) *G.Node {
 	if !g.ok(name, x) {
 		return nil
 	}
@@ -54,6 +67,7 @@ func (g *Graph) AvgPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Nod
 	if !ok {
 		return nil
 	}
+	s.ExcludePad = exclude
 	xs := x.Shape()
 	return g.avgPool(&avgPoolLayer{name: name, shape: s, y: g.ws.tensor(name+".y", xs[0], xs[1], s.OH(), s.OW())}, x)
 }

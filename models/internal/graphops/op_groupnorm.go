@@ -10,14 +10,17 @@ import (
 )
 
 // groupNormLayer is group normalisation of x [n,C,H,W] with per-channel
-// scales γ and shifts β [C] (kernels.GroupNorm). The forward pass keeps
-// each image and group's mean and reciprocal standard deviation in float64
-// for the backward pass, which recomputes x̂ from x rather than keeping it.
+// scales γ and shifts β [C] (kernels.GroupNorm), followed by ReLU where
+// relu is set (kernels.GroupNormReLU). The forward pass keeps each image
+// and group's mean and reciprocal standard deviation in float64 for the
+// backward pass, which recomputes x̂ from x rather than keeping it.
 type groupNormLayer struct {
 	name          string
 	shape         kernels.GroupNormShape
+	relu          bool
 	y             tensor.Tensor // output [n,C,H,W]
 	stats         []float64     // mean and rstd per image and group
+	scratch       []float32     // one group's gradient through the ReLU (relu only)
 	dx            tensor.Tensor // input gradient [n,C,H,W]; nil for a first layer
 	dgamma, dbeta tensor.Tensor // [C]
 }
@@ -28,7 +31,8 @@ type groupNormOp struct {
 	l *groupNormLayer
 }
 
-// groupNormGradOp is (x, γ, dy) → dγ. It also forms dβ and dx, which
+// groupNormGradOp is (x, γ, dy) → dγ, or (x, γ, dy, y) → dγ with the
+// ReLU, whose gradient reads the output y. It also forms dβ and dx, which
 // groupNormBetaGradOp and groupNormInputGradOp hand on.
 type groupNormGradOp struct {
 	kop
@@ -57,6 +61,19 @@ type groupNormInputGradOp struct {
 // is "gn1.b". The gradient with respect to x is formed only when x is
 // computed by another op.
 func (g *Graph) GroupNorm(x, gamma, beta *G.Node, groups int) *G.Node {
+	return g.groupNorm(x, gamma, beta, groups, false)
+}
+
+// GroupNormReLU adds GroupNorm followed by ReLU, max(GroupNorm(x), 0), in
+// one layer: each image group is normalised and clipped, and its gradient
+// masked by the ReLU, while it is in cache (kernels.GroupNormReLU), with
+// the bits of GroupNorm and ReLU as separate layers. The tensor between
+// them is not kept, so nothing else may read it.
+func (g *Graph) GroupNormReLU(x, gamma, beta *G.Node, groups int) *G.Node {
+	return g.groupNorm(x, gamma, beta, groups, true)
+}
+
+func (g *Graph) groupNorm(x, gamma, beta *G.Node, groups int, relu bool) *G.Node {
 	if !g.ok("group norm", x, gamma, beta) {
 		return nil
 	}
@@ -74,11 +91,14 @@ func (g *Graph) GroupNorm(x, gamma, beta *G.Node, groups int) *G.Node {
 	if !g.claim(name) {
 		return nil
 	}
-	l := &groupNormLayer{name: name, shape: s,
+	l := &groupNormLayer{name: name, shape: s, relu: relu,
 		y:     g.ws.tensor(name+".y", xs...),
 		stats: g.ws.Float64s(name+".stats", s.Stats()),
 	}
 	if g.training {
+		if relu {
+			l.scratch = g.ws.Floats(name+".scratch", kernels.GroupNormReLUScratch(s))
+		}
 		l.dgamma = g.ws.tensor(name+".dg", gamma.Shape()...)
 		l.dbeta = g.ws.tensor(name+".db", beta.Shape()...)
 		if x.Op() != nil {
@@ -95,7 +115,11 @@ func (op *groupNormOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	kernels.GroupNorm(f32(l.y), l.stats, a[0], a[1], a[2], l.shape)
+	if l.relu {
+		kernels.GroupNormReLU(f32(l.y), l.stats, a[0], a[1], a[2], l.shape)
+	} else {
+		kernels.GroupNorm(f32(l.y), l.stats, a[0], a[1], a[2], l.shape)
+	}
 	return l.y, nil
 }
 
@@ -107,7 +131,11 @@ func (op *groupNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 		return nil, fmt.Errorf("%s: graph built without gradients", l.name)
 	}
 	x, gamma := inputs[0], inputs[1]
-	dg, err := G.ApplyOp(&groupNormGradOp{kop{l.name + ".dg", l, dims(x, gamma, grad), l.dgamma.Shape()}, l}, x, gamma, grad)
+	in := G.Nodes{x, gamma, grad}
+	if l.relu {
+		in = append(in, output)
+	}
+	dg, err := G.ApplyOp(&groupNormGradOp{kop{l.name + ".dg", l, dims(in...), l.dgamma.Shape()}, l}, in...)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +154,11 @@ func (op *groupNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 
 func (op *groupNormGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
-	a, err := op.args(inputs, l.shape.In(), l.shape.C, l.shape.In())
+	want := []int{l.shape.In(), l.shape.C, l.shape.In(), l.shape.In()}
+	if !l.relu {
+		want = want[:3]
+	}
+	a, err := op.args(inputs, want...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +166,11 @@ func (op *groupNormGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if l.dx != nil {
 		dx = f32(l.dx)
 	}
-	kernels.GroupNormBackward(dx, f32(l.dgamma), f32(l.dbeta), a[2], a[0], a[1], l.stats, l.shape)
+	if l.relu {
+		kernels.GroupNormReLUBackward(dx, f32(l.dgamma), f32(l.dbeta), a[2], a[3], a[0], a[1], l.stats, l.shape, l.scratch)
+	} else {
+		kernels.GroupNormBackward(dx, f32(l.dgamma), f32(l.dbeta), a[2], a[0], a[1], l.stats, l.shape)
+	}
 	return l.dgamma, nil
 }
 

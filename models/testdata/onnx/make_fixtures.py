@@ -22,6 +22,9 @@ mode, with a dynamic batch dimension ("N"), constant folding on (torch's default
   maxpool_padding.onnx  max-pool 3 stride 2 padding 1 (MaxPool with pads): a padded MaxPool.
   avgpool_padding.onnx  avg-pool 3 stride 2 padding 1, which torch writes as a Pad then AveragePool: a padded
                      AvgPool (count_include_pad).
+  avgpool_exclude_pad.onnx  avg-pool 3 stride 2 padding 1, count_include_pad=False, which torch writes as an
+                     AveragePool with pads and count_include_pad 0: Net.AvgPoolExcludePad. Made last (its weights
+                     drawn after every other file's), with a gradient fixture (NAME.bin) too.
   batchnorm.onnx     conv → ReLU → BatchNorm2d → mean → Linear: refused (SPEC §12).
   sigmoid.onnx       conv → Sigmoid → mean → Linear: refused (Sigmoid is not supported).
 
@@ -216,6 +219,9 @@ def main():
     export("avgpool_padding", PoolPadding(nn.AvgPool2d(3, 2, padding=1)))
     export("batchnorm", WithBatchNorm())
     export("sigmoid", WithSigmoid())
+    exclude = PoolPadding(nn.AvgPool2d(3, 2, padding=1, count_include_pad=False))
+    export("avgpool_exclude_pad", exclude)
+    gradient_fixture("avgpool_exclude_pad", exclude)
 
 
 if __name__ == "__main__":
