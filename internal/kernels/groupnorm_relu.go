@@ -53,9 +53,11 @@ func (r reluMask) gradient(ks *kernelSet, dx, dy []float32, off, n int) []float3
 	if r.y == nil {
 		return g
 	}
-	buf := r.scratch[:n]
+	var buf []float32
 	if dx != nil {
 		buf = dx[off:][:n]
+	} else {
+		buf = r.scratch[:n]
 	}
 	reluBackwardSet(ks, buf, g, r.y[off:][:n])
 	return buf

@@ -41,6 +41,10 @@ func TestGroupNormReLUSameBits(t *testing.T) {
 				}
 			}
 			dx, dg, db := specialInput(rng, s.In()), make([]float32, s.C), make([]float32, s.C)
+			// with dx, no scratch is needed
+			groupNormReLUBackwardSet(ks, dx, dg, db, dy, x, gamma, stats, s, reluMask{y: y})
+			sameFloats(t, what+" dx without scratch", dx, dx0)
+			dx = specialInput(rng, s.In())
 			r := reluMask{y: y, scratch: specialInput(rng, GroupNormReLUScratch(s))}
 			groupNormReLUBackwardSet(ks, dx, dg, db, dy, x, gamma, stats, s, r)
 			sameFloats(t, what+" dx", dx, dx0)

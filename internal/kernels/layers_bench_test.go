@@ -11,13 +11,15 @@ var resnetGN = GroupNormShape{N: 32, C: 16, HW: 1024, Groups: 2}
 
 // BenchmarkLayers times the elementwise and GroupNorm kernels of a
 // resnet20-gn first-stage layer at batch 32 (524,288 values), per kernel
-// set, in GB/s of the values read and written.
+// set, in GB/s of the values of GroupNorm's input and output (or of its
+// input, gradient and input gradient), and GroupNorm followed by ReLU as
+// two passes against GroupNormReLU.
 func BenchmarkLayers(b *testing.B) {
 	s := resnetGN
 	n := s.In()
 	rng := rand.New(rand.NewPCG(81, 82))
 	x, dy, gamma, beta := randSlice(rng, n), randSlice(rng, n), randSlice(rng, s.C), randSlice(rng, s.C)
-	y, dx, stats := make([]float32, n), make([]float32, n), make([]float64, s.Stats())
+	y, dx, dz, stats := make([]float32, n), make([]float32, n), make([]float32, n), make([]float64, s.Stats())
 	dg, db := make([]float32, s.C), make([]float32, s.C)
 	run := func(name string, words int, f func()) {
 		b.Run(name, func(b *testing.B) {
@@ -44,5 +46,15 @@ func BenchmarkLayers(b *testing.B) {
 		run("Add", 3, func() { addSet(ks, y, x, dy) })
 		run("GroupNorm", 2, func() { groupNormSet(ks, y, stats, x, gamma, beta, s) })
 		run("GroupNormBackward", 3, func() { groupNormBackwardSet(ks, dx, dg, db, dy, x, gamma, stats, s) })
+		// GroupNorm then ReLU as two passes, and fused (GroupNormReLU).
+		run("GroupNorm+ReLU", 2, func() { groupNormSet(ks, y, stats, x, gamma, beta, s); reluSet(ks, y, y) })
+		run("GroupNormReLU", 2, func() { groupNormReLUSet(ks, y, stats, x, gamma, beta, s, true) })
+		run("ReLUBackward+GroupNormBackward", 3, func() {
+			reluBackwardSet(ks, dz, dy, y)
+			groupNormBackwardSet(ks, dx, dg, db, dz, x, gamma, stats, s)
+		})
+		run("GroupNormReLUBackward", 3, func() {
+			groupNormReLUBackwardSet(ks, dx, dg, db, dy, x, gamma, stats, s, reluMask{y: y})
+		})
 	}
 }
