@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -43,30 +42,7 @@ func TestDropoutMatchesReference(t *testing.T) {
 	if got, want := sum/3, refDropNet(p1, p2, 0)(m, p64, b); math.Abs(got-want) > 1e-5*math.Max(1, want) {
 		t.Errorf("Eval loss %.7g, reference without dropout %.7g", got, want)
 	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	const h = 1e-6
-	for _, p := range m.Params() {
-		gmax := 0.0
-		for k := p.Offset; k < p.Offset+p.Size(); k++ {
-			gmax = math.Max(gmax, math.Abs(float64(g[k])))
-		}
-		if gmax == 0 {
-			t.Errorf("%s: gradient is identically zero", p.Name)
-		}
-		for _, j := range []int{0, p.Size() - 1, rng.IntN(p.Size()), rng.IntN(p.Size()), rng.IntN(p.Size())} {
-			k := p.Offset + j
-			orig := p64[k]
-			p64[k] = orig + h
-			up := ref(m, p64, b)
-			p64[k] = orig - h
-			down := ref(m, p64, b)
-			p64[k] = orig
-			fd := (up - down) / (2 * h)
-			if d := math.Abs(float64(g[k]) - fd); d > 1e-3*math.Abs(fd)+1e-5*gmax+1e-7 {
-				t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, j, g[k], fd)
-			}
-		}
-	}
+	checkFiniteDifferences(t, m, g, p64, b, ref, 5)
 }
 
 // TestDropoutDraws checks that the masks are the minibatch draw's: the
@@ -177,14 +153,7 @@ func TestDropNetSpecAndONNX(t *testing.T) {
 		t.Errorf("rebuilt spec %+v, want %+v", again, spec)
 	}
 	params := m.Init(9)
-	om, err := ONNX(m, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := om.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc := marshalONNX(t, m, params)
 	im, x0, err := ImportONNX("dropnet", enc, []int{1, 6, 6}, 4)
 	if err != nil {
 		t.Fatal(err)

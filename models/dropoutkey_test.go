@@ -3,7 +3,6 @@ package models
 import (
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -129,14 +128,7 @@ func TestMLPDropoutDraws(t *testing.T) {
 func TestMLPDropoutONNX(t *testing.T) {
 	m := mustNew(t, "mlp:20,12@0.25", []int{1, 6, 6}, 10)
 	params := onnxrtParams(m, 5)
-	om, err := ONNX(m, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := om.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	om, enc := marshalONNX(t, m, params)
 	drops := 0
 	for _, n := range om.Graph.Nodes {
 		if n.OpType == "Dropout" {
@@ -283,14 +275,7 @@ func TestDropoutKeySurvivesONNX(t *testing.T) {
 // exportImport exports m at params to ONNX and imports the file again.
 func exportImport(t *testing.T, m Model, params []float32) (Model, []float32) {
 	t.Helper()
-	om, err := ONNX(m, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := om.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc := marshalONNX(t, m, params)
 	cm := m.(*classifier)
 	im, x0, err := ImportONNX(m.Name(), enc, cm.shape, cm.classes)
 	if err != nil {
@@ -382,30 +367,7 @@ func TestAvgPoolExcludePadMatchesReference(t *testing.T) {
 	if sum, _, err := w.Eval(params, b); err != nil || math.Abs(sum/5-want) > 1e-5*math.Max(1, want) {
 		t.Errorf("Eval loss %.7g (%v), reference %.7g", sum/5, err, want)
 	}
-	rng := rand.New(rand.NewPCG(6, 6))
-	const h = 1e-6
-	for _, p := range m.Params() {
-		gmax := 0.0
-		for k := p.Offset; k < p.Offset+p.Size(); k++ {
-			gmax = math.Max(gmax, math.Abs(float64(g[k])))
-		}
-		if gmax == 0 {
-			t.Errorf("%s: gradient is identically zero", p.Name)
-		}
-		for _, j := range []int{0, p.Size() - 1, rng.IntN(p.Size()), rng.IntN(p.Size()), rng.IntN(p.Size())} {
-			k := p.Offset + j
-			orig := p64[k]
-			p64[k] = orig + h
-			up := ref(m, p64, b)
-			p64[k] = orig - h
-			down := ref(m, p64, b)
-			p64[k] = orig
-			fd := (up - down) / (2 * h)
-			if d := math.Abs(float64(g[k]) - fd); d > 1e-3*math.Abs(fd)+1e-5*gmax+1e-7 {
-				t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, j, g[k], fd)
-			}
-		}
-	}
+	checkFiniteDifferences(t, m, g, p64, b, ref, 6)
 	// The layers with the padding counted keep their bits.
 	inc, err := excludeNet(false)
 	if err != nil {
@@ -430,14 +392,7 @@ func TestAvgPoolExcludePadONNX(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := m.Init(3)
-	om, err := ONNX(m, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := om.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	om, enc := marshalONNX(t, m, params)
 	pools := 0
 	for _, n := range om.Graph.Nodes {
 		if n.OpType == "AveragePool" {

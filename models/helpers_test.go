@@ -1,10 +1,12 @@
 package models
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/onnx"
 )
 
 // Synthetic datasets in each storage form the models read. Their values are
@@ -89,4 +91,51 @@ func to64(x []float32) []float64 {
 		out[i] = float64(v)
 	}
 	return out
+}
+
+// checkFiniteDifferences checks the gradient g of m at the float64
+// parameters p64 on batch b against central finite differences of the
+// float64 reference loss ref, at five coordinates of each parameter (its
+// first and last, and three drawn from seed), and that no parameter's
+// gradient is identically zero.
+func checkFiniteDifferences(t *testing.T, m Model, g []float32, p64 []float64, b data.Batch, ref refLoss, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	const h = 1e-6
+	for _, p := range m.Params() {
+		gmax := 0.0
+		for k := p.Offset; k < p.Offset+p.Size(); k++ {
+			gmax = math.Max(gmax, math.Abs(float64(g[k])))
+		}
+		if gmax == 0 {
+			t.Errorf("%s: gradient is identically zero", p.Name)
+		}
+		for _, j := range []int{0, p.Size() - 1, rng.IntN(p.Size()), rng.IntN(p.Size()), rng.IntN(p.Size())} {
+			k := p.Offset + j
+			orig := p64[k]
+			p64[k] = orig + h
+			up := ref(m, p64, b)
+			p64[k] = orig - h
+			down := ref(m, p64, b)
+			p64[k] = orig
+			fd := (up - down) / (2 * h)
+			if d := math.Abs(float64(g[k]) - fd); d > 1e-3*math.Abs(fd)+1e-5*gmax+1e-7 {
+				t.Errorf("%s[%d]: gradient %.6g, finite difference %.6g", p.Name, j, g[k], fd)
+			}
+		}
+	}
+}
+
+// marshalONNX exports m at params to ONNX and encodes the model.
+func marshalONNX(t *testing.T, m Model, params []float32) (*onnx.Model, []byte) {
+	t.Helper()
+	om, err := ONNX(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := om.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return om, enc
 }
