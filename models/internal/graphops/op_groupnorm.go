@@ -20,7 +20,7 @@ type groupNormLayer struct {
 	relu          bool
 	y             tensor.Tensor // output [n,C,H,W]
 	stats         []float64     // mean and rstd per image and group
-	scratch       []float32     // one group's gradient through the ReLU (relu only)
+	scratch       []float32     // the gradient through the ReLU where there is no dx (relu only)
 	dx            tensor.Tensor // input gradient [n,C,H,W]; nil for a first layer
 	dgamma, dbeta tensor.Tensor // [C]
 }
@@ -96,13 +96,13 @@ func (g *Graph) groupNorm(x, gamma, beta *G.Node, groups int, relu bool) *G.Node
 		stats: g.ws.Float64s(name+".stats", s.Stats()),
 	}
 	if g.training {
-		if relu {
-			l.scratch = g.ws.Floats(name+".scratch", kernels.GroupNormReLUScratch(s))
-		}
 		l.dgamma = g.ws.tensor(name+".dg", gamma.Shape()...)
 		l.dbeta = g.ws.tensor(name+".db", beta.Shape()...)
-		if x.Op() != nil {
+		switch {
+		case x.Op() != nil:
 			l.dx = g.ws.tensor(name+".dx", xs...)
+		case relu: // the gradient through the ReLU needs room of its own
+			l.scratch = g.ws.Floats(name+".scratch", kernels.GroupNormReLUScratch(s))
 		}
 	}
 	op := &groupNormOp{kop{name + ".forward", l, dims(x, gamma, beta), l.y.Shape()}, l}
