@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gtstorm/gtstorm/internal/splitmix"
 )
 
 // AugmentKinds describes the values ParseAugment accepts, for messages.
@@ -110,13 +112,13 @@ func (a *Augment) Apply(d *Dataset, img []float32, key uint64) {
 // choose returns the shift (sy, sx) = (dy−P, dx−P), each uniform in
 // [−P, P], and the flip that key selects.
 func (a *Augment) choose(key uint64) (sy, sx int, flip bool) {
-	r := splitMix64(key)
+	r := splitmix.Hash(key)
 	if a.Pad > 0 {
 		n := uint64(2*a.Pad + 1)
 		sy = int(((r>>32)*n)>>32) - a.Pad
 		sx = int(((r&0xffffffff)*n)>>32) - a.Pad
 	}
-	return sy, sx, a.Flip && splitMix64(r)>>63 == 1
+	return sy, sx, a.Flip && splitmix.Hash(r)>>63 == 1
 }
 
 // transform shifts img, a sample of d, by (sy, sx) with black fill, then
@@ -184,7 +186,7 @@ func (d *Dataset) black(c int) float32 {
 // sampleKey is the key of the sample at position k of a batch drawn with
 // key draw: the k+1-th output of a SplitMix64 stream seeded by draw.
 func sampleKey(draw uint64, k int) uint64 {
-	return draw + uint64(k)*0x9e3779b97f4a7c15
+	return draw + uint64(k)*splitmix.Gamma
 }
 
 // Dense writes the features of the batch's k-th sample into dst (length

@@ -79,7 +79,7 @@ func TestLoadFashionMNIST(t *testing.T) {
 		t.Fatalf("empty folder: %v, want a NotPresentError", err)
 	}
 	// A damaged label file is refused naming it.
-	writeFile(t, named, MNISTTrainLabels+".gz", gzipBytes(t, idxBytes([]int{5}, []byte{0, 1, 10, 3, 4})))
+	writeFile(t, named, MNISTTrainLabels+".gz", gzipBytes(t, EncodeIDX([]int{5}, []byte{0, 1, 10, 3, 4})))
 	_, _, err = reg.LoadWith("fashion-mnist", named, LoadOptions{})
 	wantErr(t, err, MNISTTrainLabels, "label 10 of sample 2 is out of range [0, 10)")
 	s, _ := Builtin().Spec("fashion-mnist")

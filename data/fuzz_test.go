@@ -11,9 +11,9 @@ import (
 // testdata/fuzz/; run e.g. `go test -fuzz=FuzzIDX ./data/` to explore.
 
 func FuzzIDX(f *testing.F) {
-	f.Add(idxBytes([]int{2, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8}), uint8(3), true)
-	f.Add(idxBytes([]int{3}, []byte{0, 9, 4}), uint8(1), false)
-	f.Add(idxBytes([]int{1 << 30, 28, 28}, []byte{1}), uint8(3), false)
+	f.Add(EncodeIDX([]int{2, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8}), uint8(3), true)
+	f.Add(EncodeIDX([]int{3}, []byte{0, 9, 4}), uint8(1), false)
+	f.Add(EncodeIDX([]int{1 << 30, 28, 28}, []byte{1}), uint8(3), false)
 	f.Add([]byte{0, 0, 8}, uint8(1), true)
 	f.Fuzz(func(t *testing.T, b []byte, ndim uint8, sized bool) {
 		n := int(ndim%4) + 1

@@ -3,23 +3,11 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// idxBytes encodes an unsigned-byte IDX file with the given dimensions.
-func idxBytes(dims []int, payload []byte) []byte {
-	var b bytes.Buffer
-	b.Write([]byte{0, 0, 8, byte(len(dims))})
-	for _, d := range dims {
-		binary.Write(&b, binary.BigEndian, uint32(d))
-	}
-	b.Write(payload)
-	return b.Bytes()
-}
 
 // gzipBytes compresses b.
 func gzipBytes(t testing.TB, b []byte) []byte {
@@ -54,7 +42,7 @@ func writeFile(t testing.TB, dir, name string, b []byte) string {
 func smallMNIST(t testing.TB, dir string, nTrain, nTest, rows, cols int, gz ...string) {
 	t.Helper()
 	write := func(name string, dims []int, payload []byte) {
-		b := idxBytes(dims, payload)
+		b := EncodeIDX(dims, payload)
 		for _, g := range gz {
 			if g == name {
 				writeFile(t, dir, name+".gz", gzipBytes(t, b))

@@ -20,7 +20,7 @@ func TestReadIDXFileHugeClaim(t *testing.T) {
 		{"labels", []int{claim}, []string{"1000000000 labels", "holds 5 data bytes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, t.TempDir(), "huge-idx", idxBytes(tc.dims, make([]byte, 5)))
+			path := writeFile(t, t.TempDir(), "huge-idx", EncodeIDX(tc.dims, make([]byte, 5)))
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)

@@ -183,6 +183,18 @@ func readIDX(r io.Reader, ndim int, size int64) (dims []int, payload []byte, err
 	return dims, payload, nil
 }
 
+// EncodeIDX returns the IDX encoding of payload, unsigned bytes of the
+// given dimensions in row-major order: what LoadMNIST reads (magic number
+// 00 00 08 len(dims), the sizes as big-endian uint32, then the bytes), for
+// writing images and labels of one's own in MNIST's format.
+func EncodeIDX(dims []int, payload []byte) []byte {
+	b := append(make([]byte, 0, 4+4*len(dims)+len(payload)), 0, 0, 0x08, byte(len(dims)))
+	for _, d := range dims {
+		b = binary.BigEndian.AppendUint32(b, uint32(d))
+	}
+	return append(b, payload...)
+}
+
 // describeIDX names an IDX shape for messages: "60000 images of 28x28".
 func describeIDX(dims []int) string {
 	switch len(dims) {

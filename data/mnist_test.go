@@ -204,8 +204,8 @@ func TestLoadMNISTFolder(t *testing.T) {
 }
 
 func TestLoadMNISTBadInput(t *testing.T) {
-	images := idxBytes([]int{3, 2, 2}, make([]byte, 12))
-	labels := idxBytes([]int{3}, []byte{0, 1, 2})
+	images := EncodeIDX([]int{3, 2, 2}, make([]byte, 12))
+	labels := EncodeIDX([]int{3}, []byte{0, 1, 2})
 	realLabels, err := os.ReadFile(filepath.Join(mustMNISTDir(t), MNISTTrainLabels+".gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -223,13 +223,13 @@ func TestLoadMNISTBadInput(t *testing.T) {
 		{"not IDX", MNISTTrainImages, []byte("hello, world, this is text"), []string{MNISTTrainImages, "wrong magic", "not an IDX file"}},
 		{"wrong element type", MNISTTrainLabels, append([]byte{0, 0, 0x0d, 1}, labels[4:]...), []string{MNISTTrainLabels, "unsigned byte"}},
 		{"empty file", MNISTTrainImages, []byte{}, []string{MNISTTrainImages, "ends inside the header"}},
-		{"header claims more", MNISTTrainImages, idxBytes([]int{4, 2, 2}, make([]byte, 12)), []string{MNISTTrainImages, "4 images of 2x2", "holds 12 data bytes"}},
-		{"gz header claims more", MNISTTrainImages + ".gz", gzipBytes(t, idxBytes([]int{4, 2, 2}, make([]byte, 12))), []string{MNISTTrainImages + ".gz", "4 images of 2x2", "ends after 12 of 16 bytes"}},
-		{"gz trailing bytes", MNISTTrainImages + ".gz", gzipBytes(t, idxBytes([]int{3, 2, 2}, make([]byte, 13))), []string{MNISTTrainImages + ".gz", "more bytes than its header"}},
-		{"zero images", MNISTTrainImages, idxBytes([]int{0, 2, 2}, nil), []string{MNISTTrainImages, "dimension 0 is 0"}},
-		{"label count", MNISTTrainLabels, idxBytes([]int{2}, []byte{0, 1}), []string{MNISTTrainLabels, "2 labels but", "3 images"}},
-		{"label out of range", MNISTTrainLabels, idxBytes([]int{3}, []byte{0, 10, 2}), []string{MNISTTrainLabels, "label 10 of sample 1 is out of range"}},
-		{"absurd header", MNISTTrainImages, idxBytes([]int{1 << 30, 1 << 10, 1 << 10}, nil), []string{MNISTTrainImages, "not a plausible dataset"}},
+		{"header claims more", MNISTTrainImages, EncodeIDX([]int{4, 2, 2}, make([]byte, 12)), []string{MNISTTrainImages, "4 images of 2x2", "holds 12 data bytes"}},
+		{"gz header claims more", MNISTTrainImages + ".gz", gzipBytes(t, EncodeIDX([]int{4, 2, 2}, make([]byte, 12))), []string{MNISTTrainImages + ".gz", "4 images of 2x2", "ends after 12 of 16 bytes"}},
+		{"gz trailing bytes", MNISTTrainImages + ".gz", gzipBytes(t, EncodeIDX([]int{3, 2, 2}, make([]byte, 13))), []string{MNISTTrainImages + ".gz", "more bytes than its header"}},
+		{"zero images", MNISTTrainImages, EncodeIDX([]int{0, 2, 2}, nil), []string{MNISTTrainImages, "dimension 0 is 0"}},
+		{"label count", MNISTTrainLabels, EncodeIDX([]int{2}, []byte{0, 1}), []string{MNISTTrainLabels, "2 labels but", "3 images"}},
+		{"label out of range", MNISTTrainLabels, EncodeIDX([]int{3}, []byte{0, 10, 2}), []string{MNISTTrainLabels, "label 10 of sample 1 is out of range"}},
+		{"absurd header", MNISTTrainImages, EncodeIDX([]int{1 << 30, 1 << 10, 1 << 10}, nil), []string{MNISTTrainImages, "not a plausible dataset"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -251,7 +251,7 @@ func TestLoadMNISTBadInput(t *testing.T) {
 // A gzip file whose header claims 4 GiB of images must fail after reading
 // what is there, without allocating for the claim.
 func TestReadIDXBoundedAllocation(t *testing.T) {
-	claim := gzipBytes(t, idxBytes([]int{1 << 22, 32, 32}, make([]byte, 5000)))
+	claim := gzipBytes(t, EncodeIDX([]int{1 << 22, 32, 32}, make([]byte, 5000)))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -288,7 +288,7 @@ func mustMNISTDir(t *testing.T) string {
 
 func TestReadIDXExact(t *testing.T) {
 	payload := []byte{1, 2, 3, 4, 5, 6}
-	dims, got, err := readIDX(bytes.NewReader(idxBytes([]int{6}, payload)), 1, int64(8+len(payload)))
+	dims, got, err := readIDX(bytes.NewReader(EncodeIDX([]int{6}, payload)), 1, int64(8+len(payload)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gtstorm/gtstorm/decentral/compress"
+	"github.com/gtstorm/gtstorm/internal/splitmix"
 )
 
 // newCompressor returns the compressor of the method described by d, nil
@@ -66,16 +67,9 @@ func (o *Optimizer) decodeMessage(dst []float32, msg []byte) error {
 // hash of the run's seed, a stream constant, the node and the round, so the
 // stream does not depend on which worker compresses or on resuming.
 func messageSeed(seed uint64, i, t int) uint64 {
-	h := splitmix(seed ^ 0x63686f636f) // "choco"
-	h = splitmix(h ^ uint64(i))
-	return splitmix(h ^ uint64(t)<<1)
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
+	h := splitmix.Hash(seed ^ 0x63686f636f) // "choco"
+	h = splitmix.Hash(h ^ uint64(i))
+	return splitmix.Hash(h ^ uint64(t)<<1)
 }
 
 // CompressionRatio returns how many times fewer bytes a node's message

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/splitmix"
 )
 
 // Dropout's masks are part of the minibatch draw (SPEC §12): element e
@@ -13,7 +14,8 @@ import (
 //
 //	mix(key_L + (e+1)·γ) < ⌊p·2⁶⁴⌋,   key_L = mix(Draw ⊕ mix((L+1)·γ)),
 //
-// with mix SplitMix64's finaliser, γ its increment 0x9e3779b97f4a7c15 and
+// with mix SplitMix64's finaliser (splitmix.Mix), γ its increment
+// (splitmix.Gamma) and
 // Draw the batch's key (data.Batch.Draw). L is the layer's position in the
 // description (its index among the layers) where Net.Dropout adds it, and
 // its name dropout#L+1 records it: the ONNX export writes that name and the
@@ -25,16 +27,6 @@ import (
 // evaluates the gradient, nor on earlier batches, so both of GT-STORM's
 // gradients on one minibatch, any number of workers and a resumed run see
 // the same masks.
-
-// golden is SplitMix64's increment, ⌊2⁶⁴/φ⌋.
-const golden = 0x9e3779b97f4a7c15
-
-// mix64 is SplitMix64's finaliser, a bijection of uint64.
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
 
 // dropMask is the mask buffer of one Dropout layer in a training graph.
 type dropMask struct {
@@ -53,9 +45,9 @@ func (m dropMask) fill(draw uint64) {
 func fillDropMask(mask []float32, draw uint64, layer int, p float32) {
 	thr := uint64(math.Ldexp(float64(p), 64)) // p < 1: below 2⁶⁴
 	scale := float32(1) / float32(1-float64(p))
-	key := mix64(draw ^ mix64((uint64(layer)+1)*golden))
+	key := splitmix.Mix(draw ^ splitmix.Mix((uint64(layer)+1)*splitmix.Gamma))
 	for e := range mask {
-		if mix64(key+(uint64(e)+1)*golden) < thr {
+		if splitmix.Mix(key+(uint64(e)+1)*splitmix.Gamma) < thr {
 			mask[e] = 0
 		} else {
 			mask[e] = scale

@@ -128,27 +128,13 @@ func TestDropNetSpecAndONNX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := Spec(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, js := specJSON(t, m)
 	for _, want := range []string{`{"op":"dropout","in":[2],"rate":0.25}`, `"op":"maxpool","in":[3],"kernel":3,"stride":2,"pad":1`, `"units":4,"nobias":true`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("spec %s lacks %s", js, want)
 		}
 	}
-	var back NetSpec
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NetFromSpec(back)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := fromSpecJSON(t, js)
 	if again, _ := Spec(r); !slices.EqualFunc(again.Layers, spec.Layers, sameLayer) {
 		t.Errorf("rebuilt spec %+v, want %+v", again, spec)
 	}

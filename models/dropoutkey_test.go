@@ -1,7 +1,6 @@
 package models
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -210,25 +209,11 @@ func TestDropoutKeySurvivesONNX(t *testing.T) {
 	again, x1 := exportImport(t, im, x0)
 	sameTraining(t, "the export of the import, imported", m, params, again, x1, b)
 
-	spec, err := Spec(im)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := specJSON(t, im)
 	if !strings.Contains(string(js), `{"op":"dropout","name":"dropout#8","in":[8],"rate":0.5}`) {
 		t.Errorf("the import's spec does not record the moved dropout's name: %s", js)
 	}
-	var back NetSpec
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NetFromSpec(back)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, r := fromSpecJSON(t, js)
 	sameTraining(t, "the import's NetSpec, rebuilt", m, params, r, x0, b)
 	// The original's spec is unchanged: no names where they are positions.
 	if s, _ := Spec(m); slices.ContainsFunc(s.Layers, func(l LayerSpec) bool { return l.Op == "dropout" && l.Name != "" }) {
@@ -420,18 +405,11 @@ func TestAvgPoolExcludePadONNX(t *testing.T) {
 	}) {
 		t.Errorf("imported spec %+v, want %+v", ispec.Layers, spec.Layers)
 	}
-	js, _ := json.Marshal(spec)
+	_, js := specJSON(t, m)
 	if strings.Count(string(js), `"exclude_pad":true`) != 2 {
 		t.Errorf("spec %s: want two avgpools with exclude_pad", js)
 	}
-	var back NetSpec
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NetFromSpec(back)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := fromSpecJSON(t, js)
 	b := batchOf(imageSet(23, 5, 4, true, 1, 7, 7), seq(5)...)
 	sameTraining(t, "the imported export", m, params, im, x0, b)
 	sameTraining(t, "the spec rebuilt", m, params, r, params, b)

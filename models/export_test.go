@@ -115,14 +115,7 @@ func denseInputs(b data.Batch) []float32 {
 // samples of b and compares its logits with Logits.
 func compareONNX(t *testing.T, m Model, params []float32, b data.Batch) []byte {
 	t.Helper()
-	om, err := ONNX(m, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := om.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc := marshalONNX(t, m, params)
 	want, err := Logits(m, params, b)
 	if err != nil {
 		t.Fatal(err)
@@ -204,14 +197,7 @@ func TestONNXOddBatch(t *testing.T) {
 	params := m.Init(3)
 	d := imageSet(9, 70, 10, false, 1, 28, 28)
 	for _, n := range []int{2, 70} {
-		om, err := ONNX(m, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := om.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, enc := marshalONNX(t, m, params)
 		b := batchOf(d, seq(n)...)
 		want, err := Logits(m, params, b)
 		if err != nil {
@@ -341,14 +327,7 @@ func TestONNXPythonChecker(t *testing.T) {
 	models := []Model{NewMNISTCNN(), NewCIFARCNN(),
 		mustNew(t, "resnet8-gn", []int{3, 16, 16}, 10), mustNew(t, "fedavg-cnn", []int{1, 28, 28}, 62)}
 	for _, m := range models {
-		om, err := ONNX(m, m.Init(1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := om.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, enc := marshalONNX(t, m, m.Init(1))
 		checkWithPython(t, enc, m.Name())
 	}
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -138,4 +139,32 @@ func marshalONNX(t *testing.T, m Model, params []float32) (*onnx.Model, []byte) 
 		t.Fatal(err)
 	}
 	return om, enc
+}
+
+// specJSON returns m's NetSpec and its JSON, as a model file holds it.
+func specJSON(t *testing.T, m Model) (NetSpec, []byte) {
+	t.Helper()
+	spec, err := Spec(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, js
+}
+
+// fromSpecJSON reads a NetSpec's JSON and rebuilds its network.
+func fromSpecJSON(t *testing.T, js []byte) (NetSpec, Model) {
+	t.Helper()
+	var spec NetSpec
+	if err := json.Unmarshal(js, &spec); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NetFromSpec(spec)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	return spec, m
 }

@@ -221,22 +221,8 @@ func torchToGtstorm(name string, ps []Param) string {
 func TestImportONNXSpecRoundTrip(t *testing.T) {
 	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad"} {
 		m, x0 := importFixture(t, name)
-		spec, err := Spec(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, err := json.Marshal(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back NetSpec
-		if err := json.Unmarshal(js, &back); err != nil {
-			t.Fatal(err)
-		}
-		r, err := NetFromSpec(back)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, js)
-		}
+		spec, js := specJSON(t, m)
+		_, r := fromSpecJSON(t, js)
 		if r.Name() != m.Name() || fmt.Sprint(r.Params()) != fmt.Sprint(m.Params()) {
 			t.Fatalf("%s: rebuilt %s %v, want %s %v", name, r.Name(), r.Params(), m.Name(), m.Params())
 		}

@@ -42,14 +42,7 @@ func TestImportONNXRuntime(t *testing.T) {
 					params[i] -= float32(0.5 * g[i])
 				}
 			}
-			om, err := ONNX(m, params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := om.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, out := marshalONNX(t, m, params)
 			checkRuntime(t, "the export after 3 steps", node, modules, out, m, params, b)
 		})
 	}

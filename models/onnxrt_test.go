@@ -154,14 +154,7 @@ func TestONNXRuntimeMatchesLogits(t *testing.T) {
 			m := mustNew(t, c.name, c.shape, c.classes)
 			params := onnxrtParams(m, 5)
 			b := batchOf(imageSet(51, 5, c.classes, true, c.shape...), seq(5)...)
-			om, err := ONNX(m, params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			enc, err := om.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, enc := marshalONNX(t, m, params)
 			want, err := Logits(m, params, b)
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -22,12 +21,8 @@ func writeTinyMNIST(t *testing.T, side, ntrain, ntest int) string {
 	t.Helper()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
-	write := func(name string, magic uint32, dims []int, payload []byte) {
-		head := binary.BigEndian.AppendUint32(nil, magic)
-		for _, d := range dims {
-			head = binary.BigEndian.AppendUint32(head, uint32(d))
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), append(head, payload...), 0o644); err != nil {
+	write := func(name string, dims []int, payload []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data.EncodeIDX(dims, payload), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,8 +37,8 @@ func writeTinyMNIST(t *testing.T, side, ntrain, ntest int) string {
 				pix[i*side*side+k] = byte(rng.IntN(256))
 			}
 		}
-		write(f.images, 0x803, []int{f.n, side, side}, pix)
-		write(f.labels, 0x801, []int{f.n}, labels)
+		write(f.images, []int{f.n, side, side}, pix)
+		write(f.labels, []int{f.n}, labels)
 	}
 	return dir
 }

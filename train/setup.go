@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gtstorm/gtstorm/decentral/robust"
+	"github.com/gtstorm/gtstorm/internal/splitmix"
 
 	"github.com/gtstorm/gtstorm/decentral/graph"
 
@@ -258,7 +259,7 @@ func fixedSubsets(d *data.Dataset, p *data.Partition, n int, seed uint64) []dece
 		}
 		// A fixed draw key per node: a network with dropout is measured
 		// with the same masks at every measurement.
-		out[i] = &data.Batch{Data: d, Index: idx, Draw: (seed ^ (uint64(i)+1)*0x9e3779b97f4a7c15) | 1}
+		out[i] = &data.Batch{Data: d, Index: idx, Draw: (seed ^ (uint64(i)+1)*splitmix.Gamma) | 1}
 	}
 	return out
 }

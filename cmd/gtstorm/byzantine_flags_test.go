@@ -73,23 +73,8 @@ func TestByzantineBadFlags(t *testing.T) {
 		{[]string{"sweep", "--vary", "aggregate=clip:-1,mean"}, "--aggregate clip:-1"},
 		{[]string{"sweep", "--vary", "byzantine=2", "--vary", "aggregate=median", "--vary", "byzantine=3"}, "varied once"},
 	} {
-		// A command wrongly accepted would start a long run: stop it soon.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cmd := exec.CommandContext(ctx, os.Args[0], tc.args...)
-		cmd.Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
-		cmd.Dir = dir
-		var outb, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &outb, &errb
-		err := cmd.Run()
-		cancel()
-		code := cmd.ProcessState.ExitCode()
-		msg := errb.String()
-		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) || strings.Contains(msg, "panic:") {
-			t.Errorf("gtstorm %s: exit %d (%v), stderr %q; want exit 2 and one line with %q",
-				strings.Join(tc.args, " "), code, err, msg, tc.want)
-		}
-		if outb.Len() > 0 {
-			t.Errorf("gtstorm %s: printed %q on stdout, want nothing", strings.Join(tc.args, " "), outb.String())
+		if out := wantRefusedProcess(t, dir, tc.args, tc.want); out != "" {
+			t.Errorf("gtstorm %s: printed %q on stdout, want nothing", strings.Join(tc.args, " "), out)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
@@ -151,4 +136,27 @@ func TestStudyGrid(t *testing.T) {
 			t.Errorf("%s: %d cells ran (%v), want %d", tc.args[0], len(cells), cells, tc.cells)
 		}
 	}
+}
+
+// wantRefusedProcess runs gtstorm with args in a process of its own in
+// dir, stopped after 30 s (a command wrongly accepted would start a long
+// run), and fails t unless it exits 2 with one line on stderr holding want
+// and no panic. It returns what the process printed on stdout.
+func wantRefusedProcess(t *testing.T, dir string, args []string, want string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "GTSTORM_TEST_MAIN=1")
+	cmd.Dir = dir
+	var outb, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outb, &errb
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	msg := errb.String()
+	if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) || strings.Contains(msg, "panic:") {
+		t.Errorf("gtstorm %s: exit %d (%v), stderr %q; want exit 2 and one line with %q",
+			strings.Join(args, " "), code, err, msg, want)
+	}
+	return outb.String()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,13 +30,6 @@ func writeTestFile(t *testing.T, dir, name string, b []byte) string {
 // to byte(i*7+k).
 func writeFashion(t *testing.T, dir string, ntrain, ntest int) string {
 	t.Helper()
-	idx := func(dims []int, payload []byte) []byte {
-		b := []byte{0, 0, 8, byte(len(dims))}
-		for _, d := range dims {
-			b = binary.BigEndian.AppendUint32(b, uint32(d))
-		}
-		return append(b, payload...)
-	}
 	for _, set := range []struct {
 		images, labels string
 		n              int
@@ -49,8 +41,8 @@ func writeFashion(t *testing.T, dir string, ntrain, ntest int) string {
 				pix[i*784+k] = byte(i*7 + k)
 			}
 		}
-		writeTestFile(t, dir, set.images, idx([]int{set.n, 28, 28}, pix))
-		writeTestFile(t, dir, set.labels, idx([]int{set.n}, lab))
+		writeTestFile(t, dir, set.images, data.EncodeIDX([]int{set.n, 28, 28}, pix))
+		writeTestFile(t, dir, set.labels, data.EncodeIDX([]int{set.n}, lab))
 	}
 	return dir
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,12 +19,8 @@ func writeTinyMNIST(t *testing.T, dir string, side, ntrain, ntest int) string {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	write := func(name string, magic uint32, dims []int, payload []byte) {
-		head := binary.BigEndian.AppendUint32(nil, magic)
-		for _, d := range dims {
-			head = binary.BigEndian.AppendUint32(head, uint32(d))
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), append(head, payload...), 0o644); err != nil {
+	write := func(name string, dims []int, payload []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data.EncodeIDX(dims, payload), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,8 +40,8 @@ func writeTinyMNIST(t *testing.T, dir string, side, ntrain, ntest int) string {
 				}
 			}
 		}
-		write(f.images, 0x803, []int{f.n, side, side}, pix)
-		write(f.labels, 0x801, []int{f.n}, labels)
+		write(f.images, []int{f.n, side, side}, pix)
+		write(f.labels, []int{f.n}, labels)
 	}
 	return dir
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gtstorm/gtstorm/decentral/graph"
 
 	"github.com/gtstorm/gtstorm/internal/detmath"
+	"github.com/gtstorm/gtstorm/internal/splitmix"
 )
 
 // gaussStream separates the gauss attack's noise from the seed's other
@@ -186,22 +187,13 @@ func (l *liar) gauss(n *liarNode, m, v []float32, sigma float64, b, j, k int) {
 		n.pcg = rand.NewPCG(0, 0)
 		n.rng = rand.New(n.pcg)
 	}
-	h := splitmix(l.seed ^ gaussStream)
-	h = splitmix(h ^ uint64(l.round))
-	h = splitmix(h ^ uint64(b)<<20 ^ uint64(j))
+	h := splitmix.Hash(l.seed ^ gaussStream)
+	h = splitmix.Hash(h ^ uint64(l.round))
+	h = splitmix.Hash(h ^ uint64(b)<<20 ^ uint64(j))
 	n.pcg.Seed(h, uint64(k))
 	for q, x := range v {
 		m[q] = float32(float64(x) + float64(sigma*detmath.NormFloat64(n.rng)))
 	}
-}
-
-// splitmix is SplitMix64's finaliser, the hash that seeds the noise
-// streams (the same as package decentral's for the compressors).
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // omniscient sets m to the message every Byzantine neighbour of node j
