@@ -21,7 +21,8 @@ import (
 // are the class folders' names in sorted (byte) order, label i the i-th, as
 // torchvision numbers them. Files of other extensions and hidden files and
 // folders (a leading dot) are skipped silently, as torchvision skips them;
-// class folders are walked recursively. Without a test folder, a stratified
+// class folders are walked recursively. Without a test folder (DIR/<class>/…,
+// or DIR/train/<class>/… when train is DIR's only folder), a stratified
 // --test-split fraction of every class is held out as the test set.
 const (
 	// DefaultImageSize is the side of the square samples when --image-size
@@ -116,7 +117,32 @@ func scanImageFolder(dir string) (*imageScan, error) {
 	}
 	s := &imageScan{dir: dir}
 	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
-	if isDir(trainDir) && isDir(testDir) {
+	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
+	if hasTrain && !hasTest {
+		// DIR/train/<class>/… without DIR/test: the training folder's
+		// classes, a --test-split fraction held out. DIR/train beside a
+		// validation folder (ImageNet's train/ and val/) is refused, not
+		// read as two classes; beside other folders, train is a class.
+		top, err := classFolders(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range []string{"val", "valid", "validation"} {
+			if slices.Contains(top, v) {
+				return nil, fmt.Errorf("image folder %s holds train and %s but no test folder, want %s/train/<class>/… and %s/test/<class>/… (rename %s to test) or %s/<class>/…", dir, v, dir, dir, v, dir)
+			}
+		}
+		if slices.Equal(top, []string{"train"}) {
+			if s.classes, err = classFolders(trainDir); err != nil {
+				return nil, err
+			}
+			if s.train, err = classImages(trainDir, "train/", s.classes, nil); err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+	}
+	if hasTrain && hasTest {
 		s.split = true
 		if s.classes, err = classFolders(trainDir); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 )
 
@@ -19,7 +20,8 @@ type ImageFolderStats struct {
 // shrinking, bilinear interpolation when enlarging), labels the sorted
 // class folders' indices. The training set is DIR/train's images, the test
 // set DIR/test's; without them, a stratified opt.TestSplit fraction of
-// every class, fixed by the folder alone, is the test set. Decoded pixels
+// every class, fixed by the folder alone, is the test set (a TestSplit
+// given for a folder with DIR/test is refused, not ignored). Decoded pixels
 // come from the cache when the folder is unchanged (see imageCacheMagic).
 // Errors name the folder or file: no class folders, an empty class folder,
 // an image that does not decode (skipped and counted with opt.SkipBad).
@@ -31,6 +33,9 @@ func LoadImageFolder(dir string, opt LoadOptions) (train, test *Dataset, st Imag
 	s, err := scanImageFolder(dir)
 	if err != nil {
 		return nil, nil, st, err
+	}
+	if s.split && opt.TestSplit != 0 {
+		return nil, nil, st, fmt.Errorf("image folder %s: --test-split %v, but %s holds the test set; want --test-split only for a folder without a test folder", dir, opt.TestSplit, filepath.Join(dir, "test"))
 	}
 	w := progressWriter(opt)
 	d, cached, err := cachedImages(s, o, w)

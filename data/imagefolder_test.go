@@ -165,6 +165,42 @@ func flatFolder(t *testing.T, counts map[string]int) string {
 	return dir
 }
 
+// TestImageFolderTrainOnly: DIR/train/<class>/… without DIR/test is the
+// split layout with its test set held out, not one class called train;
+// a folder of classes, one of them called train, stays a folder of classes.
+func TestImageFolderTrainOnly(t *testing.T) {
+	imageFolderCache(t)
+	for _, tc := range []struct {
+		name        string
+		counts      map[string]int
+		split       float64
+		classes     []string
+		train, test int
+	}{
+		{"train only", map[string]int{"train/cat": 4, "train/dog": 4, "train/eel": 4}, 0.25, []string{"cat", "dog", "eel"}, 9, 3},
+		{"train only, default split", map[string]int{"train/cat": 10, "train/dog": 10}, 0, []string{"cat", "dog"}, 18, 2},
+		{"train and test", map[string]int{"train/cat": 4, "train/dog": 4, "test/cat": 1, "test/dog": 2}, 0, []string{"cat", "dog"}, 8, 3},
+		{"a class called train", map[string]int{"train": 4, "car": 4}, 0.25, []string{"car", "train"}, 6, 2},
+	} {
+		dir := flatFolder(t, tc.counts)
+		opt := LoadOptions{ImageSize: 4, Channels: 1, TestSplit: tc.split}
+		train, test, _, err := LoadImageFolder(dir, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if train.Len() != tc.train || test.Len() != tc.test || train.Classes != len(tc.classes) {
+			t.Errorf("%s: %d + %d images in %d classes, want %d + %d in %d", tc.name, train.Len(), test.Len(), train.Classes, tc.train, tc.test, len(tc.classes))
+		}
+		spec := imageFolderSpec()
+		if got := spec.ClassNames(dir, opt); !slices.Equal(got, tc.classes) {
+			t.Errorf("%s: classes %v, want %v", tc.name, got, tc.classes)
+		}
+		if sz := spec.Sizes(dir, opt); sz.Train != tc.train || sz.Test != tc.test || sz.Classes != len(tc.classes) {
+			t.Errorf("%s: sizes %d + %d in %d classes, want %d + %d in %d", tc.name, sz.Train, sz.Test, sz.Classes, tc.train, tc.test, len(tc.classes))
+		}
+	}
+}
+
 func TestImageFolderHoldOut(t *testing.T) {
 	imageFolderCache(t)
 	dir := flatFolder(t, map[string]int{"a": 10, "b": 4, "c": 1})
@@ -292,6 +328,14 @@ func TestImageFolderRefusals(t *testing.T) {
 		{"two channels", func(dir string) {
 			writeImage(t, filepath.Join(dir, "a/x.png"), grayRamp(2, 2))
 		}, LoadOptions{Channels: 2}, "--channels 2, want 1 (grayscale) or 3 (colour)"},
+		{"train and val", func(dir string) {
+			writeImage(t, filepath.Join(dir, "train/a/x.png"), grayRamp(2, 2))
+			writeImage(t, filepath.Join(dir, "val/a/x.png"), grayRamp(2, 2))
+		}, LoadOptions{}, "image folder DIR holds train and val but no test folder"},
+		{"test split with a test folder", func(dir string) {
+			writeImage(t, filepath.Join(dir, "train/a/x.png"), grayRamp(2, 2))
+			writeImage(t, filepath.Join(dir, "test/a/x.png"), grayRamp(2, 2))
+		}, LoadOptions{TestSplit: 0.3}, "--test-split 0.3, but DIR/test holds the test set"},
 	} {
 		dir := t.TempDir()
 		tc.make(dir)

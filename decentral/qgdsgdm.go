@@ -1,6 +1,9 @@
 package decentral
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // QGDSGDM is the name of DSGD with quasi-global momentum in
 // Config.Algorithm.
@@ -84,6 +87,12 @@ func (m QGDSGDMMethod) Step(c RoundContext) error {
 	c.Mix(xn, 0, c.Cur(qgH))
 	mu := float32(m.Momentum)
 	w := float32((1 - m.Momentum) / float64(c.Eta()))
+	if math.IsInf(float64(w), 0) {
+		// η_t is 0 or too small for float32: the round's change over η_t
+		// has no finite value. Not a divergence of the model, a schedule
+		// this method cannot take.
+		return fmt.Errorf("qg-dsgdm divides the round's change of x by η_t = %g (float32), which leaves no finite momentum; want a schedule (--schedule, --eta0) whose every step is above about 1e-38", c.Eta())
+	}
 	x, mh, mn = x[:len(xn)], mh[:len(xn)], mn[:len(xn)]
 	for k := range xn {
 		mn[k] = float32(mu*mh[k]) + float32(w*(x[k]-xn[k]))

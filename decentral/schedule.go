@@ -185,7 +185,7 @@ func (s Schedule) Eta(t int) float64 {
 		ms, gamma, _ := parseStep(s.Shape) // Validate checked it
 		f := 1.0
 		for _, m := range ms {
-			if t >= int(math.Floor(float64(m*float64(s.Rounds)))) {
+			if t >= milestone(m, s.Rounds) {
 				f = float64(f * gamma)
 			}
 		}
@@ -195,6 +195,19 @@ func (s Schedule) Eta(t int) float64 {
 		eta = float64(eta * (float64(t+1) / float64(s.Warmup)))
 	}
 	return eta
+}
+
+// milestone returns the round ⌊S·T⌋ of a step schedule's milestone S over
+// T rounds, S read as the decimal fraction it was written as (its shortest
+// form): 0.29 of 100 rounds is round 29, where the float64 product
+// 0.29·100 = 28.999999999999996 would floor to 28.
+func milestone(s float64, rounds int) int {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(s, 'g', -1, 64))
+	if !ok {
+		return int(math.Floor(float64(s * float64(rounds))))
+	}
+	r.Mul(r, new(big.Rat).SetInt64(int64(rounds)))
+	return int(new(big.Int).Quo(r.Num(), r.Denom()).Int64()) // r ≥ 0: Quo floors
 }
 
 // Beta returns β_t = 1 − ρη_{t−1}² clipped to [0, 1], the weight GT-STORM's

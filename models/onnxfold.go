@@ -280,6 +280,9 @@ func (im *importer) unsqueeze(n *onnx.Node) error {
 }
 
 func (im *importer) concat(n *onnx.Node) error {
+	if err := im.onConstants(n, "torch.cat of branches"); err != nil {
+		return err
+	}
 	var parts []*iconst
 	for k := range n.Inputs {
 		c, err := im.konst(n, k, fmt.Sprintf("input %d", k), false)

@@ -11,11 +11,11 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with the Add of its bias), Add, Relu, " +
+const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, Relu, " +
 	"MaxPool and AveragePool (padded or not), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
-	"before a Conv or an AveragePool), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
+	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Mul"
 
 // ImportONNX turns the ONNX model data (e.g. what PyTorch's
@@ -118,21 +118,24 @@ func (c *iconst) size() int { return product(c.dims) }
 type pendKind int
 
 const (
-	pMatMul   pendKind = iota + 1 // x·W, waiting for the Add of a bias
-	pGrouped                      // GroupNorm: x reshaped to [N,G,−1]
-	pNormed                       // … and InstanceNormalization with scale 1, shift 0
-	pGN                           // … and reshaped back: normalised, not yet scaled
-	pGNScaled                     // … and multiplied by the scale
-	pPad                          // x padded with zeros on every side of its maps
+	pMatMul     pendKind = iota + 1 // x·W, waiting for the Add of a bias
+	pGrouped                        // GroupNorm: x reshaped to [N,G,−1]
+	pNormed                         // … and InstanceNormalization with scale 1, shift 0
+	pGN                             // … and reshaped back: normalised, not yet scaled
+	pGNScaled                       // … and multiplied by the scale
+	pPad                            // x padded with zeros on every side of its maps
+	pLogSoftmax                     // log_softmax(x) over the classes: only the graph's output
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
-	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad"}
+	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad",
+	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node"}
 
 type pending struct {
 	kind   pendKind
-	x      ival    // the activation it starts from
-	w      *iconst // pMatMul: the weights [in,out]
+	x      ival       // the activation it starts from
+	w      *iconst    // pMatMul: the weights [in,out]
+	node   *onnx.Node // pMatMul: the MatMul, whose output a layer without a bias becomes
 	groups int
 	gamma  []float32 // pGNScaled
 	pad    int       // pPad
@@ -242,9 +245,19 @@ func (im *importer) output(g *onnx.Graph, classes int) (Tensor, error) {
 	}
 	name := g.Outputs[0].Name
 	v, ok := im.vals[name]
+	if ok {
+		var err error
+		if v, err = im.settle(name, v); err != nil {
+			return Tensor{}, err
+		}
+	}
 	switch {
 	case !ok:
 		return Tensor{}, fmt.Errorf("the output %q is not computed by any node", name)
+	case v.kind == ivPending && v.p.kind == pLogSoftmax:
+		// The loss is the cross-entropy of the logits, which is torch's
+		// nll_loss of their log_softmax: the network ends at the logits.
+		v = v.p.x
 	case v.kind == ivPending:
 		return Tensor{}, fmt.Errorf("the output %q is %s, not a finished layer", name, pendNames[v.p.kind])
 	case v.kind != ivAct:

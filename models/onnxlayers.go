@@ -21,6 +21,9 @@ func (im *importer) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	if g := attrInt(n, "group", 1); g != 1 {
+		return fmt.Errorf("grouped convolution (group %d: a depthwise or grouped Conv2d) is not supported; the import takes groups=1 only", g)
+	}
 	w, err := im.konst(n, 1, "weights", false)
 	if err != nil {
 		return err
@@ -28,9 +31,6 @@ func (im *importer) conv(n *onnx.Node) error {
 	c := im.net.Shape(x.t)
 	if !w.float || len(w.dims) != 4 || w.dims[1] != c[0] || w.dims[2] != w.dims[3] {
 		return fmt.Errorf("weights %q of shape %v, want [out,%d,k,k] (square kernels, input [N,%s])", w.name, w.dims, c[0], joinInts(c))
-	}
-	if g := attrInt(n, "group", 1); g != 1 {
-		return fmt.Errorf("grouped convolution (group %d) is not supported", g)
 	}
 	if err := noDilationNoAutoPad(n); err != nil {
 		return err
@@ -161,7 +161,22 @@ func (im *importer) matMul(n *onnx.Node) error {
 	if !w.float || len(w.dims) != 2 || w.dims[0] != product(x.view) {
 		return fmt.Errorf("weights %q of shape %v, want [%d,out]", w.name, w.dims, product(x.view))
 	}
-	return im.set(n, ival{kind: ivPending, p: &pending{kind: pMatMul, x: x, w: w}})
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pMatMul, x: x, w: w, node: n}})
+}
+
+// settle turns v, the value named name, into an activation where it is a
+// MatMul that no Add of a bias follows: a fully connected layer without a
+// bias, as torch writes Linear(bias=False). Other values come back as
+// they are.
+func (im *importer) settle(name string, v ival) (ival, error) {
+	if v.kind != ivPending || v.p.kind != pMatMul {
+		return v, nil
+	}
+	p := v.p
+	if err := im.dense(p.node, p.x, p.w, p.w.name, nil); err != nil {
+		return v, err
+	}
+	return im.vals[name], nil
 }
 
 // binary reads the two inputs of an elementwise node. Two constants it
@@ -188,6 +203,15 @@ func (im *importer) add(n *onnx.Node) error {
 	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
 	if done || err != nil {
 		return err
+	}
+	if a.kind != ivConst && b.kind != ivConst {
+		// Two activations, one of them perhaps a MatMul without a bias.
+		if a, err = im.settle(n.Inputs[0], a); err == nil {
+			b, err = im.settle(n.Inputs[1], b)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	switch {
 	case a.kind == ivAct && b.kind == ivAct:
@@ -216,6 +240,9 @@ func (im *importer) mul(n *onnx.Node) error {
 		return fmt.Errorf("multiplies the network's data; the import takes Mul only as the scale of a GroupNorm")
 	}
 	c := im.net.Shape(a.p.x.t)[0]
+	if b.c.float && b.c.size() == 1 && c > 1 {
+		return fmt.Errorf("scales a GroupNorm of %d channels by one value, as torch writes nn.GroupNorm(affine=False); the import's GroupNorm has a trainable scale and shift per channel: use affine=True", c)
+	}
 	if !b.c.float || b.c.size() != c {
 		return fmt.Errorf("scales a GroupNorm of %d channels by %q of shape %v; want one value per channel", c, b.c.name, b.c.dims)
 	}
@@ -348,6 +375,25 @@ func (im *importer) relu(n *onnx.Node) error {
 		return err
 	}
 	return im.set(n, ival{kind: ivAct, t: im.net.ReLU(x.t), view: x.view})
+}
+
+// logSoftmax takes a LogSoftmax over the classes of the logits [N,K], as
+// torch's F.log_softmax(x, dim=1) ends a network trained with nll_loss,
+// when it is the graph's output (see output): gtstorm's loss, the
+// cross-entropy of the logits, is nll_loss of their log_softmax, and the
+// class probabilities are the same. Anything else reading it is refused.
+func (im *importer) logSoftmax(n *onnx.Node) error {
+	x, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	if len(x.view) != 1 {
+		return fmt.Errorf("LogSoftmax of a tensor of shape [N,%s]; the import takes it only over the class logits [N,K], as the network's last node", joinInts(x.view))
+	}
+	if axis := attrInt(n, "axis", -1); axis != 1 && axis != -1 {
+		return fmt.Errorf("LogSoftmax over axis %d of the logits [N,%d]; want axis 1 (or -1), the classes", axis, x.view[0])
+	}
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pLogSoftmax, x: x}})
 }
 
 func (im *importer) identity(n *onnx.Node) error {

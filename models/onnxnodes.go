@@ -20,7 +20,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Pad": (*importer).pad, "Constant": (*importer).constant, "ConstantOfShape": (*importer).constantOfShape,
 	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze,
 	"Concat": (*importer).concat, "Slice": (*importer).slice, "Transpose": (*importer).transpose,
-	"Cast": (*importer).cast,
+	"Cast": (*importer).cast, "LogSoftmax": (*importer).logSoftmax,
 }
 
 // node imports one node of the graph.
@@ -69,6 +69,9 @@ func (im *importer) arg(n *onnx.Node, k int) (ival, bool, error) {
 // data returns input k of n, an activation.
 func (im *importer) data(n *onnx.Node, k int) (ival, error) {
 	v, ok, err := im.arg(n, k)
+	if err == nil && ok {
+		v, err = im.settle(n.Inputs[k], v)
+	}
 	switch {
 	case err != nil:
 		return v, err
@@ -89,6 +92,18 @@ func (im *importer) image(n *onnx.Node, k int) (ival, error) {
 		err = fmt.Errorf("reads a tensor of shape [N,%s], want images [N,C,H,W]", joinInts(v.view))
 	}
 	return v, err
+}
+
+// onConstants refuses n, an operator the import folds on constants only
+// (shape arithmetic), where an input is the network's data: what says what
+// the network does with it (torch.cat of branches, a crop).
+func (im *importer) onConstants(n *onnx.Node, what string) error {
+	for _, in := range n.Inputs {
+		if v, ok := im.vals[in]; ok && v.kind != ivConst {
+			return fmt.Errorf("%s of the network's data (%s) is not supported: the import takes %s only on constants, the shape arithmetic it folds", n.OpType, what, n.OpType)
+		}
+	}
+	return nil
 }
 
 // konst returns input k of n, a constant, or nil where n omits it and

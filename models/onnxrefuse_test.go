@@ -123,6 +123,11 @@ func TestImportONNXRefusals(t *testing.T) {
 		node("Shape", []string{"x"}, "s"), node("Gather", []string{"s", "zero"}, "n"), node("Mul", []string{"n", "two"}, "n2"),
 		node("Unsqueeze", []string{"n2", "ax"}, "u"), node("Concat", []string{"u", "rest"}, "t", onnx.IntAttr("axis", 0)),
 		node("Reshape", []string{"x", "t"}, "y"))
+	// Flatten and Gemm to two logits, then the nodes logSoftmax gives.
+	logits := func(last ...onnx.Node) []byte {
+		nodes := append([]onnx.Node{node("Flatten", []string{"x"}, "f"), node("Gemm", []string{"f", "fw", "fb"}, "g", onnx.IntAttr("transB", 1))}, last...)
+		return tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("fw", ramp(32, 1), 2, 16), onnx.FloatTensor("fb", ramp(2, 2), 2)}, nodes...)
+	}
 	for _, c := range []struct {
 		what    string
 		b       []byte
@@ -131,6 +136,17 @@ func TestImportONNXRefusals(t *testing.T) {
 		want    []string
 	}{
 		{"truncated", gn[:len(gn)/2], nil, 0, []string{"onnx:", "past the end"}},
+		{"log-softmax read by a node", logits(node("LogSoftmax", []string{"g"}, "l", onnx.IntAttr("axis", 1)), node("Relu", []string{"l"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Relu"`, "LogSoftmax, which the import takes only as the network's last node"}},
+		{"log-softmax over the batch", logits(node("LogSoftmax", []string{"g"}, "y", onnx.IntAttr("axis", 0))),
+			[]int{1, 4, 4}, 2, []string{"axis 0", "want axis 1 (or -1), the classes"}},
+		{"groupnorm without affine", fixture("groupnorm_no_affine"), nil, 0, []string{"nn.GroupNorm(affine=False)", "use affine=True"}},
+		{"cat of branches", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Relu", []string{"x"}, "b"), node("Concat", []string{"a", "b"}, "y", onnx.IntAttr("axis", 1))),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Concat"`, "Concat of the network's data (torch.cat of branches) is not supported"}},
+		{"crop", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.Int64Tensor("s", []int64{1}, 1), onnx.Int64Tensor("e", []int64{-1}, 1), onnx.Int64Tensor("ax", []int64{2}, 1)},
+			node("Slice", []string{"x", "s", "e", "ax"}, "y")), []int{1, 4, 4}, 2, []string{"Slice of the network's data (cropping or slicing a tensor)"}},
+		{"log-softmax of maps", tinyONNX(t, 13, batchN, nil, node("LogSoftmax", []string{"x"}, "y", onnx.IntAttr("axis", 1))),
+			[]int{1, 4, 4}, 2, []string{"LogSoftmax of a tensor of shape [N,1,4,4]"}},
 		{"truncated at the end", gn[:len(gn)-3], nil, 0, []string{"onnx:"}},
 		{"batchnorm", fixture("batchnorm"), nil, 0, []string{`node "/bn/BatchNormalization" (BatchNormalization)`, "SPEC §12", "use GroupNorm"}},
 		{"sigmoid", fixture("sigmoid"), nil, 0, []string{`node "/Sigmoid" (Sigmoid): operator Sigmoid is not supported`, ONNXSupported}},
@@ -149,7 +165,7 @@ func TestImportONNXRefusals(t *testing.T) {
 			[]int{1, 4, 4}, 2, []string{`dimension 2 is dynamic ("h")`}},
 		{"no input shape", tinyONNX(t, 13, nil, nil, node("Relu", []string{"x"}, "y")), []int{1, 4, 4}, 2, []string{"no shape"}},
 		{"asymmetric padding", conv(onnx.IntsAttr("pads", 0, 0, 1, 1)), []int{1, 4, 4}, 2, []string{"pads [0 0 1 1] differ", "asymmetric"}},
-		{"grouped conv", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"grouped convolution"}},
+		{"grouped conv", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"grouped convolution (group 2: a depthwise or grouped Conv2d)"}},
 		{"dilation", conv(onnx.IntsAttr("dilations", 2, 2)), []int{1, 4, 4}, 2, []string{"dilations"}},
 		{"other domain", tinyONNX(t, 13, batchN, nil, onnx.Node{Name: "q", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}),
 			[]int{1, 4, 4}, 2, []string{`domain "com.microsoft"`}},

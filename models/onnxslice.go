@@ -10,6 +10,9 @@ import (
 // Slice, Transpose and Cast on constants (see onnxfold.go).
 
 func (im *importer) slice(n *onnx.Node) error {
+	if err := im.onConstants(n, "cropping or slicing a tensor"); err != nil {
+		return err
+	}
 	data, err := im.konst(n, 0, "data", false)
 	if err != nil {
 		return err
@@ -87,6 +90,9 @@ func sliceRange(start, end, step int64, d int) (int, int) {
 }
 
 func (im *importer) transpose(n *onnx.Node) error {
+	if err := im.onConstants(n, "permute"); err != nil {
+		return err
+	}
 	data, err := im.konst(n, 0, "data", false)
 	if err != nil {
 		return err

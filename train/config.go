@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral/graph"
@@ -200,7 +201,7 @@ func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
 	name := cfg.ModelName()
 	if k.logReg {
 		if name != models.LogRegName {
-			return nil, &ConfigError{"model", name, fmt.Sprintf("%s on LibSVM data (--dataset %s); the image models need --dataset mnist or cifar10", models.LogRegName, cfg.Dataset)}
+			return nil, &ConfigError{"model", name, fmt.Sprintf("%s on LibSVM data (--dataset %s); the image models need image data (--dataset %s)", models.LogRegName, cfg.Dataset, strings.Join(cfg.imageDatasets(), "|"))}
 		}
 		if train.Classes != 2 {
 			return nil, fmt.Errorf("%s: logistic regression needs 2 classes, the data has %d", train.Name, train.Classes)

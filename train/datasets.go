@@ -41,6 +41,18 @@ func (c Config) registry() *data.Registry {
 	return data.Builtin()
 }
 
+// imageDatasets returns the names of the registry's image datasets, those
+// the networks train on.
+func (c Config) imageDatasets() []string {
+	var names []string
+	for _, name := range c.registry().Names() {
+		if s, _ := c.registry().Spec(name); !s.LogReg {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // dataset returns the registry entry of c's dataset.
 func (c Config) dataset() (data.Spec, bool) { return c.registry().Spec(c.Dataset) }
 

@@ -295,3 +295,41 @@ func TestCheckpointCostFlat(t *testing.T) {
 	}
 	sameRows(t, rowsOf(t, cut), rowsOf(t, full))
 }
+
+// TestTrainFailingToStartLeavesNoFolder: a run whose data cannot be read
+// removes the folder it made; a folder that was there before stays, and a
+// run that starts keeps its folder whatever happens later.
+func TestTrainFailingToStartLeavesNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	cfg := lrConfig(decentral.DSGD)
+	cfg.DataDir = filepath.Join(dir, "no-such.libsvm")
+	for _, c := range []struct {
+		name   string
+		before bool
+	}{{"made by the run", false}, {"there before", true}} {
+		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		if c.before {
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Train(context.Background(), cfg, Options{Out: out}); err == nil {
+			t.Fatalf("%s: trained on missing data", c.name)
+		}
+		_, err := os.Stat(out)
+		if exists := err == nil; exists != c.before {
+			t.Errorf("%s: folder exists %v after the failed start, want %v", c.name, exists, c.before)
+		}
+	}
+}
+
+// TestMissingFlagFileNamesTheFlag: a partition file that is not there is
+// refused naming --partition, not only the path.
+func TestMissingFlagFileNamesTheFlag(t *testing.T) {
+	cfg := lrConfig(decentral.DSGD)
+	cfg.Partition = "file:" + filepath.Join(t.TempDir(), "nodes.txt")
+	_, err := Train(context.Background(), cfg, Options{Out: filepath.Join(t.TempDir(), "run")})
+	if err == nil || !strings.HasPrefix(err.Error(), "--partition "+cfg.Partition+": ") {
+		t.Errorf("err = %v, want one naming --partition %s", err, cfg.Partition)
+	}
+}

@@ -103,37 +103,41 @@ func inputFiles(c Config, cache map[string]InputFile) ([]InputFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := c.partitionFile(); ok {
+	flags := make([]string, len(paths)) // the flag naming each path given by a flag of its own
+	add := func(flag, p string) error {
 		abs, err := filepath.Abs(p)
 		if err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+		paths, flags = append(paths, abs), append(flags, flag)
+		return nil
+	}
+	if p, ok := c.partitionFile(); ok {
+		if err := add("--partition "+c.Partition, p); err != nil {
 			return nil, err
 		}
-		paths = append(paths, abs)
 	}
 	if c.edgeListFile() {
-		abs, err := filepath.Abs(c.Topology)
-		if err != nil {
+		if err := add("--topology "+c.Topology, c.Topology); err != nil {
 			return nil, err
 		}
-		paths = append(paths, abs)
 	}
 	if c.Speeds != "" {
-		abs, err := filepath.Abs(c.Speeds)
-		if err != nil {
+		if err := add("--speeds "+c.Speeds, c.Speeds); err != nil {
 			return nil, err
 		}
-		paths = append(paths, abs)
 	}
 	if models.IsONNXName(c.Model) { // the network a run of --model FILE.onnx imports
-		abs, err := filepath.Abs(c.Model)
-		if err != nil {
+		if err := add("--model "+c.Model, c.Model); err != nil {
 			return nil, err
 		}
-		paths = append(paths, abs)
 	}
 	out := make([]InputFile, 0, len(paths)+1)
-	for _, p := range paths {
+	for i, p := range paths {
 		f, err := fingerprint(p, cache)
+		if err != nil && flags[i] != "" {
+			err = fmt.Errorf("%s: %w", flags[i], err)
+		}
 		if err != nil {
 			return nil, err
 		}

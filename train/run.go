@@ -66,13 +66,42 @@ var ErrInputsChanged = errors.New("inputs changed")
 // File settings are made absolute and every input file is fingerprinted, so
 // that resuming does not depend on the current folder and refuses changed
 // inputs.
+//
+// A run that fails before its first checkpoint (its data cannot be read, its
+// model not built) leaves no folder it made behind.
 func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
+	_, statErr := os.Stat(opt.Out)
+	made := errors.Is(statErr, os.ErrNotExist)
 	cfg, inputs, unlock, err := startRun(cfg, opt, nil)
 	if err != nil {
+		removeMadeFolder(opt.Out, made, nil)
 		return nil, err
 	}
-	defer unlock()
-	return execute(ctx, &plan{cfg: cfg, inputs: inputs, measured: -1}, opt, processRole{})
+	sum, err := execute(ctx, &plan{cfg: cfg, inputs: inputs, measured: -1}, opt, processRole{})
+	if err != nil {
+		removeMadeFolder(opt.Out, made, unlock)
+		return sum, err
+	}
+	unlock()
+	return sum, nil
+}
+
+// removeMadeFolder removes out, which a run made (made) and which holds no
+// checkpoint: the run stopped before its first round and left nothing to
+// resume. It removes the run's config.json under the lock (unlock, nil
+// where the run holds none), then the folder if nothing else is in it.
+func removeMadeFolder(out string, made bool, unlock func()) {
+	_, ckErr := os.Stat(filepath.Join(out, CheckpointFile))
+	unstarted := made && errors.Is(ckErr, os.ErrNotExist)
+	if unstarted && unlock != nil {
+		os.Remove(filepath.Join(out, ConfigFile))
+	}
+	if unlock != nil {
+		unlock()
+	}
+	if unstarted {
+		os.Remove(out) // only when empty: a folder another run took keeps its files
+	}
 }
 
 // startRun checks cfg (and, for a rank, check), makes its file settings
@@ -208,6 +237,9 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if iters != 0 {
 		if iters < ck.snap.Round {
 			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
+		}
+		if err := checkScheduleRounds(cfg, iters); err != nil {
+			return nil, err
 		}
 		cfg.Iters = iters
 		if err := cfg.CheckGraphs(); err != nil {
@@ -368,4 +400,22 @@ func peakRSSMB() float64 {
 		return 0
 	}
 	return float64(ru.Maxrss) / 1024
+}
+
+// checkScheduleRounds refuses to resume a run of cfg to another round
+// count iters when its step sizes depend on the run's T (--schedule cosine
+// or step:…): the rounds already done took the steps of cfg.Iters rounds,
+// so the result would be neither the old run nor a fresh run of iters
+// rounds. The paper's and the constant schedule (and --warmup, whose ramp
+// does not read T) resume to any round count.
+func checkScheduleRounds(cfg Config, iters int) error {
+	if iters == cfg.Iters {
+		return nil
+	}
+	shape, _, err := decentral.ParseSchedule(cfg.StepSchedule)
+	if err != nil || shape == "" {
+		return nil // Validate reports a bad schedule
+	}
+	return &ConfigError{"iters", iters, fmt.Sprintf("the run's own %d rounds: its --schedule %s is spread over the round count, so the rounds done would not be those of a run of %d rounds (start a new run for another count)",
+		cfg.Iters, cfg.StepSchedule, iters)}
 }

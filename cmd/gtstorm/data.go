@@ -102,11 +102,11 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 // class histograms.
 func runDataInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data info", "data info [--data-dir DIR] [--dataset NAME --partition SPEC --nodes M --seed S]", stdout)
-	dir := fs.String("data-dir", "", dataDirHelp()+"; for --dataset mnist an MNIST-format folder (default: the copy in the GoMNIST module), for fashion-mnist its folder, for libsvm the training FILE")
+	dir := fs.String("data-dir", "", dataDirHelp()+"; for --dataset mnist an MNIST-format folder (default: the copy in the GoMNIST module), for fashion-mnist its folder, for femnist a LEAF folder (train/*.json, test/*.json), for images an image folder (DIR/<class>/… or DIR/train/<class>/… and DIR/test/<class>/…; listed at 3x32x32 and --test-split 0.1), for libsvm the training FILE")
 	dataset := fs.String("dataset", "mnist", "dataset whose partition to show with --partition: "+strings.Join(data.Names(), "|"))
 	partition := fs.String("partition", "", "show each node's share and class histogram under this partition: "+data.PartitionKinds)
 	nodes := fs.Int("nodes", 10, "number of nodes for --partition")
-	seed := fs.Uint64("seed", 1, "random seed of the partition (iid, dirichlet, shards)")
+	seed := fs.Uint64("seed", 1, "random seed of the partition (iid, dirichlet, shards, and natural's order among writers of equal size)")
 	coarse := fs.Bool("coarse-labels", false, "CIFAR-100: the 20 superclasses as labels, for --partition")
 	if err := parseFlags(fs, args); err != nil {
 		return err

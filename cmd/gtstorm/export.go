@@ -7,11 +7,11 @@ import (
 	"github.com/gtstorm/gtstorm/train/modelfile"
 )
 
-// runExport writes a saved CNN as an ONNX model.
+// runExport writes a saved image model as an ONNX model.
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", "export --model FILE --onnx FILE", stdout)
-	model := fs.String("model", "", "saved model to export: model.gtck (or checkpoint.gtck) of an MNIST or CIFAR-10 run")
-	out := fs.String("onnx", "", "ONNX file to write (replaced atomically); its graph takes the network's input, float32 NCHW [N,C,H,W] with N dynamic, scaled as gtstorm feeds it, and returns the logits [N,10]")
+	model := fs.String("model", "", "saved model to export: model.gtck (or checkpoint.gtck) of a run of an image model (any --model but logreg)")
+	out := fs.String("onnx", "", "ONNX file to write (replaced atomically); its graph takes the network's input, float32 NCHW [N,C,H,W] with N dynamic, scaled as gtstorm feeds it, and returns the logits [N,classes]")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

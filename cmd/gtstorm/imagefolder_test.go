@@ -148,3 +148,38 @@ func TestImageFolderIsAnInput(t *testing.T) {
 		t.Fatalf("resume after an image changed: exit %d, %q", code, msg)
 	}
 }
+
+// TestDataInfoImageLayouts: data info lists an image folder's classes in
+// each layout (DIR/train without DIR/test held out from train's classes,
+// not one class called train), and its help names the image and LEAF
+// folders and the partitions that --seed drives.
+func TestDataInfoImageLayouts(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, tc := range []struct {
+		name   string
+		layout func(dir string)
+		args   []string
+		want   []string
+	}{
+		{"train only", func(dir string) { writePNGs(t, filepath.Join(dir, "train"), []string{"apples", "pears"}, 10, 4, 4) },
+			nil, []string{"2 classes [apples pears]", "train: 18 samples of 3x32x32, 2 classes [9 9]", "test:  2 samples of 3x32x32, 2 classes [1 1]"}},
+		{"train and test", func(dir string) {
+			writePNGs(t, filepath.Join(dir, "train"), []string{"apples", "pears"}, 3, 4, 4)
+			writePNGs(t, filepath.Join(dir, "test"), []string{"apples", "pears"}, 1, 4, 4)
+		}, nil, []string{"2 classes [apples pears]", "train: 6 samples", "test:  2 samples"}},
+		{"help", func(string) {}, []string{"--help"}, []string{"for femnist a LEAF folder", "for images an image folder (DIR/<class>/… or DIR/train/<class>/…", "natural's order among writers"}},
+	} {
+		dir := t.TempDir()
+		tc.layout(dir)
+		args := append([]string{"data", "info", "--data-dir", dir}, tc.args...)
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 && tc.args == nil {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr.String())
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout.String()+stderr.String(), want) {
+				t.Errorf("%s: data info lacks %q:\n%s%s", tc.name, want, stdout.String(), stderr.String())
+			}
+		}
+	}
+}

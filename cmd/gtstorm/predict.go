@@ -14,15 +14,18 @@ import (
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("predict", "predict --model FILE [--top K] [--json] IMAGE...\n\n"+
 		"Classifies PNG or JPEG images (no other format) of any size, colour or grey,\n"+
-		"with the model of an mnist or cifar10 run: each is converted to the model's\n"+
-		"channels, resized to its input and standardised as the training data was, and\n"+
-		"its most probable classes are printed. Transparent pixels are composed over\n"+
-		"white (for an mnist model, light ink over black). MNIST models expect a light\n"+
-		"digit on a dark background: an image whose border is light, such as dark ink\n"+
-		"on paper, is inverted, with a note on stderr; colour images never are. A file\n"+
-		"that cannot be read gets a line on stderr (with --json, an object with its\n"+
-		"\"error\") and exit status 1 once the others are classified.", stdout)
-	model := fs.String("model", "", "model file (model.gtck of an mnist or cifar10 run)")
+		"with the image model of a run: each is converted to the model's channels,\n"+
+		"resized to its input and standardised as the training data was, and its most\n"+
+		"probable classes are printed. Transparent pixels are composed over white (for\n"+
+		"a one-channel model, light ink over black). Models of mnist, fashion-mnist and\n"+
+		"femnist (one channel) expect light ink on a dark background: an image whose\n"+
+		"border is light, such as dark ink on paper, is inverted, with a note on\n"+
+		"stderr; colour images never are. The model of an image folder (--dataset\n"+
+		"images) gets its images exactly as the folder's were converted: transparency\n"+
+		"over black, never inverted. A file that cannot be read gets a line on stderr\n"+
+		"(with --json, an object with its \"error\") and exit status 1 once the others\n"+
+		"are classified.", stdout)
+	model := fs.String("model", "", "model file (model.gtck of a run of an image model)")
 	top := fs.Int("top", 3, "number of most probable classes to print (all of them when the model has fewer)")
 	asJSON := fs.Bool("json", false, `print one JSON object per image per line: {"image": PATH, "top": [{"class": C, "name": N, "prob": P}, ...]}, with "inverted": true for an inverted image; {"image": PATH, "error": MESSAGE} for a file that cannot be read`)
 	images, err := parseArgsAnywhere(fs, args)
@@ -31,7 +34,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *model == "":
-		return usagef("--model: want a model file (model.gtck of an mnist or cifar10 run)")
+		return usagef("--model: want a model file (model.gtck of a run of an image model)")
 	case *top < 1:
 		return usagef("--top %d: want at least 1 class", *top)
 	case len(images) == 0:
@@ -44,7 +47,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	failed := 0
 	for _, p := range preds {
 		if p.Inverted {
-			fmt.Fprintf(stderr, "gtstorm predict: note: %s has a light background; inverted it to a light digit on dark, as MNIST's\n", p.Image)
+			fmt.Fprintf(stderr, "gtstorm predict: note: %s has a light background; inverted it to light ink on dark, as the model's training images\n", p.Image)
 		}
 		if p.Error != "" {
 			failed++

@@ -45,7 +45,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 func runResume(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("resume", "resume --out DIR [--iters T]", stdout)
 	out := fs.String("out", "", "output folder of the run to continue")
-	iters := fs.Int("iters", 0, "total rounds to reach (0: the run's own count)")
+	iters := fs.Int("iters", 0, "total rounds to reach (0: the run's own count; a run with --schedule cosine or step resumes only to its own)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -80,11 +81,12 @@ func Plot(path, title string, curves []Curve) error {
 // margin; the legend, shared by both panels, stands to their right, outside
 // their data areas. A panel's title too wide for its panel is wrapped at
 // spaces, in a smaller font where a word alone is too wide, so that it
-// never runs into the other panel. On a log x axis (Curve.LogX) points at
-// x ≤ 0 cannot be drawn: they are left out, and the x axis label says so.
-// That is not reported in skipped, as every run on a simulated network
-// starts at t = 0. Where no curve has a point at x > 0, the x axis stays
-// linear.
+// never runs into the other panel; an axis label longer than its axis is
+// wrapped (or shrunk) likewise, and never shortens the data area. On a log
+// x axis (Curve.LogX) points at x ≤ 0 cannot be drawn: they are left out,
+// and the x axis label says so. That is not reported in skipped, as every
+// run on a simulated network starts at t = 0. Where no curve has a point at
+// x > 0, the x axis stays linear.
 func PlotReport(path, title string, curves []Curve) (skipped []string, err error) {
 	f, skipped, err := newFigure(title, curves)
 	if err != nil {
@@ -126,6 +128,7 @@ func newFigure(title string, curves []Curve) (f *figure, skipped []string, err e
 	f.fitY(accY, stY, logY)
 	f.fitLogX(curves)
 	f.fitTitles(panelWidth())
+	f.fitAxisLabels()
 	return f, skipped, nil
 }
 
@@ -327,18 +330,24 @@ const (
 
 // render draws the figure onto a new image.
 func (f *figure) render() *vgimg.Canvas {
-	size := f.legend.Rectangle(draw.Canvas{}).Size()
-	w, h := panelsWidth, figureHeight
-	if size.X > 0 {
-		w += size.X + 4*pad
-		h = max(h, size.Y+f.titleHeight()+4*pad)
-	}
-	img := vgimg.New(w, h)
+	img := vgimg.New(f.size())
 	acc, st, legend := f.layout(draw.New(img))
 	f.acc.Draw(acc)
 	f.st.Draw(st)
 	f.legend.Draw(legend)
 	return img
+}
+
+// size returns the figure's width and height: the panels' and the
+// legend's strip's, which depend on its legend and its titles.
+func (f *figure) size() (w, h vg.Length) {
+	size := f.legend.Rectangle(draw.Canvas{}).Size()
+	w, h = panelsWidth, figureHeight
+	if size.X > 0 {
+		w += size.X + 4*pad
+		h = max(h, size.Y+f.titleHeight()+4*pad)
+	}
+	return w, h
 }
 
 // layout splits the figure's canvas c into the canvases of the accuracy
@@ -365,13 +374,13 @@ func panelWidth() vg.Length {
 	return panelTiles.At(whole, 0, 0).Size().X
 }
 
-// fitTitles fits each panel's title into width (see fitTitle), and pads
+// fitTitles fits each panel's title into width (see fitText), and pads
 // the shorter title below so that both take the same height: the panels'
 // data areas then start level, whatever the lines each title needs.
 func (f *figure) fitTitles(width vg.Length) {
 	panels := []*plot.Plot{f.acc, f.st}
 	for _, p := range panels {
-		p.Title.Text, p.Title.TextStyle = fitTitle(p.Title.Text, p.Title.TextStyle, width)
+		p.Title.Text, p.Title.TextStyle = fitText(p.Title.Text, p.Title.TextStyle, width)
 	}
 	h := f.titleHeight()
 	for _, p := range panels {
@@ -381,17 +390,17 @@ func (f *figure) fitTitles(width vg.Length) {
 	}
 }
 
-// fitTitle returns title and its style sty laid out to be at most width
-// wide, as sty's font measures it: unchanged where it fits; else wrapped
-// onto several lines at spaces (its own line breaks kept), and, where a
-// word alone is still wider than width, in a font shrunk until the widest
-// line fits.
-func fitTitle(title string, sty text.Style, width vg.Length) (string, text.Style) {
-	if width <= 0 || sty.Width(title) <= width {
-		return title, sty
+// fitText returns txt (a panel's title, an axis label) and its style sty
+// laid out to be at most width wide before any rotation, as sty's font
+// measures it: unchanged where it fits; else wrapped onto several lines at
+// spaces (its own line breaks kept), and, where a word alone is still
+// wider than width, in a font shrunk until the widest line fits.
+func fitText(txt string, sty text.Style, width vg.Length) (string, text.Style) {
+	if width <= 0 || sty.Width(txt) <= width {
+		return txt, sty
 	}
 	var lines []string
-	for _, hard := range strings.Split(title, "\n") {
+	for _, hard := range strings.Split(txt, "\n") {
 		words := strings.Fields(hard)
 		if len(words) == 0 {
 			lines = append(lines, "")
@@ -408,17 +417,109 @@ func fitTitle(title string, sty text.Style, width vg.Length) (string, text.Style
 		}
 		lines = append(lines, line)
 	}
-	title = strings.Join(lines, "\n")
+	txt = strings.Join(lines, "\n")
 	// Text widths scale with the font's size, up to rounding: shrink by
 	// the excess, and by at least 1% a step where rounding leaves it over.
 	for range 100 {
-		w := sty.Width(title)
+		w := sty.Width(txt)
 		if w <= width {
 			break
 		}
 		sty.Font.Size *= min(width/w, 0.99)
 	}
-	return title, sty
+	return txt, sty
+}
+
+// fitAxisLabels fits each panel's axis labels to their axes as the figure
+// draws them (see fitText): a y label, drawn rotated, to the height of its
+// panel's data area, and the x label, the same in both panels so that
+// their axes stay level, to the width of the narrower data area. Gonum
+// draws a label centred on its axis; each label is then set to leave the
+// data area's length to fitAxisLabels (see labelText).
+//
+// Each label's room depends on the other's: a y label on more lines
+// widens its axis, which narrows the data area; an x label on more lines
+// lowers the data area's bottom. Each is fitted again, from its text as
+// first set, until neither changes.
+func (f *figure) fitAxisLabels() {
+	w, h := f.size()
+	acc, st, _ := f.layout(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+	canvases := []draw.Canvas{acc, st}
+	panels := []*plot.Plot{f.acc, f.st}
+	xText, xSty := f.acc.X.Label.Text, measured(f.acc.X.Label.TextStyle)
+	yText := []string{f.acc.Y.Label.Text, f.st.Y.Label.Text}
+	ySty := []text.Style{measured(f.acc.Y.Label.TextStyle), measured(f.st.Y.Label.TextStyle)}
+	for range 10 {
+		changed := false
+		width := vg.Length(math.Inf(1))
+		for i, p := range panels {
+			width = min(width, labelRoom(p, canvases[i], false))
+		}
+		xt, xs := fitText(xText, xSty, width)
+		xs.Handler = labelText{xs.Handler}
+		for i, p := range panels {
+			if p.X.Label.Text != xt || p.X.Label.TextStyle != xs {
+				p.X.Label.Text, p.X.Label.TextStyle, changed = xt, xs, true
+			}
+			yt, ys := fitText(yText[i], ySty[i], labelRoom(p, canvases[i], true))
+			ys.Handler = labelText{ys.Handler}
+			if p.Y.Label.Text != yt || p.Y.Label.TextStyle != ys {
+				p.Y.Label.Text, p.Y.Label.TextStyle, changed = yt, ys, true
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// labelRoom returns the room that p's y axis label (its x axis label,
+// where not y) has along its axis, p drawn on c: the height (width) of p's
+// data area were that label not drawn.
+func labelRoom(p *plot.Plot, c draw.Canvas, y bool) vg.Length {
+	q := *p // DataCanvas settles the axes' ranges: q's, not p's
+	if y {
+		q.Y.Label.Text = ""
+		return q.DataCanvas(c).Size().Y
+	}
+	q.X.Label.Text = ""
+	return q.DataCanvas(c).Size().X
+}
+
+// labelText is the text.Handler of the panels' axis labels: the handler
+// it holds, except that, to gonum's layout, a line of a label has no
+// length along its axis (a blank line keeps its width: gonum spaces a y
+// axis by one). Gonum shortens a panel's data area until the glyph box of
+// each axis label lies on the canvas, but centres the box on the axis's
+// data value midway between its ends, not on its middle, where it draws
+// the label: on a log scale that value lies near the top (right) end, and
+// the box, half beyond it, shortened the data area of S(x) by a label that
+// fitted (docs/results/recipes-mnist/curves.png). fitAxisLabels keeps
+// each label within its data area instead.
+type labelText struct{ text.Handler }
+
+// Box is the held handler's, but 0 wide where txt is not blank.
+func (h labelText) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	width, height, depth = h.Handler.Box(txt, fnt)
+	if strings.TrimSpace(txt) != "" {
+		width = 0
+	}
+	return width, height, depth
+}
+
+// Draw draws txt as the handler labelText holds does, at its length.
+func (h labelText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	sty.Handler = h.Handler
+	h.Handler.Draw(c, txt, sty, pt)
+}
+
+// measured returns sty measuring its text at its length: without
+// labelText.
+func measured(sty text.Style) text.Style {
+	if h, ok := sty.Handler.(labelText); ok {
+		sty.Handler = h.Handler
+	}
+	return sty
 }
 
 // titleHeight is the height the panels' titles take, padding included.

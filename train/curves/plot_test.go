@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -367,11 +368,11 @@ func TestPaletteDistinct(t *testing.T) {
 // experiment package writes it.
 const longGridTitle = "mnist: algorithms × partitions × topology × weight-decay × compression × network × byzantine"
 
-// TestFitTitle: a title laid out for a width is, as its font measures it,
-// no wider than that width; it is broken only at spaces, its words kept in
-// order, and its font shrunk only where a word alone is too wide; a title
-// that fits is unchanged.
-func TestFitTitle(t *testing.T) {
+// TestFitText: a title (or axis label) laid out for a width is, as its
+// font measures it, no wider than that width; it is broken only at spaces,
+// its words kept in order, and its font shrunk only where a word alone is
+// too wide; a title that fits is unchanged.
+func TestFitText(t *testing.T) {
 	sty := plot.New().Title.TextStyle
 	for _, c := range []struct {
 		name    string
@@ -393,7 +394,7 @@ func TestFitTitle(t *testing.T) {
 		{"own line breaks, each too long", longGridTitle + "\n" + longGridTitle, 3 * vg.Inch, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, gotSty := fitTitle(c.title, sty, c.width)
+			got, gotSty := fitText(c.title, sty, c.width)
 			lines := strings.Split(got, "\n")
 			if w := gotSty.Width(got); w > c.width {
 				t.Errorf("laid out %q at %v pt: %v wide, want at most %v", got, gotSty.Font.Size, w, c.width)
@@ -477,6 +478,128 @@ func TestPlotTitlesFitTheirPanels(t *testing.T) {
 			}
 			if heights[0] != heights[1] {
 				t.Errorf("the titles take %v and %v, want the same height", heights[0], heights[1])
+			}
+		})
+	}
+}
+
+// TestPlotAxisLabelsFitTheirAxes: each panel's axis labels, as drawn, are
+// no longer than their axes: a y label (drawn rotated) no taller than its
+// panel's data area, the x label no wider, so that neither shortens the
+// data area, which is as large as were the label not drawn. A label that
+// fits is unchanged; one that does not is broken only at spaces, its words
+// kept, in a smaller font only where a word alone is too long; the x label
+// is the same in both panels, and both data areas are level. Before, the
+// S(x) panel's log y axis was shortened by its label, which fitted: gonum
+// pads for the label as if centred at the data midpoint of the axis, near
+// its top on a log scale (likewise a log x axis at its right).
+func TestPlotAxisLabelsFitTheirAxes(t *testing.T) {
+	curves := []Curve{{Label: "a", Rounds: []float64{0, 1, 2}, Acc: []float64{0.1, 0.5, 0.9}, S: []float64{1, 0.1, 0.01}}}
+	withX := func(x string, logX bool) []Curve {
+		cs := slices.Clone(curves)
+		cs[0].XLabel, cs[0].LogX = x, logX
+		return cs
+	}
+	many := make([]Curve, 40) // a legend taller than the panels
+	for i := range many {
+		many[i] = curves[0]
+		many[i].Label = fmt.Sprintf("dsgd / dirichlet:0.1 / topology=er / weight-decay=1e-4 / %d", i)
+	}
+	longY := "the squared norm of the global gradient at the averaged model plus the consensus error of the nodes' models"
+	for _, c := range []struct {
+		name, title string
+		curves      []Curve
+		yLabel      string // "" keeps the figure's S(x) y label
+	}{
+		{"recipes-mnist", "mnist: algorithms × partitions × topology × weight-decay", curves, ""},
+		{"long title", longGridTitle, curves, ""},
+		{"very long title", strings.Repeat(longGridTitle+" ", 4), curves, ""},
+		{"tall legend", "test", many, ""},
+		{"long y label, long title", longGridTitle, curves, longY},
+		{"long y label, tall legend", "test", many, longY},
+		{"one long y word", "test", curves, strings.Repeat("y", 200)},
+		{"log x", "test", []Curve{{Label: "a", XLabel: "simulated seconds", LogX: true, Rounds: []float64{1, 10, 1000},
+			Acc: []float64{0.1, 0.5, 0.9}, S: []float64{1, 0.1, 0.01}}}, ""},
+		{"log x, x ≤ 0 not shown", "test", withX("simulated seconds", true), ""},
+		{"long x label", "test", withX(strings.Repeat("simulated seconds ", 12), false), ""},
+		{"long x label, log x", "test", withX(strings.Repeat("simulated seconds ", 12), true), ""},
+		{"one long x word", "test", withX(strings.Repeat("x", 300), false), ""},
+		{"long x and y labels", longGridTitle, withX(strings.Repeat("simulated seconds ", 12), true), longY},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, _, err := newFigure(c.title, c.curves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.yLabel != "" {
+				f.st.Y.Label.Text = c.yLabel
+				f.fitAxisLabels()
+			}
+			// The labels as set, before they were fitted.
+			unfitted := emptyFigure(c.title, xLabelOf(c.curves))
+			unfitted.scaleX(c.curves)
+			xLabel := unfitted.acc.X.Label.Text
+			yLabels := []string{unfitted.acc.Y.Label.Text, unfitted.st.Y.Label.Text}
+			if c.yLabel != "" {
+				yLabels[1] = c.yLabel
+			}
+			sty := plot.New().X.Label.TextStyle
+			img := f.render()
+			accC, stC, _ := f.layout(draw.New(img))
+			canvases := []draw.Canvas{accC, stC}
+			for i, p := range []*plot.Plot{f.acc, f.st} {
+				// The data area's size were the x (y) label not drawn, and
+				// the y (x) label as it is.
+				data := p.DataCanvas(canvases[i]).Size()
+				var bare vg.Point
+				for _, y := range []bool{false, true} {
+					q := *p
+					if y {
+						q.Y.Label.Text = ""
+						bare.Y = q.DataCanvas(canvases[i]).Size().Y
+					} else {
+						q.X.Label.Text = ""
+						bare.X = q.DataCanvas(canvases[i]).Size().X
+					}
+				}
+				if data != bare {
+					t.Errorf("panel %d: data area %v, %v were its axis labels not drawn: shortened by them", i, data, bare)
+				}
+				for _, l := range []struct {
+					axis      string
+					got, want string
+					sty       text.Style
+					room      vg.Length
+				}{
+					{"x", p.X.Label.Text, xLabel, measured(p.X.Label.TextStyle), data.X},
+					{"y", p.Y.Label.Text, yLabels[i], measured(p.Y.Label.TextStyle), data.Y},
+				} {
+					// Gonum draws it centred on the data area.
+					if w := l.sty.Width(l.got); w > l.room {
+						t.Errorf("panel %d %s label %q is %v long, its data area %v", i, l.axis, l.got, w, l.room)
+					}
+					if !slices.Equal(strings.Fields(l.got), strings.Fields(l.want)) {
+						t.Errorf("panel %d %s label %q, want the words of %q", i, l.axis, l.got, l.want)
+					}
+					fits := sty.Width(l.want) <= l.room
+					if fits && (l.got != l.want || l.sty != sty) {
+						t.Errorf("panel %d %s label %q fits its axis %v, yet laid out as %q at %v pt", i, l.axis, l.want, l.room, l.got, l.sty.Font.Size)
+					}
+					wordFits := true
+					for _, w := range strings.Fields(l.want) {
+						wordFits = wordFits && sty.Width(w) <= l.room
+					}
+					if shrunk := l.sty.Font.Size < sty.Font.Size; shrunk == wordFits {
+						t.Errorf("panel %d %s label %q: font %v pt, was %v, with every word fitting %v", i, l.axis, l.got, l.sty.Font.Size, sty.Font.Size, wordFits)
+					}
+				}
+			}
+			if f.acc.X.Label != f.st.X.Label {
+				t.Errorf("x labels %q and %q differ", f.acc.X.Label.Text, f.st.X.Label.Text)
+			}
+			acc, st := f.acc.DataCanvas(accC).Rectangle, f.st.DataCanvas(stC).Rectangle
+			if acc.Min.Y != st.Min.Y || acc.Max.Y != st.Max.Y {
+				t.Errorf("data areas %v and %v, want them level", acc, st)
 			}
 		})
 	}

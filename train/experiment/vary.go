@@ -3,8 +3,10 @@ package experiment
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/decentral/robust"
 
 	"github.com/gtstorm/gtstorm/models"
@@ -25,7 +27,9 @@ func (v Vary) String() string { return v.Name + "=" + strings.Join(v.Values, ","
 // MLP's widths stay in its value: model=mlp:64,32,cifar-cnn varies the
 // model over mlp:64,32 and cifar-cnn, and model=mlp:64,32@0.5,mlp:64 over
 // mlp:64,32@0.5 and mlp:64 (no model name is a bare number, or one with a
-// dropout rate).
+// dropout rate). Likewise a step schedule's milestones stay in its value:
+// schedule=step:0.5,0.75@0.2,cosine varies the schedule over
+// step:0.5,0.75@0.2 and cosine (no schedule is a bare number).
 func ParseVary(spec string) (Vary, error) {
 	name, values, ok := strings.Cut(spec, "=")
 	v := Vary{Name: strings.TrimSpace(name)}
@@ -33,6 +37,11 @@ func ParseVary(spec string) (Vary, error) {
 		f = strings.TrimSpace(f)
 		if last := len(v.Values) - 1; v.Name == "model" && last >= 0 && f != "" &&
 			strings.HasPrefix(v.Values[last], models.MLPPrefix) && !strings.Contains(v.Values[last], models.MLPDropoutSep) && mlpWidth(f) {
+			v.Values[last] += "," + f
+			continue
+		}
+		if last := len(v.Values) - 1; v.Name == "schedule" && last >= 0 && f != "" &&
+			strings.HasPrefix(v.Values[last], decentral.ScheduleStep+":") && !strings.Contains(v.Values[last], "@") && stepMilestone(f) {
 			v.Values[last] += "," + f
 			continue
 		}
@@ -45,6 +54,14 @@ func ParseVary(spec string) (Vary, error) {
 			Want: "NAME=V1,V2,… with NAME one of " + strings.Join(train.Sweepable(), ", ")}
 	}
 	return v, nil
+}
+
+// stepMilestone reports whether f continues a step schedule in a list of
+// values: a milestone, or the last one and the factor (0.75@0.2).
+func stepMilestone(f string) bool {
+	m, _, _ := strings.Cut(f, "@")
+	_, err := strconv.ParseFloat(m, 64)
+	return err == nil
 }
 
 // mlpWidth reports whether f continues an MLP's name in a list of values:

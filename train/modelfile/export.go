@@ -33,14 +33,15 @@ type exportMeta struct {
 	Input  *train.InputSpec `json:"input"`
 }
 
-// Export reads the averaged CNN of the checkpoint at path (model.gtck,
-// or checkpoint.gtck, of an MNIST or CIFAR-10 run) and atomically writes it
+// Export reads the averaged image model of the checkpoint at path
+// (model.gtck, or checkpoint.gtck, of a run) and atomically writes it
 // to out as an ONNX model (opset models.ONNXOpset): input float32 NCHW
 // [N,C,H,W] with a dynamic batch size N, scaled as gtstorm feeds the
-// network, output the logits [N,10]. The model's doc string says how the
-// run scaled its inputs; its metadata_props record the run's dataset, the
-// input's scaling ("gtstorm.input.scale" 1/255) and transform from pixel
-// bytes ("gtstorm.input.transform"), for MNIST the background it expects
+// network, output the logits [N,classes]. The model's doc string says how
+// the run scaled its inputs; its metadata_props record the run's dataset,
+// the input's scaling ("gtstorm.input.scale" 1/255) and transform from pixel
+// bytes ("gtstorm.input.transform"), for light-on-dark data (MNIST,
+// Fashion-MNIST, FEMNIST) the background it expects
 // ("gtstorm.input.background"), normalisation and, when the checkpoint
 // holds them, the per-channel mean and standard deviation and
 // the class names. Its producer_version is gtstorm's (see
@@ -123,8 +124,8 @@ func exportDoc(model, path string, em *exportMeta) (string, []onnx.Property) {
 	props = append(props,
 		onnx.Property{Key: "gtstorm.input.scale", Value: "1/255"},
 		onnx.Property{Key: "gtstorm.input.transform", Value: transform})
-	if dataset == "mnist" {
-		props = append(props, onnx.Property{Key: "gtstorm.input.background", Value: "dark: light digits on a dark background, as MNIST's"})
+	if lightOnDark(dataset) {
+		props = append(props, onnx.Property{Key: "gtstorm.input.background", Value: "dark: light ink on a dark background, as " + dataset + "'s"})
 	}
 	if in := em.Input; in != nil {
 		if len(in.Mean) > 0 {
@@ -136,8 +137,19 @@ func exportDoc(model, path string, em *exportMeta) (string, []onnx.Property) {
 			props = append(props, onnx.Property{Key: "gtstorm.classes", Value: strings.Join(in.Classes, ",")})
 		}
 	}
-	doc.WriteString("Output: float32 [N,10] class logits (softmax gives the probabilities).")
+	classes := 10
+	if em.Input != nil && len(em.Input.Classes) > 0 {
+		classes = len(em.Input.Classes)
+	}
+	fmt.Fprintf(&doc, "Output: float32 [N,%d] class logits (softmax gives the probabilities).", classes)
 	return doc.String(), props
+}
+
+// lightOnDark reports whether the images of dataset are light ink on a
+// dark background, which predict restores by inverting a light-backed
+// image (see imageSample).
+func lightOnDark(dataset string) bool {
+	return dataset == "mnist" || dataset == "fashion-mnist" || dataset == "femnist"
 }
 
 // modulePath is the path of gtstorm's module.

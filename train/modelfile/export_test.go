@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -264,5 +265,37 @@ func TestExportErrors(t *testing.T) {
 	}
 	if _, err := weights.Read(good); err != nil {
 		t.Errorf("the checkpoint no longer reads: %v", err)
+	}
+}
+
+// TestExportDocDatasets: the doc string names the logits of the run's
+// class count, and the metadata records a dark background for the
+// light-on-dark data (MNIST, Fashion-MNIST, FEMNIST) and for no other.
+func TestExportDocDatasets(t *testing.T) {
+	for _, c := range []struct {
+		dataset string
+		classes int
+		dark    bool
+	}{
+		{"mnist", 10, true},
+		{"fashion-mnist", 10, true},
+		{"femnist", 62, true},
+		{"cifar100", 100, false},
+		{"images", 3, false},
+	} {
+		cfg := train.Default()
+		cfg.Dataset = c.dataset
+		in := &train.InputSpec{Shape: []int{1, 28, 28}, Classes: make([]string, c.classes)}
+		doc, list := exportDoc("resnet20-gn", "model.gtck", &exportMeta{Config: &cfg, Input: in})
+		props := map[string]string{}
+		for _, p := range list {
+			props[p.Key] = p.Value
+		}
+		if want := fmt.Sprintf("Output: float32 [N,%d] class logits", c.classes); !strings.Contains(doc, want) {
+			t.Errorf("%s: doc %q lacks %q", c.dataset, doc, want)
+		}
+		if bg, ok := props["gtstorm.input.background"]; ok != c.dark || (ok && !strings.Contains(bg, c.dataset)) {
+			t.Errorf("%s: background %q (present %v), want present %v", c.dataset, bg, ok, c.dark)
+		}
 	}
 }

@@ -98,7 +98,8 @@ func pixelBytes(format string, m color.Model) int {
 }
 
 // imageSample writes img into dst as a sample of shape [channels height
-// width] (see data.ImageBytes) and reports whether it was inverted.
+// width] (see data.ImageBytes), as the training data of a model of a
+// built-in dataset were made, and reports whether it was inverted.
 //
 // Transparent pixels are composed over white, as a viewer shows them,
 // except for a one-channel model given light ink on transparency, which
@@ -109,8 +110,16 @@ func pixelBytes(format string, m color.Model) int {
 // background its training data has. Colour (CIFAR)
 // samples are natural images, whose light backgrounds are no sign of
 // inversion: they are never inverted.
-func imageSample(img image.Image, shape []int, dst []uint8) (inverted bool) {
+//
+// A model trained on an image folder (folder true) saw its images as the
+// folder loader converted them, data.ImageBytes alone: transparency over
+// black, never inverted. Its images get the same.
+func imageSample(img image.Image, shape []int, dst []uint8, folder bool) (inverted bool) {
 	channels, height, width := shape[0], shape[1], shape[2]
+	if folder {
+		data.ImageBytes(img, channels, height, width, dst)
+		return false
+	}
 	if !opaque(img) {
 		bg := uint32(0xffff)
 		if channels == 1 && lightInk(img) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
 )
@@ -90,7 +91,7 @@ func TestImageSample(t *testing.T) {
 		{"white on transparency in colour", strokeImage(color.NRGBA{}, color.White), rgb, false, px{255, 255, 255}, px{255, 255, 255}},
 	} {
 		got := make([]uint8, c.shape[0]*28*28)
-		inverted := imageSample(c.img, c.shape, got)
+		inverted := imageSample(c.img, c.shape, got, false)
 		if want := strokeSample(c.bg, c.ink); inverted != c.inverted || !slices.Equal(got, want) {
 			i := 0 // the first byte that differs, or the last
 			for i < len(got)-1 && got[i] == want[i] {
@@ -98,6 +99,36 @@ func TestImageSample(t *testing.T) {
 			}
 			t.Errorf("%s: inverted %v, byte %d is %d; want inverted %v, background %v and ink %v",
 				c.name, inverted, i, got[i], c.inverted, c.bg, c.ink)
+		}
+	}
+}
+
+// TestImageSampleFolder: the model of an image folder gets an image as
+// the folder loader converted its training images (data.ImageBytes):
+// never inverted, transparency over black, in grey and in colour.
+func TestImageSampleFolder(t *testing.T) {
+	grey, rgb := []int{1, 28, 28}, []int{3, 28, 28}
+	type px = []uint8
+	for _, c := range []struct {
+		name    string
+		img     image.Image
+		shape   []int
+		bg, ink px
+	}{
+		{"dark ink on white", strokeImage(color.Gray{255}, color.Gray{0}), grey, px{255}, px{0}},
+		{"light digit on dark", strokeImage(color.Gray{0}, color.Gray{255}), grey, px{0}, px{255}},
+		{"black ink on transparency", strokeImage(color.NRGBA{}, color.Black), grey, px{0}, px{0}},
+		{"white ink on transparency", strokeImage(color.NRGBA{}, color.White), grey, px{0}, px{255}},
+		{"colour on transparency", strokeImage(color.NRGBA{}, color.RGBA{255, 0, 0, 255}), rgb, px{0, 0, 0}, px{255, 0, 0}},
+	} {
+		got := make([]uint8, c.shape[0]*28*28)
+		if imageSample(c.img, c.shape, got, true) {
+			t.Errorf("%s: inverted for a folder's model", c.name)
+		}
+		loader := make([]uint8, len(got))
+		data.ImageBytes(c.img, c.shape[0], 28, 28, loader)
+		if want := strokeSample(c.bg, c.ink); !slices.Equal(got, want) || !slices.Equal(got, loader) {
+			t.Errorf("%s: sample differs from background %v and ink %v, or from the folder loader's", c.name, c.bg, c.ink)
 		}
 	}
 }

@@ -25,19 +25,22 @@ type Prediction struct {
 	Image string      `json:"image"`
 	Top   []ClassProb `json:"top,omitempty"`
 	// Inverted says the image had a light background and was inverted
-	// for a one-channel (MNIST) model (see imageSample).
+	// for a one-channel (MNIST, Fashion-MNIST, FEMNIST) model (see
+	// imageSample).
 	Inverted bool `json:"inverted,omitempty"`
 	// Error says why the image could not be read; Top is empty then.
 	Error string `json:"error,omitempty"`
 }
 
 // Predict classifies image files (PNG or JPEG, any size, colour or grey)
-// with the image model of a model file (model.gtck of an MNIST or CIFAR-10
-// run) and returns, for each image in order, its k most probable classes (all
+// with the image model of a model file (model.gtck of a run of any image
+// dataset) and returns, for each image in order, its k most probable classes (all
 // of them when k exceeds the class count). Each image is converted and
 // resized to the model's input and standardised as the training data was
-// (see data.ImageBytes); transparency is composed over a background and,
-// for an MNIST model, an image with a light background is inverted (see
+// (see data.ImageBytes); for a model of a built-in dataset, transparency is
+// composed over a background and, for a one-channel (MNIST, Fashion-MNIST,
+// FEMNIST) model, an image with a light background is inverted; an image
+// folder's model gets its images as the folder's were converted (see
 // imageSample). Only PNG and JPEG files are read, and none that would
 // decode to more than maxImageBytes (see readImage).
 //
@@ -97,7 +100,7 @@ func (p *predictor) load(images []string, preds []Prediction) (*data.Dataset, []
 		}
 		n := len(d.Bytes)
 		d.Bytes = d.Bytes[:n+dim]
-		preds[i].Inverted = imageSample(img, in.Shape, d.Bytes[n:])
+		preds[i].Inverted = imageSample(img, in.Shape, d.Bytes[n:], p.folder)
 		loaded = append(loaded, i)
 	}
 	d.Labels = make([]uint8, len(loaded))
@@ -126,6 +129,7 @@ type predictor struct {
 	params []float32
 	spec   train.InputSpec
 	pool   *models.Pool
+	folder bool // trained on an image folder: its images are converted as the folder's were
 }
 
 // input returns the data description images are loaded with.
@@ -143,7 +147,7 @@ func openPredictor(path string) (*predictor, error) {
 	}
 	cfg := m.Config
 	if !slices.Contains(train.Datasets(), cfg.Dataset) || cfg.IsLogReg() {
-		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for the image models of mnist and cifar10 runs", path, ck.Model, cfg.DataName())
+		return nil, fmt.Errorf("%s holds %s, trained on %s: predict is for image models, not a logistic regression of LibSVM features", path, ck.Model, cfg.DataName())
 	}
 	// ReadModelFile checked the file against this model, and its input
 	// description against the model's input.
@@ -158,7 +162,7 @@ func openPredictor(path string) (*predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &predictor{path: path, model: model, params: ck.Params, spec: spec, pool: pool}, nil
+	return &predictor{path: path, model: model, params: ck.Params, spec: spec, pool: pool, folder: cfg.Dataset == "images"}, nil
 }
 
 // legacySpec returns the input description of a model file written before

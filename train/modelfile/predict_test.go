@@ -255,6 +255,65 @@ func invertedCopy(g *image.Gray) *image.Gray {
 	return out
 }
 
+// TestPredictImageFolderModel: a one-channel model trained on an image
+// folder gets a dark-on-white image as the folder's images were converted,
+// not inverted as an MNIST model's is; the same weights trained on MNIST
+// invert it.
+func TestPredictImageFolderModel(t *testing.T) {
+	dir := t.TempDir()
+	img := strokeImage(color.Gray{255}, color.Gray{0})
+	imgs := []string{writeImage(t, dir, "ink.png", img)}
+	model := models.NewMNISTCNN()
+	params := model.Init(5)
+	classes := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	probsOf := func(sample []uint8) []float64 {
+		t.Helper()
+		pool, _ := models.NewPool(model, 1)
+		d := &data.Dataset{Name: "by hand", Shape: []int{1, 28, 28}, Classes: 10, Labels: make([]uint8, 1), Bytes: sample}
+		probs, err := pool.Probabilities(params, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return probs[0]
+	}
+	plain := make([]uint8, 28*28)
+	data.ImageBytes(img, 1, 28, 28, plain)
+	inverted := make([]uint8, len(plain))
+	for i, v := range plain {
+		inverted[i] = 255 - v
+	}
+	for _, c := range []struct {
+		dataset  string
+		inverted bool
+		sample   []uint8
+	}{
+		{"images", false, plain},
+		{"mnist", true, inverted},
+	} {
+		cfg := train.Default()
+		cfg.Dataset, cfg.DataDir, cfg.Model = c.dataset, "", "mnist-cnn"
+		if c.dataset == "images" {
+			cfg.DataDir = filepath.Join(dir, "folder")
+		}
+		path := filepath.Join(dir, c.dataset+".gtck")
+		writeModelFile(t, path, cfg, model, params, &train.InputSpec{Shape: []int{1, 28, 28}, Classes: classes})
+		got, err := Predict(path, imgs, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dataset, err)
+		}
+		if got[0].Inverted != c.inverted {
+			t.Errorf("%s: inverted %v, want %v", c.dataset, got[0].Inverted, c.inverted)
+		}
+		want := probsOf(c.sample)
+		for _, cp := range got[0].Top {
+			if cp.Prob != want[cp.Class] {
+				t.Errorf("%s: class %d probability %v, want %v (the model on the %s sample)", c.dataset, cp.Class, cp.Prob, want[cp.Class], map[bool]string{true: "inverted", false: "plain"}[c.inverted])
+				break
+			}
+		}
+	}
+}
+
 // TestPredictModelFiles predicts with model files written directly: files
 // without an input description (earlier releases), CIFAR-10 with stored
 // standardisation, LibSVM models and bad descriptions.
@@ -375,7 +434,7 @@ func TestPredictModelFiles(t *testing.T) {
 		k      int
 		want   string
 	}{
-		{lpath, imgs, 3, "holds logreg, trained on a9a: predict is for the image models"},
+		{lpath, imgs, 3, "holds logreg, trained on a9a: predict is for image models"},
 		{svhn, imgs, 3, `run metadata names dataset "svhn"; want one of`},
 		{bad, imgs, 3, "samples of shape [1 32 32], the model takes [1 28 28]"},
 		{badStats, imgs, 3, "channel 0"},

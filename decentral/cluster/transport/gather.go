@@ -19,8 +19,10 @@ import (
 // Gathering: at evaluation rounds every rank but 0 sends its nodes' states
 // (parameters and counters) to rank 0, one GATHER frame per node on one
 // stream per rank, so that rank 0 measures the whole run. A GATHER frame's
-// header names the round and, in From, the sending rank; its payload is one
-// node state:
+// header names the round and, in From, the sending rank; its payload is a
+// chunk, at Offset of Total 4-byte words, of one node state (a state longer
+// than a gRPC message travels in several frames, in order, and rank 0
+// acknowledges it once whole):
 //
 //	0  node     uint32
 //	4  samples  int64
@@ -31,9 +33,9 @@ import (
 const (
 	gatherMethod    = "/" + serviceName + "/Gather"
 	stateHeaderSize = 36
-	// maxGatherFloats bounds a node's x in one GATHER frame, under gRPC's
-	// 4 MiB message limit.
-	maxGatherFloats = (4<<20 - wire.HeaderSize - stateHeaderSize) / 4
+	// maxGatherWords bounds the 4-byte words of one GATHER frame's chunk,
+	// under gRPC's message limit.
+	maxGatherWords = (maxMessage - wire.HeaderSize) / 4
 )
 
 // gatherBox holds, on rank 0, the states that arrived per round.
@@ -55,7 +57,8 @@ type gatherClient struct {
 	mu     sync.Mutex
 	cs     grpc.ClientStream
 	cancel context.CancelFunc // cs's
-	buf    []byte
+	buf    []byte             // one frame
+	state  []byte             // one node state, sent in frames of at most maxGatherWords
 }
 
 // AppendState appends node state s as a GATHER payload.
@@ -205,8 +208,8 @@ func (c *Control) missing(round int) error {
 // timeout: rank 0 drops the states it already holds.
 func (c *Control) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
 	for _, s := range states {
-		if len(s.X) > maxGatherFloats {
-			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER frame's %d", s.Node, len(s.X), maxGatherFloats)
+		if words := stateHeaderSize/4 + len(s.X); words > math.MaxUint32 {
+			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER state's %d words", s.Node, len(s.X), uint32(math.MaxUint32))
 		}
 	}
 	to := &c.gatherTo
@@ -236,14 +239,19 @@ func (c *Control) trySendStatesLocked(ctx context.Context, round int, states []d
 		return fmt.Errorf("transport: rank %d: gather to rank 0 at %s: %w", c.cfg.Rank, c.cfg.Addrs[0], err)
 	}
 	for _, s := range states {
-		// Total counts the payload in 4-byte words, as a float frame's.
-		words := uint32(stateHeaderSize/4 + len(s.X))
-		to.buf = wire.AppendHeader(to.buf[:0], wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(c.cfg.Rank), Total: words})
-		to.buf = AppendState(to.buf, s)
-		if err := cs.SendMsg(&to.buf); err != nil {
-			return fail(err)
+		// Offset and Total count the state in 4-byte words, as a float
+		// frame's; each frame carries at most maxGatherWords of it.
+		to.state = AppendState(to.state[:0], s)
+		words := len(to.state) / 4
+		for off := 0; off < words; off += maxGatherWords {
+			n := min(maxGatherWords, words-off)
+			h := wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(c.cfg.Rank), Offset: uint32(off), Total: uint32(words)}
+			to.buf = append(wire.AppendHeader(to.buf[:0], h), to.state[4*off:4*(off+n)]...)
+			if err := cs.SendMsg(&to.buf); err != nil {
+				return fail(err)
+			}
+			c.bytesSent.Add(int64(len(to.buf)))
 		}
-		c.bytesSent.Add(int64(len(to.buf)))
 	}
 	// One acknowledgement per state, bounded: a silent rank 0 cancels the
 	// stream.

@@ -25,6 +25,7 @@ func (c *Control) serveGather(ss grpc.ServerStream) error {
 		return err
 	}
 	filed := map[int]int{} // by node: the latest round this stream filed
+	var part stateChunks
 	for {
 		var m inMsg
 		if err := ss.RecvMsg(&m); err != nil {
@@ -47,6 +48,13 @@ func (c *Control) serveGather(ss grpc.ServerStream) error {
 			continue
 		}
 		var s decentral.NodeState
+		whole := false
+		if err == nil {
+			whole, err = part.add(&f)
+		}
+		if err == nil && !whole {
+			continue // the state's next chunk follows
+		}
 		if err == nil {
 			s, err = c.gatheredState(rank, f)
 		}
@@ -63,7 +71,7 @@ func (c *Control) serveGather(ss grpc.ServerStream) error {
 				return refuse(codes.AlreadyExists, "%s", why)
 			}
 		}
-		if err := c.fileGathered(rank, round, s, wire.HeaderSize+len(f.Payload), filed); err != nil {
+		if err := c.fileGathered(rank, round, s, part.frames*wire.HeaderSize+len(f.Payload), filed); err != nil {
 			return err
 		}
 		filed[s.Node] = round
@@ -232,4 +240,40 @@ func (g *gatherBox) fileLocked(round int, s decentral.NodeState) error {
 	g.last[s.Node] = round
 	g.rounds[round] = append(g.rounds[round], s)
 	return nil
+}
+
+// stateChunks reassembles a node state that arrives in several GATHER
+// frames: chunks in order, of one round and one length.
+type stateChunks struct {
+	buf    []byte
+	round  uint64
+	total  uint32 // the state's 4-byte words
+	frames int    // the frames it took
+}
+
+// add takes frame f, the next on a gather stream, and reports whether it
+// completes a state; then f's payload is the whole state. A frame that
+// starts a state (Offset 0) drops any state left unfinished; a chunk out of
+// order, or of another round or length, is refused. Frames of other kinds
+// pass through whole.
+func (p *stateChunks) add(f *wire.Frame) (whole bool, err error) {
+	if f.Kind != wire.Gather {
+		return true, nil
+	}
+	if f.Offset == 0 {
+		p.buf, p.round, p.total, p.frames = p.buf[:0], f.Round, f.Total, 0
+	}
+	if f.Round != p.round || f.Total != p.total || int(f.Offset) != len(p.buf)/4 {
+		return false, fmt.Errorf("a GATHER chunk at word %d of %d of round %d, want word %d of %d of round %d", f.Offset, f.Total, f.Round, len(p.buf)/4, p.total, p.round)
+	}
+	p.frames++
+	if f.Offset == 0 && len(f.Payload) == 4*int(f.Total) {
+		return true, nil // a state in one frame: f is it
+	}
+	p.buf = append(p.buf, f.Payload...)
+	if len(p.buf) < 4*int(p.total) {
+		return false, nil
+	}
+	f.Offset, f.Payload = 0, p.buf
+	return true, nil
 }

@@ -25,6 +25,16 @@ mode, with a dynamic batch dimension ("N"), constant folding on (torch's default
   avgpool_exclude_pad.onnx  avg-pool 3 stride 2 padding 1, count_include_pad=False, which torch writes as an
                      AveragePool with pads and count_include_pad 0: Net.AvgPoolExcludePad. Made last (its weights
                      drawn after every other file's), with a gradient fixture (NAME.bin) too.
+  linear_nobias.onnx  conv5x5 stride 2 padding 2 (no bias) → ReLU → max-pool 3 stride 2 padding 1 → flatten →
+                     Linear(bias=False) → ReLU → Linear(bias=False): torch writes each bias-free Linear as a
+                     MatMul alone, which the import takes as Net.DenseNoBias, read by a ReLU and as the output.
+                     Made after avgpool_exclude_pad (its weights drawn after every other file's), with NAME.bin.
+  mnist_example.onnx  pytorch/examples' MNIST Net, narrower: conv3x3 → ReLU → conv3x3 → ReLU → max-pool 2 →
+                     Dropout → flatten → Linear → ReLU → Dropout → Linear → log_softmax (LogSoftmax, axis 1,
+                     the graph's output; the loss is torch's cross-entropy of it, which is its nll_loss).
+                     Made last, with NAME.bin.
+  groupnorm_no_affine.onnx  conv → GroupNorm(2, affine=False) → ReLU → mean → Linear: refused (the import's
+                     GroupNorm has a trainable scale and shift). Made last.
   batchnorm.onnx     conv → ReLU → BatchNorm2d → mean → Linear: refused (SPEC §12).
   sigmoid.onnx       conv → Sigmoid → mean → Linear: refused (Sigmoid is not supported).
 
@@ -137,6 +147,48 @@ class WithSigmoid(nn.Module):
         return self.fc(torch.sigmoid(self.conv(x)).mean((2, 3)))
 
 
+class LinearNoBias(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 5, stride=2, padding=2, bias=False)
+        self.fc1 = nn.Linear(4 * 7 * 7, 32, bias=False)
+        self.fc2 = nn.Linear(32, CLASSES, bias=False)
+
+    def forward(self, x):
+        h = F.max_pool2d(F.relu(self.conv(x)), 3, 2, 1)
+        return self.fc2(F.relu(self.fc1(torch.flatten(h, 1))))
+
+
+class MNISTExample(nn.Module):
+    """pytorch/examples' mnist/main.py Net, narrower (4 and 8 maps, 16 hidden units): it ends in log_softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, 3, 1)
+        self.conv2 = nn.Conv2d(4, 8, 3, 1)
+        self.dropout1 = nn.Dropout(0.25)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc1 = nn.Linear(8 * 12 * 12, 16)
+        self.fc2 = nn.Linear(16, CLASSES)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+        x = self.fc1(torch.flatten(self.dropout1(x), 1))
+        x = self.fc2(self.dropout2(F.relu(x)))
+        return F.log_softmax(x, dim=1)
+
+
+class GroupNormNoAffine(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, bias=False)
+        self.gn = nn.GroupNorm(2, 4, affine=False)
+        self.fc = nn.Linear(4, CLASSES)
+
+    def forward(self, x):
+        return self.fc(F.relu(self.gn(self.conv(x))).mean((2, 3)))
+
+
 def perturb_group_norms(model):
     with torch.no_grad():
         for m in model.modules():
@@ -222,6 +274,13 @@ def main():
     exclude = PoolPadding(nn.AvgPool2d(3, 2, padding=1, count_include_pad=False))
     export("avgpool_exclude_pad", exclude)
     gradient_fixture("avgpool_exclude_pad", exclude)
+    nobias = LinearNoBias()
+    export("linear_nobias", nobias)
+    gradient_fixture("linear_nobias", nobias)
+    example = MNISTExample()
+    export("mnist_example", example)
+    gradient_fixture("mnist_example", example)
+    export("groupnorm_no_affine", GroupNormNoAffine())
 
 
 if __name__ == "__main__":
