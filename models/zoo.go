@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -88,8 +89,11 @@ func New(name string, shape []int, classes int) (Model, error) {
 		m, _, err := ImportONNXFile(name, shape, classes)
 		return m, err
 	}
-	return nil, fmt.Errorf("unknown model %q, want one of %s", name, Available)
+	return nil, fmt.Errorf("%w %q, want one of %s", ErrUnknownModel, name, Available)
 }
+
+// ErrUnknownModel is wrapped by New's error for a name that is no model.
+var ErrUnknownModel = errors.New("unknown model")
 
 // imageFits reports an error unless shape is an image [C,H,W] of at least
 // side×side.

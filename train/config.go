@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -217,7 +218,10 @@ func NewModel(cfg Config, train *data.Dataset) (models.Model, error) {
 		return m, err
 	}
 	m, err := models.New(name, shape, classes)
-	if err != nil {
+	switch {
+	case errors.Is(err, models.ErrUnknownModel):
+		return nil, &ConfigError{"model", name, fmt.Sprintf("one of %s or FILE.onnx (unknown model %q)", models.Available, name)}
+	case err != nil:
 		return nil, &ConfigError{"model", name, fmt.Sprintf("one of %s or FILE.onnx for --dataset %s (%v)", models.Available, cfg.Dataset, err)}
 	}
 	return m, nil

@@ -19,6 +19,9 @@ type fileMeta struct {
 	Input  *InputSpec `json:"input"`
 	// Net is the network of an ONNX model (see netSpec).
 	Net *models.NetSpec `json:"net"`
+	// Placement marks the checkpoint of one rank of a run over several
+	// processes, whose parameters are not the run's model (see meta).
+	Placement *RankPlacement `json:"placement"`
 }
 
 // CheckModelFile is the one validation of a model file (model.gtck, or a
@@ -26,7 +29,8 @@ type fileMeta struct {
 // checkpoint ck read from path. It requires, in order:
 //
 //   - run metadata, present and well-formed: the JSON object train writes,
-//     with the run's configuration naming a dataset this build knows, and
+//     not a rank's checkpoint (whose parameters average only that rank's
+//     nodes), with the run's configuration naming a dataset this build knows, and
 //     for an image model an input description (where the file has one)
 //     that fits the model;
 //   - the parameters of the model that configuration trains: its name, and
@@ -48,6 +52,11 @@ func CheckModelFile(path string, ck *weights.Checkpoint) (ModelMeta, error) {
 	}
 	if fm.Config == nil {
 		return ModelMeta{}, fmt.Errorf("%s: run metadata without the run's configuration (\"config\"); want the JSON record of the run that gtstorm train writes", path)
+	}
+	if p := fm.Placement; p != nil {
+		// A rank averages its own nodes only: its file's parameters are
+		// (1/m)·Σ over them, not x̄.
+		return ModelMeta{}, fmt.Errorf("%s: the checkpoint of rank %d of %d of a run spread over ranks holds the mean of that rank's nodes only, not the run's model; want the run's %s (written when the run ends; `gtstorm launch --resume --out DIR` finishes an interrupted run)", path, p.Rank, p.Ranks, ModelFile)
 	}
 	cfg := *fm.Config
 	model, err := fm.model(path, cfg, ck)

@@ -44,6 +44,15 @@ type Curve struct {
 	SStd   []float64
 }
 
+// Colours returns the number of colours a curve's Colour picks from,
+// modulo it: curves whose Colour and Style agree modulo Colours and Styles
+// are drawn alike.
+func Colours() int { return len(palette) }
+
+// Styles returns the number of line styles a curve's Style picks from,
+// modulo it (see Colours).
+func Styles() int { return len(lineStyles) }
+
 // MeanStd returns the mean and the sample standard deviation of xs (0 for
 // fewer than two values).
 func MeanStd(xs []float64) (mean, std float64) {

@@ -114,6 +114,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 		total += len(c.Configs)
 	}
 	opt = opt.WithInputCache() // each input is hashed once per grid
+	dirs := cellDirs(cells)
 	n := 0
 	for i, c := range cells {
 		results[i].Cell = c
@@ -122,7 +123,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 			if ctx.Err() != nil {
 				return nil, &train.InterruptedError{Dir: out}
 			}
-			dir := filepath.Join(out, dirName(c.Label), fmt.Sprintf("seed%d", cfg.Seed))
+			dir := filepath.Join(out, dirs[i], fmt.Sprintf("seed%d", cfg.Seed))
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d → %s\n", n, total, c.Label, cfg.Seed, dir)
 			}
@@ -289,6 +290,33 @@ func gridDifference(have, want gridManifest) string {
 func dirName(label string) string {
 	r := strings.NewReplacer(" / ", "-", "/", "-", " ", "", ":", "-", "=", "-")
 	return r.Replace(label)
+}
+
+// cellDirs returns the folder of each cell under a grid's output folder:
+// dirName of its label, or, where an earlier cell's label gives the same
+// name (values that differ only in the characters dirName replaces, such
+// as data-dir=/d/a8a and data-dir=/d-a8a, or only in case, which some
+// file systems ignore), that name with "-2", "-3", … appended, one no
+// other cell's name is, so that no two cells run in one folder.
+func cellDirs(cells []Cell) []string {
+	key := strings.ToLower
+	natural := map[string]bool{} // every cell's own name
+	for _, c := range cells {
+		natural[key(dirName(c.Label))] = true
+	}
+	used := map[string]bool{}
+	dirs := make([]string, len(cells))
+	for i, c := range cells {
+		d := dirName(c.Label)
+		for k := 2; used[key(d)]; k++ {
+			if d = fmt.Sprintf("%s-%d", dirName(c.Label), k); natural[key(d)] {
+				d = dirName(c.Label) // taken by another cell: try the next
+			}
+		}
+		used[key(d)] = true
+		dirs[i] = d
+	}
+	return dirs
 }
 
 // NetworkCells returns every cell once per simulated network, each network

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -414,5 +415,46 @@ func TestGridInterruptedBeforeFirstRound(t *testing.T) {
 	cells := []Cell{{Label: "a", Configs: Seeds(lrConfig(decentral.GTSTORM), 2)}}
 	if _, err := RunGrid(ctx, cells, t.TempDir(), train.Options{}); !errors.Is(err, train.ErrInterrupted) {
 		t.Errorf("grid: err = %v, want an interruption", err)
+	}
+}
+
+// TestGridCellsOwnFolders: cells whose labels give the same folder name
+// (data-dir=/d/a8a and data-dir=/d-a8a both give data-dir--d-a8a; case
+// apart, A and a) each run in a folder of their own, and a rerun of the
+// finished grid repeats none of them.
+func TestGridCellsOwnFolders(t *testing.T) {
+	if got, want := cellDirs([]Cell{{Label: "x=/d/a"}, {Label: "x=/d-a"}, {Label: "x=-d-a-2"}, {Label: "X=/D/A"}, {Label: "y"}}),
+		[]string{"x--d-a", "x--d-a-3", "x--d-a-2", "X--D-A-4", "y"}; !slices.Equal(got, want) {
+		t.Errorf("cellDirs = %q, want %q", got, want)
+	}
+	needA8A(t)
+	base := lrConfig(decentral.DSGD)
+	base.Iters, base.CheckpointEvery = 10, 0
+	cells := []Cell{{Label: "data-dir=/d/a8a", Configs: Seeds(base, 1)}, {Label: "data-dir=/d-a8a", Configs: Seeds(base, 1)}}
+	cells[1].Configs[0].Eta0 = 0.05
+	out := t.TempDir()
+	if _, err := RunGrid(context.Background(), cells, out, train.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var sums []string
+	for _, d := range cellDirs(cells) {
+		sums = append(sums, filepath.Join(out, d, "seed1", train.SummaryFile))
+	}
+	if sums[0] == sums[1] {
+		t.Fatalf("both cells run in %s", sums[0])
+	}
+	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, s := range sums {
+		if err := os.Chtimes(s, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RunGrid(context.Background(), cells, out, train.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sums {
+		if fi, err := os.Stat(s); err != nil || !fi.ModTime().Equal(past) {
+			t.Errorf("%s: the rerun of a finished grid repeated its run (%v)", s, err)
+		}
 	}
 }

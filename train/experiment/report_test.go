@@ -277,3 +277,81 @@ func TestReportTargetTimesShort(t *testing.T) {
 		}
 	}
 }
+
+// TestGridCurvesLooksDistinct: a grid of more algorithms than the palette
+// has colours (the default compare's 8), more partitions or --vary values
+// than there are line styles, or a sweep of more values than colours still
+// draws no two curves alike, up to the colour × style pairs there are; past
+// them, the report notes it.
+func TestGridCurvesLooksDistinct(t *testing.T) {
+	cellsOf := func(cells []Cell) []CellResult {
+		var res []CellResult
+		for _, c := range cells {
+			res = append(res, CellResult{Cell: c, Summaries: []*train.Summary{{}}, Rows: [][]train.Row{{{Round: 0}}}})
+		}
+		return res
+	}
+	eta := Vary{Name: "eta0", Values: []string{"0.01", "0.02", "0.05"}}
+	wide, err := VaryCells(CompareCells(train.Default(), []string{"dsgd", "gt-storm"}, []string{"iid", "label"}, 1), []Vary{eta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for k := range 10 {
+		values = append(values, fmt.Sprint(k+1))
+	}
+	sweep, err := VaryCells([]Cell{{Configs: Seeds(train.Default(), 1)}}, []Vary{{Name: "nodes", Values: values}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct {
+		name  string
+		res   []CellResult
+		pivot bool
+	}{
+		{"8 algorithms × 2 partitions", cellsOf(CompareCells(train.Default(), decentral.Algorithms(), []string{"iid", "label"}, 1)), true},
+		{"2 algorithms × 6 columns", cellsOf(wide), true},
+		{"a sweep of 10 values", cellsOf(sweep), false},
+	} {
+		cs := gridCurves(g.res, g.pivot)
+		seen := map[look]string{}
+		for _, c := range cs {
+			if prev, dup := seen[lookOf(c)]; dup {
+				t.Errorf("%s: %s and %s are drawn alike", g.name, prev, c.Label)
+			}
+			seen[lookOf(c)] = c.Label
+		}
+		if note := looksNote(cs); note != "" {
+			t.Errorf("%s: %d curves noted as drawn alike: %s", g.name, len(cs), note)
+		}
+	}
+	many := cellsOf(CompareCells(train.Default(), decentral.Algorithms(), []string{"iid", "label", "dirichlet:0.1", "shards:2"}, 1))
+	if note := looksNote(gridCurves(many, true)); !strings.Contains(note, "32 curves") {
+		t.Errorf("32 curves: note %q, want one saying some are drawn alike", note)
+	}
+}
+
+// TestResultsCSVQuotes: results.csv reads back with a CSV reader, a
+// setting holding a double quote or a backslash (a --vary data-dir path)
+// included.
+func TestResultsCSVQuotes(t *testing.T) {
+	label := `data-dir=/data/"a8a"\x, v2`
+	res := []CellResult{{Cell: Cell{Label: label, Configs: Seeds(train.Default(), 1)},
+		Summaries: []*train.Summary{{Diverged: `after round 5: "x" blew up`}}, Rows: [][]train.Row{{{Round: 0}}}}}
+	out := t.TempDir()
+	if _, _, err := WriteReport(out, "t", res, false); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1][0] != label || recs[1][len(recs[1])-1] != `diverged after round 5: "x" blew up` {
+		t.Errorf("results.csv reads back as %q", recs)
+	}
+}

@@ -31,10 +31,10 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 			case s.Diverged != "":
 				status = "diverged " + s.Diverged
 			}
-			fmt.Fprintf(&csv, "%q,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%q\n", r.Label, s.Algo, s.Partition,
+			fmt.Fprintf(&csv, "%s,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%s\n", csvQuote(r.Label), s.Algo, s.Partition,
 				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),
 				float64(s.LocalTestAcc), float64(s.Stationarity), float64(s.ConsensusError), float64(s.GradNormSq),
-				s.Samples, s.BytesSentPerNode, float64(s.Seconds), simSecondsOf(r.Configs[k], s), status)
+				s.Samples, s.BytesSentPerNode, float64(s.Seconds), simSecondsOf(r.Configs[k], s), csvQuote(status))
 		}
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(out, ResultsFile), []byte(csv.String())); err != nil {
@@ -46,11 +46,19 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 	if err != nil {
 		return "", nil, err
 	}
+	if note := looksNote(cs); note != "" {
+		skipped = append(skipped, note)
+	}
 	for i, s := range skipped {
 		skipped[i] = path + ": " + s
 	}
 	return md, skipped, nil
 }
+
+// csvQuote quotes s as a CSV field (RFC 4180): in double quotes, each
+// double quote doubled. (Go's %q escapes with backslashes, which CSV
+// readers keep: a label holding " or \ would read back otherwise.)
+func csvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // meanOver returns the mean over runs of f of their k-th rows.
 func meanOver(runs [][]train.Row, k int, f func(train.Row) float64) float64 {
@@ -139,5 +147,48 @@ func gridCurves(res []CellResult, pivot bool) []curves.Curve {
 			cs[i].Colour, cs[i].Style = slices.Index(algos, algoLabel(c)), slices.Index(parts, columnLabel(res, r))
 		}
 	}
+	distinctLooks(cs)
 	return cs
+}
+
+// look is how a curve is drawn: its colour and line style, modulo their
+// sets' sizes.
+type look struct{ colour, style int }
+
+func lookOf(c curves.Curve) look { return look{c.Colour % curves.Colours(), c.Style % curves.Styles()} }
+
+// distinctLooks gives each curve that the grid's scheme draws like an
+// earlier one a look no curve has: its own colour in another line style if
+// one is free, else the first free colour and style. Curves past the
+// curves.Colours() × curves.Styles() looks keep theirs.
+func distinctLooks(cs []curves.Curve) {
+	taken := map[look]bool{}
+	var clash []int
+	for i, c := range cs {
+		if l := lookOf(c); taken[l] {
+			clash = append(clash, i)
+		} else {
+			taken[l] = true
+		}
+	}
+	for _, i := range clash {
+		own := lookOf(cs[i])
+		for k := range curves.Colours() * curves.Styles() {
+			// own colour, every style; then the next colours
+			l := look{(own.colour + k/curves.Styles()) % curves.Colours(), (own.style + k) % curves.Styles()}
+			if !taken[l] {
+				taken[l] = true
+				cs[i].Colour, cs[i].Style = l.colour, l.style
+				break
+			}
+		}
+	}
+}
+
+// looksNote returns why a grid's figure draws some curves alike, or "".
+func looksNote(cs []curves.Curve) string {
+	if n := curves.Colours() * curves.Styles(); len(cs) > n {
+		return fmt.Sprintf("%d curves, more than the %d colour and line-style pairs: some are drawn alike (the table tells them apart)", len(cs), n)
+	}
+	return ""
 }

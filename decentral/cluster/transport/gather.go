@@ -48,6 +48,7 @@ type gatherBox struct {
 	agree  agreeBox
 	last   map[int]int                   // by node: the latest round whose state arrived
 	inputs map[int][]cluster.Fingerprint // by rank: its input files (see AgreeInputs)
+	told   map[int]context.Context       // by rank: the gather stream rank 0 told a difference of input files on
 	ksets  map[int]string                // by rank: its kernel set (see AgreeInputsKernels)
 	abort  aborter
 }

@@ -74,12 +74,42 @@ func (c *Control) AgreeInputsKernels(ctx context.Context, files []cluster.Finger
 	if err != nil {
 		return err
 	}
+	var differ []int
 	for r := 1; r < len(c.cfg.Addrs); r++ {
-		if err := compareInputs(files, 0, g.inputs[r], r); err != nil {
-			return fmt.Errorf("transport: rank 0: %w", err)
+		if e := compareInputs(files, 0, g.inputs[r], r); e != nil {
+			differ = append(differ, r)
+			if err == nil {
+				err = fmt.Errorf("transport: rank 0: %w", e)
+			}
 		}
 	}
-	return nil
+	if err != nil {
+		c.awaitToldLocked(ctx, differ)
+	}
+	return err
+}
+
+// awaitToldLocked waits, at most the peer timeout, until every rank of
+// ranks has been told how its input files differ and has closed its gather
+// stream, having read the answer: rank 0, which stops next, would
+// otherwise close its connections with the answer still on the way, and
+// the rank would only see the connection drop. It holds c.gather.mu.
+func (c *Control) awaitToldLocked(ctx context.Context, ranks []int) {
+	g := &c.gather
+	deadline := time.Now().Add(c.timeout)
+	c.waitGatherLocked(ctx, func() bool {
+		for _, r := range ranks {
+			if s := g.told[r]; s == nil || s.Err() == nil {
+				return false
+			}
+		}
+		return true
+	}, func() error {
+		if time.Now().After(deadline) {
+			return context.DeadlineExceeded
+		}
+		return nil
+	})
 }
 
 // stopped reports whether rank r said BYE.
@@ -143,7 +173,17 @@ func (c *Control) answerInputs(ss grpc.ServerStream, rank int, text string) erro
 		}
 	}
 	reply := wire.AppendText(nil, wire.Header{Kind: wire.Hello, K: inputsK}, answer)
-	return ss.SendMsg(&reply)
+	if err := ss.SendMsg(&reply); err != nil || answer == "" {
+		return err
+	}
+	g.mu.Lock()
+	if g.told == nil {
+		g.told = make(map[int]context.Context)
+	}
+	g.told[rank] = ss.Context()
+	g.cond.Broadcast()
+	g.mu.Unlock()
+	return nil
 }
 
 // compareInputs returns an error naming the first file whose fingerprint
