@@ -233,6 +233,11 @@ func runGrid(cells []experiment.Cell, g gridFlags, again, title string, pivot bo
 	if len(cells) == 0 {
 		return usagef("nothing to run: the lists of settings are empty")
 	}
+	for _, c := range cells {
+		if err := checkDataDirs(c.Configs...); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signalContext(stderr, g.out)
 	defer stop()
 	opt := progressOptions(g.out, stderr)

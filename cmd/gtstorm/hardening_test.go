@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,5 +130,51 @@ func TestTrainKeepsUsersOutputs(t *testing.T) {
 				t.Errorf("%s after the refusal: %q, %v", name, b, err)
 			}
 		})
+	}
+}
+
+// TestRefusedAtStartLeavesNothing: a bad setting or a missing --data-dir
+// given to a command that makes its folder before it loads the data (rank,
+// launch, compare, sweep), or an unknown dataset to eval, is refused before
+// anything is written: one line naming the flag, exit status 2 for a bad
+// setting and 1 for a missing file, and the working folder left empty.
+func TestRefusedAtStartLeavesNothing(t *testing.T) {
+	needA8A(t)
+	in := t.TempDir()
+	a8aAbs, _ := filepath.Abs(a8a)
+	ranks := filepath.Join(in, "ranks")
+	os.WriteFile(ranks, []byte("127.0.0.1:1\n"), 0o644)
+	ckpt := filepath.Join(in, "run", "model.gtck")
+	small := []string{"--dataset", "libsvm", "--iters", "1", "--nodes", "2", "--batch", "2", "--eval-every", "1", "--local-eval", "50", "--grad-samples", "5"}
+	if err := gtstorm(t, append([]string{"train", "--data-dir", a8aAbs, "--out", filepath.Join(in, "run")}, small...)...).Run(); err != nil {
+		t.Fatalf("the run to evaluate: %v", err)
+	}
+	rank := slices.Concat([]string{"rank", "--rank", "0", "--ranks", ranks, "--insecure", "--peer-timeout", "5s", "--out", "out"}, small)
+	for _, tc := range []struct {
+		args []string
+		code int
+		flag string
+	}{
+		{slices.Concat(rank, []string{"--data-dir", a8aAbs, "--eta0", "NaN"}), 2, "--eta0"},
+		{slices.Concat(rank, []string{"--data-dir", a8aAbs, "--eta0", "-1"}), 2, "--eta0"},
+		{slices.Concat(rank, []string{"--data-dir", a8aAbs, "--partition", "abc"}), 2, "--partition"},
+		{slices.Concat(rank, []string{"--data-dir", "nope"}), 1, "--data-dir"},
+		{slices.Concat([]string{"launch", "--insecure", "--out", "out"}, small, []string{"--data-dir", "nope"}), 1, "--data-dir"},
+		{slices.Concat([]string{"compare", "--algos", "dsgd", "--partitions", "iid", "--out", "out"}, small, []string{"--data-dir", "nope"}), 1, "--data-dir"},
+		{slices.Concat([]string{"sweep", "--out", "out"}, small, []string{"--vary", "data-dir=" + a8aAbs + ",nope"}), 1, "--data-dir"},
+		{[]string{"eval", "--checkpoint", ckpt, "--dataset", "abc"}, 2, "--dataset"},
+	} {
+		dir := t.TempDir()
+		cmd := gtstorm(t, tc.args...)
+		cmd.Dir = dir
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		cmd.Run()
+		msg := errb.String()
+		left, _ := os.ReadDir(dir)
+		if code := cmd.ProcessState.ExitCode(); code != tc.code || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.flag) || len(left) != 0 {
+			t.Errorf("gtstorm %s: exit %d, stderr %q, %d entries left in its folder; want exit %d, one line naming %s and nothing written",
+				strings.Join(tc.args, " "), code, msg, len(left), tc.code, tc.flag)
+		}
 	}
 }

@@ -56,6 +56,9 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return runError(err)
 	}
+	if err := checkDataDirs(cfg); err != nil {
+		return err
+	}
 	switch {
 	case *k < 1 || *k > cfg.Nodes:
 		return usagef("--ranks %d: want 1 to --nodes (%d) ranks", *k, cfg.Nodes)

@@ -76,6 +76,17 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	if cfg, *agree, ck, err = rankStart(fs, cfg, *out, *resume, *agree, resumes); err != nil {
 		return err
 	}
+	if ck == nil {
+		// A fresh start: refuse a bad setting before the transport starts
+		// (a NaN cannot even be hashed) and a missing --data-dir before
+		// anything is written.
+		if err := cfg.Validate(); err != nil {
+			return runError(err)
+		}
+	}
+	if err := checkDataDirs(cfg); err != nil {
+		return err
+	}
 	if err := rf.check(rk.Addrs); err != nil {
 		return err
 	}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,12 +80,32 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *ckpt == "" {
 		return usagef("--checkpoint: want a checkpoint file")
 	}
+	if *dataset != "" && !slices.Contains(train.Datasets(), *dataset) {
+		return usagef("--dataset %q: want one of %s", *dataset, strings.Join(train.Datasets(), "|"))
+	}
 	res, err := modelfile.Eval(*ckpt, *dataset, *dir)
 	if err != nil {
 		return runError(err)
 	}
 	fmt.Fprintf(stdout, "model %s (%d parameters) on %s (%d samples): test accuracy %.4f, test loss %.4f\n",
 		res.Model, res.Params, res.Dataset, res.Samples, res.Acc, res.Loss)
+	return nil
+}
+
+// checkDataDirs refuses, before anything is written, a --data-dir given
+// to any of cfgs that does not exist: train finds it missing before it
+// makes its folder, but a grid, launch and rank make theirs first.
+func checkDataDirs(cfgs ...train.Config) error {
+	for _, c := range cfgs {
+		if c.DataDir == "" {
+			continue
+		}
+		if _, err := os.Stat(c.DataDir); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--data-dir %s: no such file or folder; want the dataset's file or folder (gtstorm data fetch NAME --data-dir DIR downloads a fetchable one)", c.DataDir)
+		} else if err != nil {
+			return fmt.Errorf("--data-dir %s: %v", c.DataDir, err)
+		}
+	}
 	return nil
 }
 
