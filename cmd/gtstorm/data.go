@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -90,8 +91,13 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt := data.FetchOptions{BaseURL: *base, Progress: stderr, Bar: isTerminal(stderr), Force: *force}
+	_, statErr := os.Stat(*dir)
+	made := *dir != "" && errors.Is(statErr, os.ErrNotExist)
 	for _, s := range sets {
 		if err := data.Fetch(ctx, s, *dir, opt); err != nil {
+			if made {
+				os.Remove(*dir) // the folder this fetch made, if nothing came into it
+			}
 			return err
 		}
 	}

@@ -71,6 +71,8 @@ func TestDataCommandErrors(t *testing.T) {
 		{[]string{"data", "info", "--partition", "label", "--dataset", "cifar10", "--data-dir", dir}, 1, "data_batch_1.bin"},
 		{[]string{"data", "info", "--partition", "shards:10000", "--nodes", "10"}, 1, "shards:10000"},
 		{[]string{"data", "fetch", "a9a", "--data-dir", dir, "--base-url", srv.URL}, 1, "fetch a9a"},
+		// A data folder the failed fetch made is removed again.
+		{[]string{"data", "fetch", "a9a", "--data-dir", filepath.Join(dir, "new"), "--base-url", srv.URL}, 1, "fetch a9a"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

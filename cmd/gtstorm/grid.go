@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gtstorm/gtstorm/data"
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train"
 	"github.com/gtstorm/gtstorm/train/experiment"
@@ -108,6 +109,16 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	pl, err := uniqueList("partitions", *parts)
 	if err != nil {
 		return err
+	}
+	for _, a := range al {
+		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(decentral.Algorithms(), name) {
+			return usagef("--algos %s: %q is no algorithm; want a comma list of %s (choco:SPEC names CHOCO's compressor)", *algos, a, strings.Join(decentral.Algorithms(), "|"))
+		}
+	}
+	for _, p := range pl {
+		if _, err := data.ParsePartition(p); err != nil {
+			return usagef("--partitions %s: %q: %v", *parts, p, err)
+		}
 	}
 	vary, err := g.varies(fs, map[string]string{"algo": "algos", "partition": "partitions"})
 	if err != nil {

@@ -163,6 +163,8 @@ func TestRefusedAtStartLeavesNothing(t *testing.T) {
 		{slices.Concat([]string{"compare", "--algos", "dsgd", "--partitions", "iid", "--out", "out"}, small, []string{"--data-dir", "nope"}), 1, "--data-dir"},
 		{slices.Concat([]string{"sweep", "--out", "out"}, small, []string{"--vary", "data-dir=" + a8aAbs + ",nope"}), 1, "--data-dir"},
 		{[]string{"eval", "--checkpoint", ckpt, "--dataset", "abc"}, 2, "--dataset"},
+		{slices.Concat([]string{"compare", "--algos", "dsgd,abc", "--partitions", "iid", "--out", "out", "--data-dir", a8aAbs}, small), 2, "--algos dsgd,abc"},
+		{slices.Concat([]string{"compare", "--algos", "dsgd", "--partitions", "iid,abc", "--out", "out", "--data-dir", a8aAbs}, small), 2, "--partitions iid,abc"},
 	} {
 		dir := t.TempDir()
 		cmd := gtstorm(t, tc.args...)
