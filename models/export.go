@@ -10,8 +10,9 @@ import (
 // ONNX opset, input and output of the exported classifiers.
 const (
 	// ONNXOpset is the version of the default ONNX operator set the export
-	// uses: Conv, Relu, MaxPool, AveragePool, GlobalAveragePool,
-	// InstanceNormalization and Add of opset 11–13 semantics, Flatten,
+	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
+	// GlobalAveragePool, InstanceNormalization and Add of opset 11–13
+	// semantics, Flatten,
 	// Reshape, Mul and Gemm of opset 13.
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
@@ -29,8 +30,8 @@ const (
 // already scaled (and normalised) as gtstorm's datasets deliver it — and
 // returns ONNXOutput, the logits [N,classes]; N is dynamic. The graph is
 // written from the network's description, one ONNX node (or a few) per
-// layer: Conv, Relu, MaxPool, AveragePool, GlobalAveragePool, Add,
-// Flatten, Gemm, and for GroupNorm the Reshape, InstanceNormalization,
+// layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
+// GlobalAveragePool, Add, Flatten, Gemm, and for GroupNorm the Reshape, InstanceNormalization,
 // Reshape, Mul, Add form that PyTorch's exporter writes at this opset. The
 // weights are initialisers holding copies of params, in layout order and
 // laid out as the network reads them: convolution weights [OC,C,KH,KW]

@@ -77,6 +77,9 @@ const (
 	kindFlatten
 	kindDense
 	kindDropout
+	kindLeakyReLU
+	kindTanh
+	kindSigmoid
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -95,6 +98,7 @@ type netLayer struct {
 	noBias bool    // kindDense: without a bias (DenseNoBias)
 	rate   float32 // kindDropout: the probability p of dropping an element
 	key    int     // kindDropout: the index that keys its masks, named by dropout#key+1
+	alpha  float32 // kindLeakyReLU: the slope for x ≤ 0
 }
 
 // NewNet starts the description of a network named name on samples of the

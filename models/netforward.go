@@ -61,6 +61,12 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			}
 		case kindReLU:
 			vals[l.out] = g.ReLU(l.name, in)
+		case kindLeakyReLU:
+			vals[l.out] = g.LeakyReLU(l.name, in, l.alpha)
+		case kindTanh:
+			vals[l.out] = g.Tanh(l.name, in)
+		case kindSigmoid:
+			vals[l.out] = g.Sigmoid(l.name, in)
 		case kindMaxPool:
 			vals[l.out] = g.MaxPoolPadded(l.name, in, l.k, l.s, l.pad)
 		case kindAvgPool:

@@ -65,6 +65,15 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindReLU:
 		g.node(l.name, "Relu", []string{x}, out)
 		g.describe("%s: Relu", l.name)
+	case kindLeakyReLU:
+		g.node(l.name, "LeakyRelu", []string{x}, out, onnx.FloatAttr("alpha", l.alpha))
+		g.describe("%s: LeakyRelu alpha %g", l.name, l.alpha)
+	case kindTanh:
+		g.node(l.name, "Tanh", []string{x}, out)
+		g.describe("%s: Tanh", l.name)
+	case kindSigmoid:
+		g.node(l.name, "Sigmoid", []string{x}, out)
+		g.describe("%s: Sigmoid", l.name)
 	case kindMaxPool, kindAvgPool:
 		op := map[layerKind]string{kindMaxPool: "MaxPool", kindAvgPool: "AveragePool"}[l.kind]
 		p := int64(l.pad)

@@ -18,17 +18,18 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// maxpool, avgpool, globalavgpool, add, flatten, dense or dropout; In the
-// tensors it reads. Name is the layer's, which names its parameters (conv,
-// groupnorm, dense; the others are named after their position), and a
-// dropout's where it is not dropout#K at position K−1: the name dropout#K
+// leakyrelu, tanh, sigmoid, maxpool, avgpool, globalavgpool, add, flatten,
+// dense or dropout; In the tensors it reads. Name is the layer's, which
+// names its parameters (conv, groupnorm, dense; the others are named after
+// their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
 // export keeps from the layer it exported. The other fields are the
 // settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias and
 // Init (uniform or kaiming-normal), GroupNorm's Groups, a pool's Kernel,
 // Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False), a
 // dense layer's Units, a dropout's Rate (its p;
-// {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)).
+// {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
+// Alpha (its negative slope, written even where 0).
 type LayerSpec struct {
 	Op     string  `json:"op"`
 	Name   string  `json:"name,omitempty"`
@@ -43,6 +44,9 @@ type LayerSpec struct {
 	Units  int     `json:"units,omitempty"`
 	Rate   float32 `json:"rate,omitempty"`
 	NoBias bool    `json:"nobias,omitempty"`
+	// Alpha is a leakyrelu's negative slope; a pointer so that a slope
+	// of 0 is written, and a leakyrelu without one is refused.
+	Alpha *float32 `json:"alpha,omitempty"`
 	// ExcludePad: an avgpool's divisor counts only the values inside the
 	// map (PyTorch's count_include_pad=False).
 	ExcludePad bool `json:"exclude_pad,omitempty"`
@@ -52,7 +56,7 @@ type LayerSpec struct {
 var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
-	kindDense: "dense", kindDropout: "dropout",
+	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -81,6 +85,9 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad = l.k, l.s, l.pad, l.exPad
+		case kindLeakyReLU:
+			alpha := l.alpha
+			ls.Alpha = &alpha
 		case kindDropout:
 			ls.Rate = l.rate
 			if l.name != dropoutName(i) {
@@ -138,6 +145,15 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GroupNorm(l.Name, in[0], l.Groups)
 	case "relu":
 		t = n.ReLU(in[0])
+	case "leakyrelu":
+		if l.Alpha == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (leakyrelu): no alpha, the negative slope", n.name, i)
+		}
+		t = n.LeakyReLU(in[0], *l.Alpha)
+	case "tanh":
+		t = n.Tanh(in[0])
+	case "sigmoid":
+		t = n.Sigmoid(in[0])
 	case "maxpool":
 		t = n.MaxPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
 	case "avgpool":

@@ -12,7 +12,7 @@ import (
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
 const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, Relu, " +
-	"MaxPool and AveragePool (padded or not), " +
+	"LeakyRelu, Tanh, Sigmoid, MaxPool and AveragePool (padded or not), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
@@ -35,8 +35,9 @@ const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or with
 // 0: AvgPoolExcludePad); GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
-// GlobalAvgPool; a zero Pad before a Conv or an AveragePool joins its
-// padding. Dropout is the seeded Dropout layer with the file's ratio: it
+// GlobalAvgPool; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
+// Sigmoid are the Net's activations; a zero Pad before a Conv or an
+// AveragePool joins its padding. Dropout is the seeded Dropout layer with the file's ratio: it
 // drops in training, with masks drawn from each minibatch's key (and, for
 // a node named dropout#K as gtstorm's export names it, the layer key K−1),
 // and is the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is

@@ -118,7 +118,7 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // everywhere). Torch's tensors are matched to gtstorm's in order: a
 // Linear's weight [out,in] is gtstorm's [in,out], transposed.
 func TestImportONNXMatchesTorch(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example"} {
+	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations"} {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
@@ -223,7 +223,7 @@ func torchToGtstorm(name string, ps []Param) string {
 // (JSON, as a model file holds it) and rebuilds it: the same layout and
 // the same logits, bit for bit.
 func TestImportONNXSpecRoundTrip(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example"} {
+	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid"} {
 		m, x0 := importFixture(t, name)
 		spec, js := specJSON(t, m)
 		_, r := fromSpecJSON(t, js)

@@ -93,7 +93,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"eval"}, "--checkpoint"},
 		{[]string{"compare", "--seeds", "0"}, "--seeds 0"},
 		{[]string{"compare", "--algos", ""}, "nothing to run"},
-		{[]string{"compare", "--algos", "dsgd,sgd"}, "--algo sgd"},
+		{[]string{"compare", "--algos", "dsgd,sgd"}, `--algos dsgd,sgd: "sgd" is no algorithm`},
 		{[]string{"sweep"}, "--vary"},
 		{[]string{"sweep", "--vary", "dampening=1,2"}, "--vary dampening"},
 		{[]string{"sweep", "--vary", "rho=a,b"}, "--vary rho=a"},

@@ -38,7 +38,8 @@
 //     [Graph.Conv2DStrided] (stride and zero padding), without bias;
 //     [Graph.ChannelBias] adds a per-channel bias, or
 //     [Graph.BiasReLUMaxPool2x2] fuses it with ReLU and 2×2 max-pooling;
-//   - normalisation and activation: [Graph.GroupNorm], [Graph.ReLU];
+//   - normalisation and activation: [Graph.GroupNorm], [Graph.ReLU],
+//     [Graph.LeakyReLU], [Graph.Tanh], [Graph.Sigmoid];
 //   - residual connections: [Graph.Add];
 //   - pooling: [Graph.MaxPool], [Graph.AvgPool] (k×k, stride s, no
 //     padding) and [Graph.GlobalAvgPool] ([n,C,H,W] → [n,C]);

@@ -21,6 +21,9 @@ type net interface {
 	bias(x any, name string) any                          // ChannelBias, name.b [C]
 	groupNorm(x any, name string, groups int) any         // name.g, name.b [C]
 	relu(name string, x any) any
+	leakyReLU(name string, x any, alpha float32) any
+	tanh(name string, x any) any
+	sigmoid(name string, x any) any
 	add(name string, a, b any) any
 	maxPool(name string, x any, k, stride int) any
 	avgPool(name string, x any, k, stride int) any

@@ -36,7 +36,10 @@ mode, with a dynamic batch dimension ("N"), constant folding on (torch's default
   groupnorm_no_affine.onnx  conv → GroupNorm(2, affine=False) → ReLU → mean → Linear: refused (the import's
                      GroupNorm has a trainable scale and shift). Made last.
   batchnorm.onnx     conv → ReLU → BatchNorm2d → mean → Linear: refused (SPEC §12).
-  sigmoid.onnx       conv → Sigmoid → mean → Linear: refused (Sigmoid is not supported).
+  sigmoid.onnx       conv → Sigmoid → mean → Linear (imported since Sigmoid is supported: the NetSpec round trip).
+  activations.onnx   conv3x3 stride 2 → LeakyReLU(0.1) → max-pool 2 → flatten → Linear → Tanh → Linear → Sigmoid →
+                     Linear: LeakyRelu (alpha 0.1), Tanh and Sigmoid. Made last, after groupnorm_no_affine (its weights
+                     drawn after every other file's), with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -189,6 +192,20 @@ class GroupNormNoAffine(nn.Module):
         return self.fc(F.relu(self.gn(self.conv(x))).mean((2, 3)))
 
 
+class Activations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, 2, 1)
+        self.fc1 = nn.Linear(4 * 7 * 7, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, CLASSES)
+
+    def forward(self, x):
+        x = F.max_pool2d(nn.LeakyReLU(0.1)(self.conv(x)), 2)
+        x = torch.tanh(self.fc1(torch.flatten(x, 1)))
+        return self.fc3(torch.sigmoid(self.fc2(x)))
+
+
 def perturb_group_norms(model):
     with torch.no_grad():
         for m in model.modules():
@@ -281,6 +298,9 @@ def main():
     export("mnist_example", example)
     gradient_fixture("mnist_example", example)
     export("groupnorm_no_affine", GroupNormNoAffine())
+    activations = Activations()
+    export("activations", activations)
+    gradient_fixture("activations", activations)
 
 
 if __name__ == "__main__":
