@@ -12,8 +12,7 @@ const (
 	// ONNXOpset is the version of the default ONNX operator set the export
 	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
 	// GlobalAveragePool, InstanceNormalization and Add of opset 11–13
-	// semantics, Flatten,
-	// Reshape, Mul and Gemm of opset 13.
+	// semantics, Flatten, Reshape, Mul and Gemm of opset 13.
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.
@@ -31,10 +30,10 @@ const (
 // returns ONNXOutput, the logits [N,classes]; N is dynamic. The graph is
 // written from the network's description, one ONNX node (or a few) per
 // layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
-// GlobalAveragePool, Add, Flatten, Gemm, and for GroupNorm the Reshape, InstanceNormalization,
-// Reshape, Mul, Add form that PyTorch's exporter writes at this opset. The
-// weights are initialisers holding copies of params, in layout order and
-// laid out as the network reads them: convolution weights [OC,C,KH,KW]
+// GlobalAveragePool, Add, Flatten, Gemm, and for GroupNorm the Reshape,
+// InstanceNormalization, Reshape, Mul, Add form that PyTorch's exporter
+// writes at this opset. The weights are initialisers holding copies of
+// params, in layout order and laid out as the network reads them: convolution weights [OC,C,KH,KW]
 // (ONNX's Conv layout), dense weights [in,out] for Gemm without
 // transposition, GroupNorm's scale and shift [C,1,1] to broadcast over
 // the maps. The caller may add a model doc string and metadata before

@@ -7,9 +7,10 @@
 //
 // An image network is a [Net]: a description written as a chain of layer
 // calls — Conv2D, GroupNorm, ReLU, LeakyReLU, Tanh, Sigmoid, MaxPool,
-// AvgPool, GlobalAvgPool, Add, Flatten, Dense — the way a PyTorch module's forward reads. The
-// description lays out the parameter tensors in the order they lie in the
-// flat vector ([Model.Params]), and the forward pass, its symbolic
+// AvgPool, GlobalAvgPool, Add, Flatten, Dense — the way a PyTorch
+// module's forward reads. The description lays out the parameter tensors
+// in the order they lie in the flat vector ([Model.Params]), and the
+// forward pass, its symbolic
 // gradient (Gorgonia's), the ONNX export ([ONNX]) and the memory estimate
 // ([WorkerBytes]) all come from it. Each network of the zoo ([New]) is one
 // short file: mnist.go, cifar.go, resnet.go, fedavg.go, mlp.go; the

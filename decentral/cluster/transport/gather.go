@@ -209,7 +209,7 @@ func (c *Control) missing(round int) error {
 // timeout: rank 0 drops the states it already holds.
 func (c *Control) sendStates(ctx context.Context, round int, states []decentral.NodeState) error {
 	for _, s := range states {
-		if words := stateHeaderSize/4 + len(s.X); words > math.MaxUint32 {
+		if words := uint64(stateHeaderSize/4 + len(s.X)); words > math.MaxUint32 {
 			return fmt.Errorf("transport: node %d's state of %d parameters exceeds a GATHER state's %d words", s.Node, len(s.X), uint32(math.MaxUint32))
 		}
 	}
