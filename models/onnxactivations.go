@@ -13,31 +13,15 @@ const onnxLeakyReLUAlpha = 0.01
 
 // leakyRelu imports LeakyRelu as Net.LeakyReLU with the node's alpha.
 func (im *importer) leakyRelu(n *onnx.Node) error {
-	x, err := im.data(n, 0)
-	if err != nil {
-		return err
-	}
 	alpha := attrFloat(n, "alpha", onnxLeakyReLUAlpha)
 	if math.IsNaN(float64(alpha)) || math.IsInf(float64(alpha), 0) {
 		return fmt.Errorf("LeakyRelu with alpha %g; want a finite slope", alpha)
 	}
-	return im.set(n, ival{kind: ivAct, t: im.net.LeakyReLU(x.t, alpha), view: x.view})
+	return im.elementwise(n, func(x Tensor) Tensor { return im.net.LeakyReLU(x, alpha) })
 }
 
 // tanh imports Tanh as Net.Tanh.
-func (im *importer) tanh(n *onnx.Node) error {
-	x, err := im.data(n, 0)
-	if err != nil {
-		return err
-	}
-	return im.set(n, ival{kind: ivAct, t: im.net.Tanh(x.t), view: x.view})
-}
+func (im *importer) tanh(n *onnx.Node) error { return im.elementwise(n, im.net.Tanh) }
 
 // sigmoid imports Sigmoid as Net.Sigmoid.
-func (im *importer) sigmoid(n *onnx.Node) error {
-	x, err := im.data(n, 0)
-	if err != nil {
-		return err
-	}
-	return im.set(n, ival{kind: ivAct, t: im.net.Sigmoid(x.t), view: x.view})
-}
+func (im *importer) sigmoid(n *onnx.Node) error { return im.elementwise(n, im.net.Sigmoid) }

@@ -369,12 +369,16 @@ func (im *importer) instanceNorm(n *onnx.Node) error {
 	return im.groupNorm(n, im.layerName(n, ""), x, c, scale, shift)
 }
 
-func (im *importer) relu(n *onnx.Node) error {
+func (im *importer) relu(n *onnx.Node) error { return im.elementwise(n, im.net.ReLU) }
+
+// elementwise imports n, an elementwise layer of its input 0 that f adds
+// (ReLU, Tanh, Sigmoid): the output keeps the input's shape.
+func (im *importer) elementwise(n *onnx.Node, f func(Tensor) Tensor) error {
 	x, err := im.data(n, 0)
 	if err != nil {
 		return err
 	}
-	return im.set(n, ival{kind: ivAct, t: im.net.ReLU(x.t), view: x.view})
+	return im.set(n, ival{kind: ivAct, t: f(x.t), view: x.view})
 }
 
 // logSoftmax takes a LogSoftmax over the classes of the logits [N,K], as

@@ -93,10 +93,10 @@ func Train(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 func removeMadeFolder(out string, made bool, unlock func()) {
 	_, ckErr := os.Stat(filepath.Join(out, CheckpointFile))
 	unstarted := made && errors.Is(ckErr, os.ErrNotExist)
-	if unstarted && unlock != nil {
-		os.Remove(filepath.Join(out, ConfigFile))
-	}
 	if unlock != nil {
+		if unstarted {
+			os.Remove(filepath.Join(out, ConfigFile))
+		}
 		unlock()
 	}
 	if unstarted {

@@ -35,15 +35,7 @@ var tableColumns = []tableColumn{
 // from its results.csv and compares.
 func checkTableAgainstResults(t *testing.T, dir string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, ResultsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readResults(t, dir)
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
@@ -342,7 +334,16 @@ func TestResultsCSVQuotes(t *testing.T) {
 	if _, _, err := WriteReport(out, "t", res, false); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, ResultsFile))
+	recs := readResults(t, out)
+	if len(recs) != 2 || recs[1][0] != label || recs[1][len(recs[1])-1] != `diverged after round 5: "x" blew up` {
+		t.Errorf("results.csv reads back as %q", recs)
+	}
+}
+
+// readResults reads the records of the results.csv in a grid's folder dir.
+func readResults(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,5 @@ func TestResultsCSVQuotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[1][0] != label || recs[1][len(recs[1])-1] != `diverged after round 5: "x" blew up` {
-		t.Errorf("results.csv reads back as %q", recs)
-	}
+	return recs
 }
