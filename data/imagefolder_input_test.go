@@ -87,6 +87,9 @@ func TestImageFolderInput(t *testing.T) {
 }
 
 func TestSurveyImageFolder(t *testing.T) {
+	if raceEnabled {
+		t.Skip("each survey loads every present built-in dataset in full (MNIST from the module cache) on one goroutine: 50 s under -race, which finds nothing there; the plain go test ./... runs it")
+	}
 	imageFolderCache(t)
 	dir := flatFolder(t, map[string]int{"a": 10, "b": 4, "c": 1})
 	survey := func() Status {

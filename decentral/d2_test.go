@@ -178,6 +178,9 @@ func TestD2CheckMixing(t *testing.T) {
 		{"directed 0.2I + 0.8P", rowsMixing(t, "shift", [][]float64{{0.2, 0, 0.8}, {0.8, 0.2, 0}, {0, 0.8, 0.2}}), "directed shift mixing matrix only bounds Re λ ≥ -0.6 (Gershgorin)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled && strings.HasPrefix(tc.name, "lanczos") {
+				t.Skip("λ_min of a 600-node ring by Lanczos, on one goroutine: 10 times slower under -race, which finds nothing there; the plain go test ./... runs it")
+			}
 			err := D2Method{}.CheckMixing(tc.mx)
 			if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("CheckMixing: %v, want an error naming %q", err, tc.want)

@@ -41,6 +41,9 @@ func TestResumeNewPaths(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name != "choco qsgd on a simulated network" {
+				skipVariantUnderRace(t, "choco qsgd on a simulated network")
+			}
 			cfg := lrConfig(decentral.DSGD)
 			cfg.Iters, cfg.EvalEvery, cfg.CheckpointEvery = 40, 10, 10
 			tc.set(&cfg)

@@ -64,6 +64,9 @@ func augmentConfig(t *testing.T, algo string) Config {
 func TestAugmentSameBitsAnyWorkers(t *testing.T) {
 	for _, algo := range []string{decentral.GTSTORM, decentral.DGET} {
 		t.Run(algo, func(t *testing.T) {
+			if algo != decentral.GTSTORM {
+				skipVariantUnderRace(t, decentral.GTSTORM)
+			}
 			cfg := augmentConfig(t, algo)
 			var rows [][]string
 			for _, c := range []struct {
@@ -96,7 +99,12 @@ func TestAugmentSameBitsAnyWorkers(t *testing.T) {
 // streams, which the checkpoint holds.
 func TestAugmentResumeEqualsUninterrupted(t *testing.T) {
 	for _, algo := range []string{decentral.GTSTORM, decentral.DGET} {
-		t.Run(algo, func(t *testing.T) { resumeEqualsUninterrupted(t, augmentConfig(t, algo)) })
+		t.Run(algo, func(t *testing.T) {
+			if algo != decentral.GTSTORM {
+				skipVariantUnderRace(t, decentral.GTSTORM)
+			}
+			resumeEqualsUninterrupted(t, augmentConfig(t, algo))
+		})
 	}
 }
 

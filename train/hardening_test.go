@@ -258,6 +258,9 @@ func TestResumeRefusesEditedConfig(t *testing.T) {
 // not grow with the run's history; a torn last metrics line (a kill in the
 // middle of an append) is dropped on resume.
 func TestCheckpointCostFlat(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checkpoint sizes over 200 rounds that evaluate every round: one goroutine's numerics, 5 to 10 times slower under -race; checkpoints, interruption and resume run under it in TestResumeEqualsUninterrupted")
+	}
 	needA8A(t)
 	size := func(iters int) int64 {
 		cfg := lrConfig(decentral.DSGD)

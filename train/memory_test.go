@@ -305,6 +305,9 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 // TestGraphEstimates checks the edge counts of the generators and the
 // memory of a graph and its mixing against what building them holds.
 func TestGraphEstimates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("edge counts and heap sizes of graphs built on one goroutine (dense eigenvalues of 800 nodes): 5 to 10 times slower under -race, which finds nothing there; the plain go test ./... runs it")
+	}
 	for _, name := range []string{"ring", "path", "star", "complete", "torus"} {
 		for _, m := range []int{1, 2, 3, 4, 12, 30, 49, 97} {
 			g, err := graph.Generate(name, m, 0, 1)

@@ -71,6 +71,9 @@ func TestOldKnobFiles(t *testing.T) {
 		{"choco", map[string]string{"compress": "topk:0.1", "gamma": "0.2"}},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
+			if tc.algo != "choco" {
+				skipVariantUnderRace(t, "choco")
+			}
 			out := copyFixtureRun(t, tc.algo)
 			cfg, err := readConfig(filepath.Join(out, ConfigFile))
 			if err != nil {

@@ -65,7 +65,12 @@ func withoutSeconds(rows []Row) []string {
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	needA8A(t)
 	for _, algo := range decentral.Algorithms() {
-		t.Run(algo, func(t *testing.T) { resumeEqualsUninterrupted(t, lrConfig(algo)) })
+		t.Run(algo, func(t *testing.T) {
+			if algo != decentral.GTSTORM {
+				skipVariantUnderRace(t, decentral.GTSTORM)
+			}
+			resumeEqualsUninterrupted(t, lrConfig(algo))
+		})
 	}
 }
 

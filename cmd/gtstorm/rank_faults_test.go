@@ -279,6 +279,9 @@ func TestLaunchBlamesFrozenRank(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts rank processes; run without -short")
 	}
+	// Mostly waits: launch kills the frozen rank 12 s (peer timeout + 10 s)
+	// after the others stop. Another test runs meanwhile.
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()

@@ -157,6 +157,7 @@ func TestNodeConfigMismatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts rank processes; run without -short")
 	}
+	t.Parallel() // waits out a 5 s peer timeout, idle
 	dir := t.TempDir()
 	addrs := freePorts(t, 2)
 	ranks := filepath.Join(dir, "ranks.txt")

@@ -182,10 +182,13 @@ func TestBadFlags(t *testing.T) {
 // equal the uninterrupted one's.
 func TestTrainEvalResume(t *testing.T) {
 	needA8A(t)
+	// Computes while the parallel tests that mostly wait
+	// (TestLaunchBlamesFrozenRank, TestNodeConfigMismatch) do.
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"train", "--dataset", "libsvm", "--data-dir", a8a, "--partition", "iid",
-		"--batch", "1", "--eta0", "0.1", "--nodes", "20", "--iters", "40000", "--eval-every", "1000",
-		"--checkpoint-every", "2000", "--local-eval", "200", "--grad-samples", "20"}
+		"--batch", "1", "--eta0", "0.1", "--nodes", "20", "--iters", "20000", "--eval-every", "500",
+		"--checkpoint-every", "1000", "--local-eval", "200", "--grad-samples", "20"}
 
 	full := filepath.Join(dir, "full")
 	if out, err := gtstorm(t, append(args, "--out", full)...).CombinedOutput(); err != nil {
@@ -204,7 +207,9 @@ func TestTrainEvalResume(t *testing.T) {
 	// --checkpoint-every rounds. Either way, resume gives the same result.
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		cut := filepath.Join(dir, sig.String())
-		log := interruptAt(t, append(args, "--out", cut), "round 5000/", sig)
+		// Signalled an eighth into the run: 17,500 rounds (about a second of
+		// work) before its end.
+		log := interruptAt(t, append(args, "--out", cut), "round 2500/", sig)
 		if sig != syscall.SIGKILL && !strings.Contains(log, "gtstorm resume --out "+cut) {
 			t.Errorf("the interrupted run does not say how to resume:\n%s", log)
 		}

@@ -153,6 +153,9 @@ func spectrumGraphs(t *testing.T) map[string]*Graph {
 // Lanczos agrees with the dense eigendecomposition on λ_max(L), μ_2 and λ
 // under both mixings.
 func TestLanczosMatchesDense(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine eigenvalue numerics: nothing for the race detector, 10× slower under it (the plain go test ./... runs it)")
+	}
 	for name, g := range spectrumGraphs(t) {
 		ev := denseLaplacian(t, g)
 		m := g.N
@@ -188,6 +191,9 @@ func TestLanczosMatchesDense(t *testing.T) {
 }
 
 func TestLanczosErrors(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine eigenvalue numerics: nothing for the race detector, 10× slower under it (the plain go test ./... runs it)")
+	}
 	if _, _, err := lanczos(1, func(dst, src []float64) { copy(dst, src) }, wantHigh); err == nil {
 		t.Error("lanczos accepted order 1")
 	}
@@ -253,6 +259,9 @@ func TestMixingLargeGenerators(t *testing.T) {
 // Above denseSpectrumMax, graphs without a closed form go through Lanczos:
 // edge-list copies of generators agree with the closed forms.
 func TestMixingSparseGeneric(t *testing.T) {
+	if raceEnabled {
+		t.Skip("single-goroutine eigenvalue numerics: nothing for the race detector, 10× slower under it (the plain go test ./... runs it)")
+	}
 	sizes := []int{1000, 4096}
 	if testing.Short() {
 		sizes = sizes[:1]

@@ -287,6 +287,9 @@ func TestSweepCellsOfOneVary(t *testing.T) {
 // TestBudget: a budget of samples buys each algorithm the most rounds that
 // stay within it, and a run of those rounds draws that many samples.
 func TestBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sample budgets: one goroutine's grid of runs, 5 to 10 times slower under -race: experiment starts no goroutines of its own, and TestRunGrid runs a grid, and the train tests the runs, under it")
+	}
 	needA8A(t)
 	for _, bad := range []string{"", "samples", "rounds=10", "samples=0", "samples=-3", "samples=x", "samples=1.5k"} {
 		if _, err := ParseBudget(bad); err == nil {

@@ -95,6 +95,9 @@ func checkTableAgainstResults(t *testing.T, dir string) {
 // counts (each seed draws its own graph), every column of the table is the
 // mean ± std over the seeds of results.csv.
 func TestReportMatchesResults(t *testing.T) {
+	if raceEnabled {
+		t.Skip("report arithmetic: one goroutine's grid of runs, 5 to 10 times slower under -race: experiment starts no goroutines of its own, and TestRunGrid runs a grid, and the train tests the runs, under it")
+	}
 	needA8A(t)
 	base := lrConfig(decentral.GTSTORM)
 	base.Iters, base.CheckpointEvery = 20, 0
@@ -121,6 +124,9 @@ func TestReportMatchesResults(t *testing.T) {
 // simulated time; the table shows it, so the rows differ, and it agrees
 // with results.csv. A grid without a network writes NaN simulated seconds.
 func TestStragglersShowInTable(t *testing.T) {
+	if raceEnabled {
+		t.Skip("straggler tables: one goroutine's grid of runs, 5 to 10 times slower under -race: experiment starts no goroutines of its own, and TestRunGrid runs a grid, and the train tests the runs, under it")
+	}
 	needA8A(t)
 	base := lrConfig(decentral.DSGD)
 	base.Iters, base.CheckpointEvery, base.Compute = 20, 0, 0.001

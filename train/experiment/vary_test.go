@@ -130,6 +130,9 @@ func TestParseVary(t *testing.T) {
 // attack × rule tables of accuracy and loss, which agree with the long
 // table; and the figure draws every curve in its own colour and style.
 func TestRobustStudyGrid(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a Byzantine study: one goroutine's grid of runs, 5 to 10 times slower under -race: experiment starts no goroutines of its own, and TestRunGrid runs a grid, and the train tests the runs, under it")
+	}
 	needA8A(t)
 	base := lrConfig(decentral.DSGD)
 	base.Nodes, base.Iters, base.CheckpointEvery = 10, 20, 0

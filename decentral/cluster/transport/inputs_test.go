@@ -29,6 +29,7 @@ func TestAgreeInputs(t *testing.T) {
 		{"a file missing", [][]cluster.Fingerprint{a1a, a1a[:1], a1a}, []string{"rank 0 reads /data/a1a.t, which rank 1 does not"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // a refused rank waits out its peer timeout
 			cl := newCluster(t, 3, 3, func(i int) int { return i }, func(r int, c *Config) { c.PeerTimeout = 5 * time.Second })
 			ctx := testCtx(t, 20*time.Second)
 			errs := make([]error, 3)

@@ -68,6 +68,7 @@ func TestTLSRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case waits out its own 1 s peer timeout
 			good := 1 - tt.bad
 			cl := newCluster(t, 2, 2, func(i int) int { return i }, func(r int, c *Config) {
 				c.PeerTimeout, c.Insecure, c.TLS = time.Second, false, ca.tls(t, r)

@@ -63,6 +63,7 @@ func TestGatherWaitBounded(t *testing.T) {
 		{"TLS against plaintext", serveRank0(t, nil), &tls1{ca.tls(t, 1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case waits out its own peer timeout
 			lns := listeners(t, 2)
 			addr0 := lns[0].Addr().String()
 			tc.rank0(t, lns[0])
@@ -140,8 +141,9 @@ func TestGatherDuplicateRefused(t *testing.T) {
 		{"an earlier round", []int{12, 8}, 12, "node 4's state of round 8 after its state of round 12"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Rank 0 waits out its peer timeout for the state it refused.
 			cl := newCluster(t, 2, 8, func(i int) int { return i / 4 }, func(r int, c *Config) {
-				c.Insecure, c.TLS = false, ca.tls(t, r)
+				c.Insecure, c.TLS, c.PeerTimeout = false, ca.tls(t, r), 3*time.Second
 			})
 			ctx := testCtx(t, 20*time.Second)
 			for _, round := range tc.rounds {
