@@ -118,11 +118,17 @@ func Default() Config {
 	}
 }
 
-// DataName names the data for titles: the file's name for a LibSVM file,
-// else the dataset.
+// DataName names the data for titles, summaries and tables: the file's
+// name for a LibSVM file, else the dataset, with "-coarse" where it is
+// trained on coarse labels (CIFAR-100's 20 superclasses).
 func (c Config) DataName() string {
 	if c.Dataset == "libsvm" && c.DataDir != "" {
 		return filepath.Base(c.DataDir)
+	}
+	if c.CoarseLabels {
+		// Another task than the fine labels' (20 classes, not 100): named
+		// as data.LoadCIFAR100 names the sets, cifar100-coarse.
+		return c.Dataset + "-coarse"
 	}
 	return c.Dataset
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/train/curves"
 )
 
@@ -243,6 +245,35 @@ type Summary struct {
 	// algorithm cannot use one of the graphs its rounds mix with (see
 	// Config.CheckGraphs). Such a summary holds the settings only.
 	Refused string `json:"refused,omitempty"`
+}
+
+// DivergedStatus returns how a diverged run ended, as a grid's results
+// and progress lines say it: "diverged after round 5: what went wrong",
+// with the word "diverged" once (summaries written before it was left out
+// of Diverged repeat it after the round: read back, it is dropped there).
+// It returns "" for a run that did not diverge.
+func (s *Summary) DivergedStatus() string {
+	if s.Diverged == "" {
+		return ""
+	}
+	return "diverged " + withoutDivergedMark(s.Diverged)
+}
+
+// divergedMark is the text that an error wrapping decentral.ErrDiverged
+// holds before what went wrong.
+var divergedMark = decentral.ErrDiverged.Error() + ": "
+
+// withoutDivergedMark returns text without its first divergedMark, so that
+// "after round 5: diverged: x has a NaN" reads "after round 5: x has a NaN".
+func withoutDivergedMark(text string) string {
+	return strings.Replace(text, divergedMark, "", 1)
+}
+
+// divergence is Summary.Diverged of a run that stopped after round with
+// err, an error wrapping decentral.ErrDiverged: the round and what went
+// wrong, without the word "diverged" (Diverged itself says it).
+func divergence(round int, err error) string {
+	return fmt.Sprintf("after round %d: %s", round, withoutDivergedMark(err.Error()))
 }
 
 // Failure returns "diverged" or "refused" for a run that did not finish,

@@ -162,7 +162,7 @@ var bandwidthUnits = []struct {
 type bandwidthValue float64
 
 func (v *bandwidthValue) Set(s string) error {
-	t := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+	t := strings.TrimSuffix(s, "/s") // no spaces around it, as the other number flags
 	mult := 1.0
 	for _, u := range bandwidthUnits {
 		if strings.HasSuffix(t, u.suffix) {

@@ -48,6 +48,10 @@ type RankJob struct {
 	// Agree resumes from the latest round every rank keeps, which the
 	// ranks agree on once connected, instead of Checkpoint's round.
 	Agree bool
+	// Iters, when resuming and not 0, is the round count the run is
+	// resumed to, as Resume's iters (every rank must be given the same;
+	// Config.Iters is then Iters, so that the ranks' settings agree).
+	Iters int
 	// Connect makes the rank's link, once the placement is checked; it
 	// starts nothing.
 	Connect func() (*RankLink, error)
@@ -131,7 +135,7 @@ func RunRankJob(ctx context.Context, j RankJob) (sum *Summary, stats string, err
 		fmt.Fprintf(log, "rank %d: resuming from round %d, the latest all ranks kept\n", j.Rank, resume)
 	}
 	if resume >= 0 {
-		sum, err = ResumeRank(ctx, resume, j.RankOptions)
+		sum, err = resumeRank(ctx, resume, j.Iters, j.RankOptions)
 	} else {
 		sum, err = RunRank(ctx, j.Config, j.RankOptions)
 	}

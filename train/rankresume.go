@@ -87,6 +87,12 @@ func CommonRound(dirs []string) (int, error) {
 // (see CommonRound), and runs it to its end as RunRank does. The run's
 // settings are the checkpoint's.
 func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
+	return resumeRank(ctx, t, 0, opt)
+}
+
+// resumeRank is ResumeRank to iters rounds in all (0: the checkpoint's
+// count), as Resume's iters: every rank must be given the same.
+func resumeRank(ctx context.Context, t, iters int, opt RankOptions) (*Summary, error) {
 	path := filepath.Join(opt.Out, RankCheckpointFile(t))
 	if _, err := os.Stat(path); err != nil {
 		return nil, &NoCheckpointError{Dir: opt.Out, Started: true, Err: err}
@@ -100,7 +106,10 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := ck.meta.Config
+	cfg, err := ResumeIters(ck.meta.Config, t, iters)
+	if err != nil {
+		return nil, err
+	}
 	if err := opt.check(cfg); err != nil {
 		return nil, err
 	}
@@ -114,10 +123,18 @@ func ResumeRank(ctx context.Context, t int, opt RankOptions) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	extended := cfg.Iters != ck.meta.Config.Iters
+	if extended {
+		if err := writeJSON(filepath.Join(opt.Out, ConfigFile), cfg); err != nil {
+			return nil, err
+		}
+	}
 	// Every rank measured the same rounds: the evaluation rounds up to t,
-	// and the last round of a run that ended.
-	p := &plan{cfg: cfg, inputs: inputs, ck: ck, ckPath: path, measured: t - t%cfg.EvalEvery}
-	if t == cfg.Iters {
+	// and the last round of a run that ended; a run resumed to another
+	// round count keeps only those a fresh run of that count measures (see
+	// keepRows), and writes a checkpoint of the new count at once.
+	p := &plan{cfg: cfg, inputs: inputs, ck: ck, ckPath: path, measured: t - t%cfg.EvalEvery, rewrite: extended}
+	if t == cfg.Iters && t == ck.meta.Config.Iters {
 		p.measured = t
 	}
 	return executeRank(ctx, p, localOf(opt.Owner, opt.Rank), opt)

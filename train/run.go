@@ -234,17 +234,8 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	if err := checkConfigFile(out, cfg, iters, opt.Progress); err != nil {
 		return nil, err
 	}
-	if iters != 0 {
-		if iters < ck.snap.Round {
-			return nil, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", ck.snap.Round)}
-		}
-		if err := checkScheduleRounds(cfg, iters); err != nil {
-			return nil, err
-		}
-		cfg.Iters = iters
-		if err := cfg.CheckGraphs(); err != nil {
-			return nil, err
-		}
+	if cfg, err = ResumeIters(cfg, ck.snap.Round, iters); err != nil {
+		return nil, err
 	}
 	inputs, err := reopenRun(cfg, ck, ckPath, opt)
 	if err != nil {
@@ -255,6 +246,27 @@ func Resume(ctx context.Context, out string, iters int, opt Options) (*Summary, 
 	}
 	p := &plan{cfg: cfg, inputs: inputs, ck: ck, ckPath: ckPath, rewrite: !reflect.DeepEqual(cfg, ck.meta.Config), measured: -1}
 	return execute(ctx, p, opt, processRole{})
+}
+
+// ResumeIters returns cfg, the settings of a run that has done rounds,
+// resumed to iters rounds in all (0: its own count), or a *ConfigError for
+// --iters: fewer than the rounds done, or another count for a run whose
+// steps are spread over its count (see checkScheduleRounds).
+func ResumeIters(cfg Config, done, iters int) (Config, error) {
+	if iters == 0 {
+		return cfg, nil
+	}
+	if iters < done {
+		return cfg, &ConfigError{"iters", iters, fmt.Sprintf("at least the %d rounds already done", done)}
+	}
+	if err := checkScheduleRounds(cfg, iters); err != nil {
+		return cfg, err
+	}
+	cfg.Iters = iters
+	if err := cfg.CheckGraphs(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
 }
 
 // reopenRun checks the settings of a run resumed from the checkpoint ck at

@@ -49,6 +49,9 @@ func newRunner(cfg Config, opt Options, ro role) (*runner, error) {
 		// next round's vectors while the rank's other nodes still compute.
 		s.opt.SetFinalRound(cfg.Iters)
 	}
+	if s.test == nil && ro.measures() && opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "note: %s\n", noTestSetNote(cfg))
+	}
 	return &runner{
 		s:        s,
 		out:      opt.Out,
@@ -62,6 +65,17 @@ func newRunner(cfg Config, opt Options, ro role) (*runner, error) {
 		progress: opt.Progress,
 		role:     ro,
 	}, nil
+}
+
+// noTestSetNote says that a run of cfg, whose data hold no test set,
+// measures its "test" accuracy and loss on the training set, as
+// summary.json's eval_set records.
+func noTestSetNote(cfg Config) string {
+	what := cfg.DataName()
+	if cfg.DataDir != "" {
+		what += " in " + cfg.DataDir
+	}
+	return fmt.Sprintf("%s has no test set: test accuracy and loss are measured on the training set (summary.json: eval_set \"train\")", what)
 }
 
 // close releases the optimizer's workers and metrics.csv.
@@ -137,7 +151,7 @@ func (r *runner) fail(err error) error {
 	}
 	if errors.Is(err, decentral.ErrDiverged) && len(r.rows) > 0 {
 		sum := r.summary()
-		sum.Diverged = fmt.Sprintf("after round %d: %v", r.s.opt.Round(), err)
+		sum.Diverged = divergence(r.s.opt.Round(), err)
 		writeJSON(filepath.Join(r.out, SummaryFile), sum)
 	}
 	if r.lastCkp >= 0 {

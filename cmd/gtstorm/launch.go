@@ -46,7 +46,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
 	insecure := fs.Bool("insecure", false, "plaintext between the ranks instead of mutual TLS")
 	peerTimeout := fs.Duration("peer-timeout", 60*time.Second, "how long a silent rank is waited for")
-	resume := fs.Bool("resume", false, "restart the ranks of the run in --out from the latest round all of them checkpointed")
+	resume := fs.Bool("resume", false, "restart the ranks of the run in --out from the latest round all of them checkpointed (with --iters T: to T rounds in all, as resume --iters)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -120,8 +120,16 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if out == "" {
 		return usagef("--resume: want --out, the folder of the run to resume")
 	}
-	if name, ok := givenSetting(fs); ok {
-		return usagef("--%s: a resumed run keeps its settings; give none", name)
+	if name, ok := givenSetting(fs, "iters"); ok {
+		return usagef("--%s: a resumed run keeps its settings; give none but --iters", name)
+	}
+	iters := 0
+	if isSet(fs, "iters") {
+		n, err := strconv.Atoi(fs.Lookup("iters").Value.String())
+		if err != nil || n < 1 {
+			return usagef("--iters %s: want the round count to resume to (at least the rounds done)", fs.Lookup("iters").Value)
+		}
+		iters = n
 	}
 	rk, err := cluster.ReadRanksFile(filepath.Join(out, train.RanksFileName))
 	if err != nil {
@@ -141,7 +149,21 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
-	fmt.Fprintf(stderr, "resuming %d ranks from round %d\n", k, t)
+	if iters != 0 {
+		// Refuse a count the ranks would refuse before starting them:
+		// fewer rounds than done, or another count for a cosine or step
+		// schedule (see resume --iters).
+		ck, err := train.ReadRankCheckpoint(dirs[0], t)
+		if err != nil {
+			return fmt.Errorf("resume %s: %w", out, err)
+		}
+		if _, err := train.ResumeIters(ck.Config, t, iters); err != nil {
+			return runError(err)
+		}
+		fmt.Fprintf(stderr, "resuming %d ranks from round %d to round %d\n", k, t, iters)
+	} else {
+		fmt.Fprintf(stderr, "resuming %d ranks from round %d\n", k, t)
+	}
 	_, statErr := os.Stat(filepath.Join(out, train.CertsDir, certs.CAFile))
 	secure := statErr == nil
 	base, err := launchFiles(out, k, false)
@@ -149,6 +171,9 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 		return err
 	}
 	pass := []string{"--peer-timeout=" + timeout.String(), "--ranks=" + filepath.Join(out, train.RanksFileName), "--resume-round=" + strconv.Itoa(t), "--launched-run=" + out}
+	if iters != 0 {
+		pass = append(pass, "--iters="+strconv.Itoa(iters))
+	}
 	if secure {
 		pass = append(pass, "--certs="+filepath.Join(out, train.CertsDir))
 	} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gtstorm/gtstorm/decentral/cluster"
@@ -44,7 +45,7 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	ranksFile := fs.String("ranks", "", "the ranks FILE: one host:port per rank, in rank order")
 	out := fs.String("out", "", "this rank's folder: the run folder on rank 0 (default runs/<timestamp>-<algo>-<dataset>, and -rank<R> after it on the others)")
 	force := fs.Bool("force", false, "replace a previous run's outputs in --out")
-	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps (the run settings are the checkpoint's)")
+	resume := fs.Int("resume-round", -1, "restart this rank from its checkpoint of round R in --out: the latest round every rank keeps (the run settings are the checkpoint's; --iters, the same on every rank, resumes to another round count)")
 	agree := fs.Bool("resume", false, "restart this rank from its checkpoints in --out: the ranks agree on the latest round all of them keep")
 	launched := fs.String("launched-run", "", "set by `gtstorm launch`: the run folder, which the advice after a stop names; the rank stops when launch's pipe on its stdin closes")
 	if err := parseFlags(fs, args); err != nil {
@@ -101,7 +102,11 @@ func rankCommand(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	opt := progressOptions(*out, stderr)
 	opt.Overwrite = *force
-	sum, stats, err := rf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, ck, *agree, stderr)
+	iters := 0
+	if ck != nil && !*pf.either && isSet(fs, "iters") {
+		iters = cfg.Iters // resumed to that count, as resume --iters
+	}
+	sum, stats, err := rf.run(ctx, cfg, *rank, rk, train.RankOptions{Options: opt, RanksFile: place.ranksFile()}, ck, *agree, iters, stderr)
 	reportRankEnd(stderr, *rank, stats, err)
 	if err != nil {
 		return runError(withResume(err, resumeAdvice(*launched, place, *ranksFile, rf.security(), *out)))
@@ -218,8 +223,8 @@ func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree
 			return cfg, false, nil, err
 		}
 	}
-	if name, ok := givenSetting(fs); ok {
-		return cfg, false, nil, usagef("--%s: a resumed rank runs with its checkpoint's settings; give none", name)
+	if name, ok := givenSetting(fs, "iters"); ok {
+		return cfg, false, nil, usagef("--%s: a resumed rank runs with its checkpoint's settings; give none but --iters", name)
 	}
 	if ck == nil {
 		var err error
@@ -227,7 +232,16 @@ func rankStart(fs *flag.FlagSet, cfg train.Config, dir string, resume int, agree
 			return cfg, false, nil, err
 		}
 	}
-	return ck.Config, agree, ck, nil
+	resumed := ck.Config
+	if isSet(fs, "iters") {
+		if cfg.Iters < 1 {
+			return cfg, false, nil, usagef("--iters %d: want the round count to resume to (at least the rounds done)", cfg.Iters)
+		}
+		// Resumed to another round count, as resume --iters: the rank
+		// checks it against the round it resumes from.
+		resumed.Iters = cfg.Iters
+	}
+	return resumed, agree, ck, nil
 }
 
 // missingRankCheckpoints refuses --resume-or-start on a rank with no
@@ -253,9 +267,9 @@ func missingRankCheckpoints(runOut, dir string, rank int) error {
 }
 
 // givenSetting returns the first run setting given on fs's command line.
-func givenSetting(fs *flag.FlagSet) (string, bool) {
+func givenSetting(fs *flag.FlagSet, except ...string) (string, bool) {
 	for _, s := range train.Settings() {
-		if isSet(fs, s.Name) {
+		if isSet(fs, s.Name) && !slices.Contains(except, s.Name) {
 			return s.Name, true
 		}
 	}
@@ -315,14 +329,16 @@ func errSimulatedOverRanks(cmd string) error {
 // all ranks keep, which they agree on through rank 0); it returns rank 0's
 // summary and the transport's figures. The rank's life, from the placement
 // checks to its leave, is train.RunRankJob's.
-func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, ro train.RankOptions, ck *train.RankCheckpoint, agree bool, stderr io.Writer) (*train.Summary, string, error) {
+// iters, where not 0, is the round count a resumed rank goes to (--iters
+// with --resume).
+func (rf *rankFlags) run(ctx context.Context, cfg train.Config, rank int, rk *cluster.Ranks, ro train.RankOptions, ck *train.RankCheckpoint, agree bool, iters int, stderr io.Writer) (*train.Summary, string, error) {
 	owner, err := rk.Assign(cfg.Nodes)
 	if err != nil {
 		return nil, "", err
 	}
 	ro.Rank, ro.Owner = rank, owner
 	return train.RunRankJob(ctx, train.RankJob{
-		RankOptions: ro, Config: cfg, Checkpoint: ck, Agree: agree,
+		RankOptions: ro, Config: cfg, Checkpoint: ck, Agree: agree, Iters: iters,
 		Connect:     func() (*train.RankLink, error) { return rf.connect(cfg, rank, rk, owner, stderr) },
 		PeerTimeout: *rf.peerTimeout, StopReason: stopReason,
 	})

@@ -87,8 +87,13 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return runError(err)
 	}
-	fmt.Fprintf(stdout, "model %s (%d parameters) on %s (%d samples): test accuracy %.4f, test loss %.4f\n",
-		res.Model, res.Params, res.Dataset, res.Samples, res.Acc, res.Loss)
+	set := "test"
+	if res.OnTrain {
+		set = "training-set"
+		fmt.Fprintf(stderr, "note: the data hold no test set: the model is evaluated on the training set, %s\n", res.Dataset)
+	}
+	fmt.Fprintf(stdout, "model %s (%d parameters) on %s (%d samples): %s accuracy %.4f, %s loss %.4f\n",
+		res.Model, res.Params, res.Dataset, res.Samples, set, res.Acc, set, res.Loss)
 	return nil
 }
 
@@ -167,8 +172,12 @@ func printSummary(w io.Writer, out string, s *train.Summary) {
 	} else if s.Aggregate != "" {
 		fmt.Fprintf(w, "  aggregate %s\n", s.Aggregate)
 	}
-	fmt.Fprintf(w, "  test accuracy of x̄ %.4f, loss %.4f; mean local accuracy %.4f\n",
-		float64(s.FinalTestAcc), float64(s.FinalTestLoss), float64(s.LocalTestAcc))
+	set := "test"
+	if s.EvalSet == "train" {
+		set = "training-set" // the data hold no test set
+	}
+	fmt.Fprintf(w, "  %s accuracy of x̄ %.4f, loss %.4f; mean local accuracy %.4f\n",
+		set, float64(s.FinalTestAcc), float64(s.FinalTestLoss), float64(s.LocalTestAcc))
 	fmt.Fprintf(w, "  S(x) %.4g = ‖∇f(x̄)‖² %.4g + consensus %.4g\n",
 		float64(s.Stationarity), float64(s.GradNormSq), float64(s.ConsensusError))
 	fmt.Fprintf(w, "  samples %d, bytes sent per node %d, state floats per node %d\n",

@@ -142,7 +142,7 @@ func RunGrid(ctx context.Context, cells []Cell, out string, opt train.Options) (
 				return nil, fmt.Errorf("%s, seed %d: %w", c.Label, cfg.Seed, err)
 			}
 			if sum.Diverged != "" && opt.Progress != nil {
-				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d diverged %s; recorded, going on\n", n, total, c.Label, cfg.Seed, sum.Diverged)
+				fmt.Fprintf(opt.Progress, "[%d/%d] %s, seed %d %s; recorded, going on\n", n, total, c.Label, cfg.Seed, sum.DivergedStatus())
 			}
 			results[i].Summaries = append(results[i].Summaries, sum)
 			results[i].Rows = append(results[i].Rows, rows)

@@ -29,7 +29,7 @@ func WriteReport(out, title string, res []CellResult, pivot bool) (md string, sk
 			case s.Refused != "":
 				status = "refused: " + s.Refused
 			case s.Diverged != "":
-				status = "diverged " + s.Diverged
+				status = s.DivergedStatus()
 			}
 			fmt.Fprintf(&csv, "%s,%s,%s,%d,%d,%d,%g,%g,%g,%g,%g,%g,%d,%d,%.3f,%g,%s\n", csvQuote(r.Label), s.Algo, s.Partition,
 				r.Configs[k].Seed, s.Nodes, s.Iters, float64(s.FinalTestAcc), float64(s.FinalTestLoss),

@@ -17,6 +17,9 @@ type EvalResult struct {
 	Samples int
 	Acc     float64
 	Loss    float64
+	// OnTrain says that the data hold no test set, so Acc and Loss are
+	// the training set's.
+	OnTrain bool
 }
 
 // Eval evaluates the averaged model of a checkpoint on a dataset's test set
@@ -48,7 +51,8 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 		}
 		return nil, err
 	}
-	if test == nil {
+	onTrain := test == nil
+	if onTrain {
 		test = trainSet
 	}
 	model := m.Model // an ONNX model's network is the one the file stores
@@ -72,7 +76,7 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 		return nil, fmt.Errorf("%s: the model's test loss on %s is %v: its parameters are finite but so large that its outputs are not; want a model whose outputs are finite",
 			path, test.Name, loss)
 	}
-	return &EvalResult{Model: ck.Model, Params: len(ck.Params), Dataset: test.Name, Samples: test.Len(), Acc: acc, Loss: loss}, nil
+	return &EvalResult{Model: ck.Model, Params: len(ck.Params), Dataset: test.Name, Samples: test.Len(), Acc: acc, Loss: loss, OnTrain: onTrain}, nil
 }
 
 // logRegFeatures returns the feature count of a checkpoint's logistic
