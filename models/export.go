@@ -11,8 +11,8 @@ import (
 const (
 	// ONNXOpset is the version of the default ONNX operator set the export
 	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
-	// GlobalAveragePool, InstanceNormalization and Add of opset 11–13
-	// semantics, Flatten, Reshape, Mul and Gemm of opset 13.
+	// GlobalAveragePool, InstanceNormalization, Concat and Add of opset
+	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13.
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.
@@ -30,7 +30,9 @@ const (
 // returns ONNXOutput, the logits [N,classes]; N is dynamic. The graph is
 // written from the network's description, one ONNX node (or a few) per
 // layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
-// GlobalAveragePool, Add, Flatten, Gemm, and for GroupNorm the Reshape,
+// GlobalAveragePool, Add, Concat (axis 1), Flatten, Gemm, Add, Sub, Mul and
+// Div of a constant (an initialiser [C,1,1] per channel, or a scalar), and
+// for GroupNorm the Reshape,
 // InstanceNormalization, Reshape, Mul, Add form that PyTorch's exporter
 // writes at this opset. The weights are initialisers holding copies of
 // params, in layout order and laid out as the network reads them: convolution weights [OC,C,KH,KW]

@@ -9,7 +9,8 @@ import (
 // Net describes an image classifier as a chain of layers, the way a
 // PyTorch module's forward reads: each layer call takes the tensors it
 // reads and returns the tensor it writes, so a residual block is two
-// branches joined by Add. The description is the network's only
+// branches joined by Add (and an Inception-style block branches joined by
+// Concat). The description is the network's only
 // definition: it lays out the parameters as the layers declare them, and
 // it is what the forward pass (a Gorgonia graph of this package's kernels),
 // the ONNX export and the memory estimate are computed from.
@@ -80,25 +81,31 @@ const (
 	kindLeakyReLU
 	kindTanh
 	kindSigmoid
+	kindConcat
+	kindAddConst
+	kindSubConst
+	kindMulConst
+	kindDivConst
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
 // and the one it writes, and its settings.
 type netLayer struct {
 	kind   layerKind
-	name   string  // names its parameters and its buffers
-	in     []int   // tensors read
-	out    int     // tensor written
-	conv   Conv    // kindConv
-	groups int     // kindGroupNorm
-	k, s   int     // pooling window and stride
-	pad    int     // pooling padding
-	exPad  bool    // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)
-	units  int     // kindDense: output width
-	noBias bool    // kindDense: without a bias (DenseNoBias)
-	rate   float32 // kindDropout: the probability p of dropping an element
-	key    int     // kindDropout: the index that keys its masks, named by dropout#key+1
-	alpha  float32 // kindLeakyReLU: the slope for x ≤ 0
+	name   string    // names its parameters and its buffers
+	in     []int     // tensors read
+	out    int       // tensor written
+	conv   Conv      // kindConv
+	groups int       // kindGroupNorm
+	k, s   int       // pooling window and stride
+	pad    int       // pooling padding
+	exPad  bool      // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)
+	units  int       // kindDense: output width
+	noBias bool      // kindDense: without a bias (DenseNoBias)
+	rate   float32   // kindDropout: the probability p of dropping an element
+	key    int       // kindDropout: the index that keys its masks, named by dropout#key+1
+	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0
+	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
 }
 
 // NewNet starts the description of a network named name on samples of the

@@ -79,6 +79,14 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
+		case kindConcat:
+			xs := make([]*G.Node, len(l.in))
+			for k, t := range l.in {
+				xs[k] = vals[t]
+			}
+			vals[l.out] = g.Concat(l.name, xs...)
+		case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
+			vals[l.out] = g.ChannelConst(l.name, in, graphConstOps[l.kind], l.consts)
 		case kindFlatten:
 			vals[l.out] = in
 		case kindDropout:
@@ -92,6 +100,10 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 	}
 	return vals[len(vals)-1], masks
 }
+
+// graphConstOps is the arithmetic of each constant layer.
+var graphConstOps = map[layerKind]graphops.ConstOp{kindAddConst: graphops.ConstAdd, kindSubConst: graphops.ConstSub,
+	kindMulConst: graphops.ConstMul, kindDivConst: graphops.ConstDiv}
 
 // fusesReLU reports whether layer i is followed by a ReLU that is the only
 // reader of its output.

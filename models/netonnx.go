@@ -109,6 +109,23 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindAdd:
 		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Add (residual)", l.name)
+	case kindConcat:
+		ins := make([]string, len(l.in))
+		for k, t := range l.in {
+			ins[k] = g.names[t]
+		}
+		g.node(l.name, "Concat", ins, out, onnx.IntAttr("axis", 1))
+		g.describe("%s: Concat of %d tensors along the channels (axis 1) → [N,%s]", l.name, len(l.in), joinInts(shape))
+	case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
+		// The constants broadcast over the channels (axis 1): [C,1,…,1]
+		// against [N,C,…], or one value, a scalar.
+		dims := []int{}
+		if len(l.consts) > 1 {
+			dims = append([]int{len(l.consts)}, filledInts(len(in)-1, 1)...)
+		}
+		g.inits = append(g.inits, onnx.FloatTensor(l.name+".c", append([]float32(nil), l.consts...), dims...))
+		g.node(l.name, constOps[l.kind], []string{x, l.name + ".c"}, out)
+		g.describe("%s", describeConst(l, in))
 	case kindFlatten:
 		g.node(l.name, "Flatten", []string{x}, out, onnx.IntAttr("axis", 1))
 		g.describe("%s: Flatten [N,%s] → [N,%d] (NCHW order)", l.name, joinInts(in), shape[0])

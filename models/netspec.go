@@ -18,8 +18,9 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// leakyrelu, tanh, sigmoid, maxpool, avgpool, globalavgpool, add, flatten,
-// dense or dropout; In the tensors it reads. Name is the layer's, which
+// leakyrelu, tanh, sigmoid, maxpool, avgpool, globalavgpool, add, concat,
+// addconst, subconst, mulconst, divconst, flatten, dense or dropout; In
+// the tensors it reads (two or more for concat, in order). Name is the layer's, which
 // names its parameters (conv, groupnorm, dense; the others are named after
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
@@ -29,7 +30,10 @@ type NetSpec struct {
 // Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False), a
 // dense layer's Units, a dropout's Rate (its p;
 // {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
-// Alpha (its negative slope, written even where 0).
+// Alpha (its negative slope, written even where 0), and the constants of
+// addconst, subconst, mulconst and divconst, Const (one value, or one per
+// channel; {"op":"subconst","in":[0],"const":[0.4914,0.4822,0.4465]} is
+// x − mean of CIFAR-10's channel means).
 type LayerSpec struct {
 	Op     string  `json:"op"`
 	Name   string  `json:"name,omitempty"`
@@ -50,6 +54,9 @@ type LayerSpec struct {
 	// ExcludePad: an avgpool's divisor counts only the values inside the
 	// map (PyTorch's count_include_pad=False).
 	ExcludePad bool `json:"exclude_pad,omitempty"`
+	// Const holds the constants of addconst, subconst, mulconst and
+	// divconst, which are no parameters.
+	Const []float32 `json:"const,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -57,6 +64,7 @@ var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
 	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid",
+	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -88,6 +96,8 @@ func Spec(m Model) (NetSpec, error) {
 		case kindLeakyReLU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
+		case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
+			ls.Const = slices.Clone(l.consts)
 		case kindDropout:
 			ls.Rate = l.rate
 			if l.name != dropoutName(i) {
@@ -127,8 +137,14 @@ func NetFromSpec(s NetSpec) (Model, error) {
 // replay adds layer i of a spec, reading in.
 func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	arity := 1
-	if l.Op == "add" {
+	switch l.Op {
+	case "add":
 		arity = 2
+	case "concat":
+		if len(in) < 2 {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (concat) reads %d tensors, want 2 or more", n.name, i, len(in))
+		}
+		arity = len(in)
 	}
 	if len(in) != arity {
 		return Tensor{-1}, fmt.Errorf("%s: layer %d (%s) reads %d tensors, want %d", n.name, i, l.Op, len(in), arity)
@@ -166,6 +182,16 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GlobalAvgPool(in[0])
 	case "add":
 		t = n.Add(in[0], in[1])
+	case "concat":
+		t = n.Concat(in...)
+	case "addconst":
+		t = n.AddConst(in[0], l.Const)
+	case "subconst":
+		t = n.SubConst(in[0], l.Const)
+	case "mulconst":
+		t = n.MulConst(in[0], l.Const)
+	case "divconst":
+		t = n.DivConst(in[0], l.Const)
 	case "flatten":
 		t = n.Flatten(in[0])
 	case "dense":

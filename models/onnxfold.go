@@ -280,8 +280,10 @@ func (im *importer) unsqueeze(n *onnx.Node) error {
 }
 
 func (im *importer) concat(n *onnx.Node) error {
-	if err := im.onConstants(n, "torch.cat of branches"); err != nil {
-		return err
+	for _, in := range n.Inputs {
+		if v, ok := im.vals[in]; ok && v.kind != ivConst {
+			return im.concatData(n)
+		}
 	}
 	var parts []*iconst
 	for k := range n.Inputs {

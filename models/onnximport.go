@@ -11,12 +11,13 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, Relu, " +
+const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
+	"Concat along the channels (axis 1), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
 	"LeakyRelu, Tanh, Sigmoid, MaxPool and AveragePool (padded or not), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
-	"Transpose, Cast, Add, Mul"
+	"Transpose, Cast, Add, Sub, Mul, Div"
 
 // ImportONNX turns the ONNX model data (e.g. what PyTorch's
 // torch.onnx.export writes) into a network on samples of the given shape
@@ -37,7 +38,12 @@ const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or with
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
 // GlobalAvgPool; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
 // Sigmoid are the Net's activations; a zero Pad before a Conv or an
-// AveragePool joins its padding. Dropout is the seeded Dropout layer with the file's ratio: it
+// AveragePool joins its padding. Concat of the data along axis 1
+// (torch.cat of branches, dim=1) is Concat; Sub, Div, Mul and Add of the
+// data and a constant that is one value or one per channel ([C,1,1] or
+// [1,C,1,1] against [N,C,H,W]; an input normalisation (x − mean) / std
+// inside forward) are SubConst, DivConst, MulConst and AddConst, whose
+// constants are no parameters. Dropout is the seeded Dropout layer with the file's ratio: it
 // drops in training, with masks drawn from each minibatch's key (and, for
 // a node named dropout#K as gtstorm's export names it, the layer key K−1),
 // and is the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is

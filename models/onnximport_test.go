@@ -100,10 +100,16 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 	return b
 }
 
-// importFixture imports testdata/onnx/name.onnx on MNIST's shape.
+// importFixture imports testdata/onnx/name.onnx on the shape and classes
+// its NAME.bin records, or MNIST's where it has none.
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
-	m, x0, err := ImportONNXFile(filepath.Join("testdata", "onnx", name+".onnx"), []int{1, 28, 28}, 10)
+	shape, classes := []int{1, 28, 28}, 10
+	if _, err := os.Stat(filepath.Join("testdata", "onnx", name+".bin")); err == nil {
+		f := readONNXFixture(t, name)
+		shape, classes = f.Shape, f.Classes
+	}
+	m, x0, err := ImportONNXFile(filepath.Join("testdata", "onnx", name+".onnx"), shape, classes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,8 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // everywhere). Torch's tensors are matched to gtstorm's in order: a
 // Linear's weight [out,in] is gtstorm's [in,out], transposed.
 func TestImportONNXMatchesTorch(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations"} {
+	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
+		"concat_cnn", "concat_mlp", "normalized_input"} {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
@@ -223,14 +230,16 @@ func torchToGtstorm(name string, ps []Param) string {
 // (JSON, as a model file holds it) and rebuilds it: the same layout and
 // the same logits, bit for bit.
 func TestImportONNXSpecRoundTrip(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid"} {
+	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid",
+		"concat_cnn", "concat_mlp", "normalized_input"} {
 		m, x0 := importFixture(t, name)
 		spec, js := specJSON(t, m)
 		_, r := fromSpecJSON(t, js)
 		if r.Name() != m.Name() || fmt.Sprint(r.Params()) != fmt.Sprint(m.Params()) {
 			t.Fatalf("%s: rebuilt %s %v, want %s %v", name, r.Name(), r.Params(), m.Name(), m.Params())
 		}
-		b := batchOf(imageSet(3, 4, 10, false, 1, 28, 28), seq(4)...)
+		shape, _, _ := Classifier(m)
+		b := batchOf(imageSet(3, 4, 10, false, shape...), seq(4)...)
 		z1, err1 := Logits(m, x0, b)
 		z2, err2 := Logits(r, x0, b)
 		if err1 != nil || err2 != nil || !slices.Equal(z1, z2) {

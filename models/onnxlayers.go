@@ -199,58 +199,6 @@ func (im *importer) binary(n *onnx.Node, fi func(x, y int64) int64, ff func(x, y
 	return a, b, false, nil
 }
 
-func (im *importer) add(n *onnx.Node) error {
-	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
-	if done || err != nil {
-		return err
-	}
-	if a.kind != ivConst && b.kind != ivConst {
-		// Two activations, one of them perhaps a MatMul without a bias.
-		if a, err = im.settle(n.Inputs[0], a); err == nil {
-			b, err = im.settle(n.Inputs[1], b)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	switch {
-	case a.kind == ivAct && b.kind == ivAct:
-		if !slices.Equal(a.view, b.view) || !slices.Equal(im.net.Shape(a.t), im.net.Shape(b.t)) {
-			return fmt.Errorf("adds tensors of shapes [N,%s] and [N,%s]; want equal shapes (a residual join)", joinInts(a.view), joinInts(b.view))
-		}
-		return im.act(n, im.net.Add(a.t, b.t))
-	case a.kind == ivPending && b.kind == ivConst && a.p.kind == pMatMul:
-		p := a.p
-		if !b.c.float || b.c.size() != p.w.dims[1] {
-			return fmt.Errorf("adds %q of shape %v to a MatMul of %d outputs; want its bias", b.c.name, b.c.dims, p.w.dims[1])
-		}
-		return im.dense(n, p.x, p.w, p.w.name, b.c.f)
-	case a.kind == ivPending && b.kind == ivConst && (a.p.kind == pGNScaled || a.p.kind == pGN):
-		return im.finishGroupNorm(n, a.p, b.c)
-	}
-	return fmt.Errorf("adds a constant to the network's data; the import takes that only as the bias of a MatMul or the shift of a GroupNorm")
-}
-
-func (im *importer) mul(n *onnx.Node) error {
-	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x * y }, func(x, y float32) float32 { return x * y })
-	if done || err != nil {
-		return err
-	}
-	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
-		return fmt.Errorf("multiplies the network's data; the import takes Mul only as the scale of a GroupNorm")
-	}
-	c := im.net.Shape(a.p.x.t)[0]
-	if b.c.float && b.c.size() == 1 && c > 1 {
-		return fmt.Errorf("scales a GroupNorm of %d channels by one value, as torch writes nn.GroupNorm(affine=False); the import's GroupNorm has a trainable scale and shift per channel: use affine=True", c)
-	}
-	if !b.c.float || b.c.size() != c {
-		return fmt.Errorf("scales a GroupNorm of %d channels by %q of shape %v; want one value per channel", c, b.c.name, b.c.dims)
-	}
-	p := *a.p
-	p.kind, p.gamma = pGNScaled, b.c.f
-	return im.set(n, ival{kind: ivPending, p: &p})
-}
-
 // finishGroupNorm adds the GroupNorm p, shifted by beta.
 func (im *importer) finishGroupNorm(n *onnx.Node, p *pending, beta *iconst) error {
 	c := im.net.Shape(p.x.t)[0]

@@ -11,7 +11,7 @@ import (
 // its nodes.
 var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Conv": (*importer).conv, "Gemm": (*importer).gemm, "MatMul": (*importer).matMul,
-	"Add": (*importer).add, "Mul": (*importer).mul, "Relu": (*importer).relu,
+	"Add": (*importer).add, "Mul": (*importer).mul, "Sub": (*importer).sub, "Div": (*importer).div, "Relu": (*importer).relu,
 	"LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid,
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
@@ -97,7 +97,7 @@ func (im *importer) image(n *onnx.Node, k int) (ival, error) {
 
 // onConstants refuses n, an operator the import folds on constants only
 // (shape arithmetic), where an input is the network's data: what says what
-// the network does with it (torch.cat of branches, a crop).
+// the network does with it (a crop).
 func (im *importer) onConstants(n *onnx.Node, what string) error {
 	for _, in := range n.Inputs {
 		if v, ok := im.vals[in]; ok && v.kind != ivConst {

@@ -98,7 +98,9 @@ func TestImportONNXNormalizations(t *testing.T) {
 // operator (naming its node and the supported set), pool paddings the
 // Net does not have, a
 // dynamic shape it cannot resolve, an input or output that does not fit
-// the dataset, and settings the Net lacks.
+// the dataset, settings the Net lacks, a Concat of the data off the
+// channels (or with a constant), and Sub, Div and Mul of two tensors of
+// the data or of a constant that is neither a scalar nor per channel.
 func TestImportONNXRefusals(t *testing.T) {
 	fixture := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join("testdata", "onnx", name+".onnx"))
@@ -141,8 +143,24 @@ func TestImportONNXRefusals(t *testing.T) {
 		{"log-softmax over the batch", logits(node("LogSoftmax", []string{"g"}, "y", onnx.IntAttr("axis", 0))),
 			[]int{1, 4, 4}, 2, []string{"axis 0", "want axis 1 (or -1), the classes"}},
 		{"groupnorm without affine", fixture("groupnorm_no_affine"), nil, 0, []string{"nn.GroupNorm(affine=False)", "use affine=True"}},
-		{"cat of branches", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Relu", []string{"x"}, "b"), node("Concat", []string{"a", "b"}, "y", onnx.IntAttr("axis", 1))),
-			[]int{1, 4, 4}, 2, []string{`node "/y/Concat"`, "Concat of the network's data (torch.cat of branches) is not supported"}},
+		{"cat along the height", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Relu", []string{"x"}, "b"), node("Concat", []string{"a", "b"}, "y", onnx.IntAttr("axis", 2))),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Concat" (Concat)`, "Concat along axis 2 of [N,1,4,4]", "along the channels (axis 1"}},
+		{"cat along the batch", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Concat", []string{"a", "x"}, "y", onnx.IntAttr("axis", -4))),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Concat" (Concat)`, "Concat along axis -4 of [N,1,4,4]"}},
+		{"cat of data and a constant", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("k", ramp(16, 0), 1, 1, 4, 4)}, node("Concat", []string{"x", "k"}, "y", onnx.IntAttr("axis", 1))),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Concat" (Concat)`, `joins the constant "k" of shape [1 1 4 4] with the network's data`}},
+		{"constant minus data", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("m", []float32{0.5})}, node("Sub", []string{"m", "x"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Sub" (Sub)`, `subtracts the network's data from the constant "m" of shape []`, "(x − c)"}},
+		{"per-row constants", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("s", ramp(4, 1), 4, 1)}, node("Div", []string{"x", "s"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Div" (Div)`, `Div of the network's data [N,1,4,4] and the constant "s": shape [4 1] is neither a scalar nor one value per channel ([1,1,1] against [N,1,4,4])`}},
+		{"per-column constants", tinyONNX(t, 13, []onnx.Dim{{Param: "N"}, {Value: 3}, {Value: 4}, {Value: 4}}, []onnx.Tensor{onnx.FloatTensor("m", ramp(3, 1), 3)}, node("Sub", []string{"x", "m"}, "y")),
+			[]int{3, 4, 4}, 2, []string{`node "/y/Sub" (Sub)`, "shape [3] is neither a scalar nor one value per channel ([3,1,1] against [N,3,4,4])"}},
+		{"product of data", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Mul", []string{"a", "x"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Mul" (Mul)`, "Mul of two tensors of the network's data, [N,1,4,4] and [N,1,4,4]", "only with a constant operand"}},
+		{"difference of data", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "a"), node("Sub", []string{"a", "x"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Sub" (Sub)`, "Sub of two tensors of the network's data"}},
+		{"division by zero", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("s", []float32{0}, 1, 1, 1)}, node("Div", []string{"x", "s"}, "y")),
+			[]int{1, 4, 4}, 2, []string{`node "/y/Div" (Div)`, "constant 0 is 0, want a finite number, not 0"}},
 		{"crop", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.Int64Tensor("s", []int64{1}, 1), onnx.Int64Tensor("e", []int64{-1}, 1), onnx.Int64Tensor("ax", []int64{2}, 1)},
 			node("Slice", []string{"x", "s", "e", "ax"}, "y")), []int{1, 4, 4}, 2, []string{"Slice of the network's data (cropping or slicing a tensor)"}},
 		{"log-softmax of maps", tinyONNX(t, 13, batchN, nil, node("LogSoftmax", []string{"x"}, "y", onnx.IntAttr("axis", 1))),

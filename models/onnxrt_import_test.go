@@ -18,11 +18,13 @@ import (
 func TestImportONNXRuntime(t *testing.T) {
 	skipShort(t)
 	node, modules := onnxRuntime(t)
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "linear_nobias", "mnist_example", "activations"} {
+	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "linear_nobias", "mnist_example", "activations",
+		"concat_cnn", "concat_mlp", "normalized_input"} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join("testdata", "onnx", name+".onnx")
 			m, x0 := importFixture(t, name)
-			b := batchOf(imageSet(17, 6, 10, true, 1, 28, 28), seq(6)...)
+			shape, _, _ := Classifier(m)
+			b := batchOf(imageSet(17, 6, 10, true, shape...), seq(6)...)
 			enc, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)

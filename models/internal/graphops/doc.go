@@ -40,7 +40,11 @@
 //     [Graph.BiasReLUMaxPool2x2] fuses it with ReLU and 2×2 max-pooling;
 //   - normalisation and activation: [Graph.GroupNorm], [Graph.ReLU],
 //     [Graph.LeakyReLU], [Graph.Tanh], [Graph.Sigmoid];
-//   - residual connections: [Graph.Add];
+//   - residual connections: [Graph.Add]; the concatenation of branches
+//     along the channels, [Graph.Concat] (copies, forward and backward);
+//   - fixed arithmetic with constants that are no parameters, one value or
+//     one per channel (an input normalisation (x − mean) / std):
+//     [Graph.ChannelConst];
 //   - pooling: [Graph.MaxPool], [Graph.AvgPool] (k×k, stride s, no
 //     padding) and [Graph.GlobalAvgPool] ([n,C,H,W] → [n,C]);
 //   - fully connected layers: [Graph.Dense], [Graph.DenseReLU] (of [n,C]

@@ -46,6 +46,13 @@ func TestLayerErrors(t *testing.T) {
 		{"global pooling of a matrix", func(g *Graph, _, _ *G.Node) *G.Node {
 			return g.GlobalAvgPool("gap", g.Input("m", make([]float32, 6), 2, 3))
 		}, "gap: input (2, 3): want [n,C,H,W]"},
+		{"concat of one", func(g *Graph, x, _ *G.Node) *G.Node { return g.Concat("cat", x) }, "cat: 1 inputs, want at least 2"},
+		{"concat of two batches", func(g *Graph, x, _ *G.Node) *G.Node {
+			return g.Concat("cat", x, g.Input("m", make([]float32, 6), 3, 2))
+		}, "cat: input 1 of shape (3, 2), want [2,…]"},
+		{"channel constants", func(g *Graph, x, _ *G.Node) *G.Node {
+			return g.ChannelConst("sub", x, ConstSub, []float32{1, 2, 3, 4, 5})
+		}, "sub: 5 constants for an input of shape (2, 4, 6, 6), want 1 or one per channel"},
 		{"nil input", func(g *Graph, _, _ *G.Node) *G.Node { return g.ReLU("r", nil) }, "r: input 0 is nil"},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,8 @@ type net interface {
 	globalAvgPool(name string, x any) any
 	dense(x any, name string, out int, relu bool) any // name.w [in,out], name.b [out]
 	biasReLUPool(x any, name string) any              // BiasReLUMaxPool2x2, name.b [C]
+	concat(name string, xs ...any) any                // Concat along axis 1
+	chanConst(name string, x any, op ConstOp, c []float32) any
 }
 
 // netSpec is a test network: input → ChannelBias "in" → body → logits

@@ -4,7 +4,7 @@
 Run from the repository root, with Debian's torch and onnx (apt-get install python3-torch python3-onnx
 libopenblas0-pthread):
 
-    /usr/bin/python3 models/testdata/onnx/make_fixtures.py
+    /usr/bin/python3 models/testdata/onnx/make_fixtures.py [NAME…]
 
 The committed files were made with Debian 12's python3-torch 1.13.1+dfsg-4 (torch.__version__ "1.13.0a0")
 and python3-onnx 1.12.0, one thread. Every network is exported by torch.onnx.export at opset 13, in eval
@@ -40,6 +40,22 @@ mode, with a dynamic batch dimension ("N"), constant folding on (torch's default
   activations.onnx   conv3x3 stride 2 → LeakyReLU(0.1) → max-pool 2 → flatten → Linear → Tanh → Linear → Sigmoid →
                      Linear: LeakyRelu (alpha 0.1), Tanh and Sigmoid. Made last, after groupnorm_no_affine (its weights
                      drawn after every other file's), with NAME.bin.
+
+The fixtures below are each drawn from a seed of their own (torch.manual_seed(SEED) before the network is
+made), so that they can be made alone without touching the files above: `make_fixtures.py NAME…` makes only
+the named ones (of these), and the script without arguments makes every file, those above first, in their
+order, then these.
+
+  concat_cnn.onnx    two branches, conv3x3 1→4 → ReLU and conv5x5 1→6 (no activation), joined by
+                     torch.cat([a, b], dim=1) (Concat, axis 1) → GroupNorm(2, 10) → ReLU → max-pool 2 → conv3x3
+                     stride 2 → ReLU → flatten → Linear. Seed 21, with NAME.bin.
+  concat_mlp.onnx    (x - 0.1307) / 0.3081 (Sub and Div of scalar Constants: MNIST's normalisation inside
+                     forward) → flatten → three Linear branches of 16 (ReLU), 8 (Tanh) and 4 units joined by
+                     torch.cat(…, dim=1) of vectors → Linear. Seed 22, with NAME.bin.
+  normalized_input.onnx  on 3×16×16 samples with 10 classes: (x - mean) / std with buffers mean [1,3,1,1]
+                     and std [3,1,1] (Sub and Div of per-channel initialisers) → conv3x3 3→8 → ReLU → h·scale +
+                     shift with buffers [8,1,1] (Mul and Add per channel) → max-pool 2 → conv3x3 stride 2 → ReLU
+                     → flatten → Linear. Seed 23, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -206,6 +222,59 @@ class Activations(nn.Module):
         return self.fc3(torch.sigmoid(self.fc2(x)))
 
 
+class ConcatCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(1, 4, 3, padding=1)
+        self.b = nn.Conv2d(1, 6, 5, padding=2)
+        self.gn = nn.GroupNorm(2, 10)
+        self.conv = nn.Conv2d(10, 8, 3, stride=2, padding=1)
+        self.fc = nn.Linear(8 * 7 * 7, CLASSES)
+
+    def forward(self, x):
+        h = torch.cat([F.relu(self.a(x)), self.b(x)], dim=1)
+        h = F.max_pool2d(F.relu(self.gn(h)), 2)
+        return self.fc(torch.flatten(F.relu(self.conv(h)), 1))
+
+
+class ConcatMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc_a = nn.Linear(784, 16)
+        self.fc_b = nn.Linear(784, 8)
+        self.fc_c = nn.Linear(784, 4)
+        self.fc = nn.Linear(28, CLASSES)
+
+    def forward(self, x):
+        f = torch.flatten((x - 0.1307) / 0.3081, 1)
+        h = torch.cat([F.relu(self.fc_a(f)), torch.tanh(self.fc_b(f)), self.fc_c(f)], dim=1)
+        return self.fc(h)
+
+
+class NormalizedInput(nn.Module):
+    SHAPE = (3, 16, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor([0.4914, 0.4822, 0.4465]).reshape(1, 3, 1, 1))
+        self.register_buffer("std", torch.tensor([0.2470, 0.2435, 0.2616]).reshape(3, 1, 1))
+        self.register_buffer("scale", (1 + 0.5 * torch.randn(8)).reshape(8, 1, 1))
+        self.register_buffer("shift", (0.2 * torch.randn(8)).reshape(8, 1, 1))
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1)
+        self.fc = nn.Linear(8 * 4 * 4, CLASSES)
+
+    def forward(self, x):
+        x = (x - self.mean) / self.std
+        h = F.relu(self.conv1(x)) * self.scale + self.shift
+        h = F.relu(self.conv2(F.max_pool2d(h, 2)))
+        return self.fc(torch.flatten(h, 1))
+
+
+# The fixtures drawn from seeds of their own: name → (network, seed).
+SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23)}
+
+
 def perturb_group_norms(model):
     with torch.no_grad():
         for m in model.modules():
@@ -214,11 +283,15 @@ def perturb_group_norms(model):
                 m.bias.copy_(0.2 * torch.randn_like(m.bias))
 
 
+def shape_of(model):
+    return getattr(model, "SHAPE", SHAPE)
+
+
 def export(name, model, training=False):
     path = os.path.join(HERE, name + ".onnx")
     mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
     model.train(training)
-    torch.onnx.export(model, torch.zeros(2, *SHAPE), path, opset_version=13, training=mode,
+    torch.onnx.export(model, torch.zeros(2, *shape_of(model)), path, opset_version=13, training=mode,
                       do_constant_folding=not training, input_names=["input"], output_names=["logits"],
                       dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
     model.eval()
@@ -232,7 +305,7 @@ def gradient_fixture(name, model):
     """NAME.bin: a batch, torch's logits, loss and gradient (see the module's doc)."""
     model.eval()
     torch.manual_seed(11)
-    images = torch.randint(0, 256, (BATCH, *SHAPE), dtype=torch.uint8)
+    images = torch.randint(0, 256, (BATCH, *shape_of(model)), dtype=torch.uint8)
     labels = torch.randint(0, CLASSES, (BATCH,), dtype=torch.int64)
     x = images.to(torch.float32) * torch.tensor(1.0 / 255, dtype=torch.float32)
     model.zero_grad()
@@ -259,7 +332,7 @@ def gradient_fixture(name, model):
     header = {
         "format": 1, "made_by": "models/testdata/onnx/make_fixtures.py", "onnx_file": name + ".onnx",
         "torch": torch.__version__, "python": sys.version.split()[0], "threads": torch.get_num_threads(),
-        "shape": list(SHAPE), "classes": CLASSES, "batch": BATCH, "labels": labels.tolist(),
+        "shape": list(shape_of(model)), "classes": CLASSES, "batch": BATCH, "labels": labels.tolist(),
         "images": {"offset": 0, "bytes": images.numel()},
         "input_sha256": hashlib.sha256(x.numpy().astype("<f4").tobytes()).hexdigest(),
         "logits_offset": logits_offset,
@@ -276,8 +349,26 @@ def gradient_fixture(name, model):
           (path, header["loss"], header["loss_float64"], header["grad_norm"], norm64, os.path.getsize(path)))
 
 
-def main():
+def make_seeded(name):
+    """One of the fixtures drawn from a seed of their own, with its NAME.bin."""
+    net, seed = SEEDED[name]
+    torch.manual_seed(seed)
+    model = net()
+    perturb_group_norms(model)
+    export(name, model)
+    gradient_fixture(name, model)
+
+
+def main(names):
     torch.set_num_threads(1)
+    for name in names:
+        if name not in SEEDED:
+            sys.exit("make_fixtures.py: %s is not made alone (only %s are; the others are made in sequence, "
+                     "by the script without arguments)" % (name, ", ".join(SEEDED)))
+    if names:
+        for name in names:
+            make_seeded(name)
+        return
     torch.manual_seed(7)
     nets = {"gn_resnet": GNResNet(), "mlp_dropout": MLPDropout(), "pad_cnn": PadCNN()}
     perturb_group_norms(nets["gn_resnet"])
@@ -301,7 +392,9 @@ def main():
     activations = Activations()
     export("activations", activations)
     gradient_fixture("activations", activations)
+    for name in SEEDED:
+        make_seeded(name)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

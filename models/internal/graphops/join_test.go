@@ -1,0 +1,132 @@
+package graphops
+
+import (
+	"runtime"
+	"slices"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
+)
+
+// joinSpecs check Concat and ChannelConst through small networks of them,
+// run by TestLayersMatchFiniteDifferences and
+// TestLayersProgramMatchesTapeMachine; their bits are joinDigest's, not
+// layersDigest's.
+var joinSpecs = []netSpec{
+	{"concat-maps", []int{3, 6, 6}, 3, func(b net, x any) any { // x read by three ops, one of them the concat
+		a := b.relu("ra", b.conv(x, "a", 4, 3, 1, 1))
+		c := b.conv(x, "c", 2, 1, 1, 0)
+		h := b.concat("cat", a, c, x) // 4 + 2 + 3 channels
+		h = b.relu("r", b.groupNorm(h, "n", 3))
+		h = b.concat("cat2", h, b.conv(h, "d", 5, 3, 2, 1)) // 9 maps of 6×6 and 5 of 3×3: read flat
+		return b.dense(h, "fc", 3, false)
+	}},
+	{"concat-flat", []int{2, 4, 4}, 4, func(b net, x any) any {
+		d1 := b.dense(x, "d1", 5, true)
+		d2 := b.dense(x, "d2", 3, false)
+		h := b.concat("cat", d1, d2, d1) // [n,5], [n,3] and [n,5] again: d1 read twice
+		return b.dense(b.tanh("t", h), "fc", 4, false)
+	}},
+	{"channel-constants", []int{3, 5, 5}, 3, func(b net, x any) any {
+		h := b.chanConst("sub", x, ConstSub, []float32{0.4914, 0.4822, 0.4465})
+		h = b.chanConst("div", h, ConstDiv, []float32{0.2470, 0.2435, 0.2616})
+		h = b.conv(h, "c", 4, 3, 1, 1)
+		h = b.chanConst("mul", h, ConstMul, []float32{-1.5})
+		h = b.chanConst("add", h, ConstAdd, []float32{0.25, -0.5, 1, 0})
+		h = b.dense(b.relu("r", h), "d", 6, false)
+		h = b.chanConst("div2", h, ConstDiv, []float32{2, -0.5, 3, 1.25, 0.75, 4}) // per feature of [n,6]
+		h = b.chanConst("mul2", h, ConstMul, []float32{0.5, 1, 2, -1, 1.5, 3})
+		return b.dense(b.chanConst("sub2", h, ConstSub, []float32{0.125}), "fc", 3, false)
+	}},
+}
+
+func (b *graphNet) concat(name string, xs ...any) any {
+	nodes := make([]*G.Node, len(xs))
+	for i, x := range xs {
+		nodes[i] = node(x)
+	}
+	return b.g.Concat(name, nodes...)
+}
+
+func (b *graphNet) chanConst(name string, x any, op ConstOp, c []float32) any {
+	return b.g.ChannelConst(name, node(x), op, c)
+}
+
+func (r *refNet) concat(_ string, xs ...any) any {
+	first := t(xs[0])
+	n, same := first.shape[0], true
+	per := make([]int, len(xs))
+	total := 0
+	for k, xa := range xs {
+		x := t(xa)
+		if len(x.shape) != len(first.shape) || !slices.Equal(x.shape[2:], first.shape[2:]) {
+			same = false
+		}
+		per[k] = len(x.v) / n
+		total += per[k]
+	}
+	y := newT64(n, total)
+	if same {
+		y.shape = slices.Clone(first.shape)
+		y.shape[1] = 0
+		for _, xa := range xs {
+			y.shape[1] += t(xa).shape[1]
+		}
+	}
+	for i := range n {
+		off := i * total
+		for k, xa := range xs {
+			off += copy(y.v[off:], t(xa).v[i*per[k]:(i+1)*per[k]])
+		}
+	}
+	return y
+}
+
+func (r *refNet) chanConst(_ string, xa any, op ConstOp, c []float32) any {
+	x := t(xa)
+	y := newT64(x.shape...)
+	block := len(x.v) / x.shape[0] / len(c)
+	for i, v := range x.v {
+		k := float64(c[i/block%len(c)])
+		switch op {
+		case ConstAdd:
+			y.v[i] = v + k
+		case ConstSub:
+			y.v[i] = v - k
+		case ConstMul:
+			y.v[i] = v * k
+		case ConstDiv:
+			y.v[i] = v / k
+		}
+	}
+	return y
+}
+
+// envJoinChild makes the test binary print joinSpecs' digest and exit (see
+// TestJoinLayersSameBitsOnEveryKernelSet).
+const envJoinChild = "GTSTORM_TEST_JOIN_DIGEST"
+
+// TestJoinLayersSameBitsOnEveryKernelSet runs the networks of joinSpecs
+// (Concat and ChannelConst between convolutions, GroupNorm and dense
+// layers) in a child process per kernel set this CPU runs and checks that
+// every set gives the recorded bits, wantJoinDigest: the new layers are
+// copies and single float32 operations, the same bits on every set and
+// architecture.
+func TestJoinLayersSameBitsOnEveryKernelSet(t *testing.T) {
+	digests, parent := kernelstest.Digests(t, "TestJoinLayersSameBitsOnEveryKernelSet", envJoinChild,
+		func(t testing.TB) string { return specsDigest(t, joinSpecs) })
+	if !parent {
+		return
+	}
+	for set, d := range digests {
+		if d != wantJoinDigest {
+			t.Errorf("kernel set %s on %s: digest %s, want %s (pure Go: %s)", set, runtime.GOARCH, d, wantJoinDigest, digests["go"])
+		}
+	}
+}
+
+// wantJoinDigest is specsDigest(joinSpecs) on every kernel set and
+// architecture, recorded with the pure-Go set on amd64.
+const wantJoinDigest = "a964b41fe428fe0d295ceec88e99c0493f596199988915bd99f5ff97be1cd8cf"
