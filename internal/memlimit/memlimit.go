@@ -274,8 +274,12 @@ func (f *Flag) String() string {
 	return strconv.FormatInt(*f.Bytes, 10)
 }
 
-// Set parses s with ParseSize; the flag package names s in its error.
+// Set parses s with ParseSize, but refuses spaces around it, as the other
+// number flags do; the flag package names s in its error.
 func (f *Flag) Set(s string) error {
+	if s != strings.TrimSpace(s) {
+		return fmt.Errorf("want %s, without spaces around it", SizeSyntax)
+	}
 	n, err := parseSize(s)
 	if err != nil {
 		return err

@@ -159,6 +159,11 @@ func TestFlag(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"2G"`) || strings.Count(err.Error(), `"2G"`) != 1 || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("parse 2G: %v, want one error naming the value once and why", err)
 	}
+	for _, v := range []string{" 1GiB", "1GiB ", "\t1GiB"} {
+		if err := fs.Parse([]string{"--max-memory", v}); err == nil || !strings.Contains(err.Error(), "without spaces") {
+			t.Errorf("parse %q: %v, want a refusal of the spaces", v, err)
+		}
+	}
 	if s := (&Flag{}).String(); s != "0" {
 		t.Errorf("zero Flag prints %q, want 0", s)
 	}
