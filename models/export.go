@@ -12,7 +12,8 @@ const (
 	// ONNXOpset is the version of the default ONNX operator set the export
 	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
 	// GlobalAveragePool, InstanceNormalization, Concat and Add of opset
-	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13.
+	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13
+	// (SiLU is Sigmoid and Mul, as torch writes nn.SiLU at this opset).
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.
@@ -29,7 +30,8 @@ const (
 // already scaled (and normalised) as gtstorm's datasets deliver it — and
 // returns ONNXOutput, the logits [N,classes]; N is dynamic. The graph is
 // written from the network's description, one ONNX node (or a few) per
-// layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
+// layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, SiLU as Sigmoid then Mul of
+// x and it, MaxPool, AveragePool,
 // GlobalAveragePool, Add, Concat (axis 1), Flatten, Gemm, Add, Sub, Mul and
 // Div of a constant (an initialiser [C,1,1] per channel, or a scalar), and
 // for GroupNorm the Reshape,

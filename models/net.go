@@ -86,6 +86,7 @@ const (
 	kindSubConst
 	kindMulConst
 	kindDivConst
+	kindSiLU
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads

@@ -24,6 +24,10 @@ func (n *Net) Tanh(x Tensor) Tensor { return n.activation(kindTanh, "tanh", x) }
 // Sigmoid adds the logistic sigmoid 1/(1 + e⁻ˣ) (torch's nn.Sigmoid).
 func (n *Net) Sigmoid(x Tensor) Tensor { return n.activation(kindSigmoid, "sigmoid", x) }
 
+// SiLU adds the sigmoid-weighted linear unit x·σ(x) = x/(1 + e⁻ˣ), also
+// called Swish (torch's nn.SiLU and F.silu).
+func (n *Net) SiLU(x Tensor) Tensor { return n.activation(kindSiLU, "silu", x) }
+
 // activation adds the parameter-free elementwise layer kind, named after
 // prefix and its position.
 func (n *Net) activation(kind layerKind, prefix string, x Tensor) Tensor {

@@ -177,6 +177,7 @@ func TestActivationsMemory(t *testing.T) {
 		"leakyrelu": func(n *Net, x Tensor) Tensor { return n.LeakyReLU(x, 0.01) },
 		"tanh":      (*Net).Tanh,
 		"sigmoid":   (*Net).Sigmoid,
+		"silu":      (*Net).SiLU,
 	} {
 		got, err := WorkerBytes(build(act), []int{batch}, nil)
 		if err != nil {

@@ -67,6 +67,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Tanh(l.name, in)
 		case kindSigmoid:
 			vals[l.out] = g.Sigmoid(l.name, in)
+		case kindSiLU:
+			vals[l.out] = g.SiLU(l.name, in)
 		case kindMaxPool:
 			vals[l.out] = g.MaxPoolPadded(l.name, in, l.k, l.s, l.pad)
 		case kindAvgPool:

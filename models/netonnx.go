@@ -74,6 +74,11 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindSigmoid:
 		g.node(l.name, "Sigmoid", []string{x}, out)
 		g.describe("%s: Sigmoid", l.name)
+	case kindSiLU:
+		// torch's opset-13 form of nn.SiLU: Sigmoid, then Mul of x and it.
+		g.node(l.name+".sigmoid", "Sigmoid", []string{x}, l.name+".sigmoid")
+		g.node(l.name, "Mul", []string{x, l.name + ".sigmoid"}, out)
+		g.describe("%s: SiLU (Sigmoid, Mul)", l.name)
 	case kindMaxPool, kindAvgPool:
 		op := map[layerKind]string{kindMaxPool: "MaxPool", kindAvgPool: "AveragePool"}[l.kind]
 		p := int64(l.pad)

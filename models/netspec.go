@@ -18,9 +18,10 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// leakyrelu, tanh, sigmoid, maxpool, avgpool, globalavgpool, add, concat,
-// addconst, subconst, mulconst, divconst, flatten, dense or dropout; In
-// the tensors it reads (two or more for concat, in order). Name is the layer's, which
+// leakyrelu, tanh, sigmoid, silu, maxpool, avgpool, globalavgpool, add,
+// concat, addconst, subconst, mulconst, divconst, flatten, dense or
+// dropout; In the tensors it reads (two or more for concat, in order).
+// Name is the layer's, which
 // names its parameters (conv, groupnorm, dense; the others are named after
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
@@ -63,7 +64,7 @@ type LayerSpec struct {
 var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
-	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid",
+	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid", kindSiLU: "silu",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 }
 
@@ -170,6 +171,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.Tanh(in[0])
 	case "sigmoid":
 		t = n.Sigmoid(in[0])
+	case "silu":
+		t = n.SiLU(in[0])
 	case "maxpool":
 		t = n.MaxPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
 	case "avgpool":

@@ -12,7 +12,8 @@ import (
 // x·c and x + c — and of Concat of the data (torch.cat of branches along
 // the channels). Sub, Div, Mul and Add on constants alone are folded;
 // Add also joins residual branches and takes the bias of a MatMul and the
-// shift of PyTorch's GroupNorm, Mul its scale.
+// shift of PyTorch's GroupNorm, Mul its scale and, of x and Sigmoid(x),
+// torch's form of nn.SiLU.
 
 func (im *importer) add(n *onnx.Node) error {
 	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x + y }, func(x, y float32) float32 { return x + y })
@@ -73,6 +74,11 @@ func (im *importer) mul(n *onnx.Node) error {
 	a, b, done, err := im.binary(n, func(x, y int64) int64 { return x * y }, func(x, y float32) float32 { return x * y })
 	if done || err != nil {
 		return err
+	}
+	for _, v := range []ival{a, b} {
+		if v.kind == ivPending && v.p.kind == pSiLU { // the Sigmoid's siluMul: x·σ(x)
+			return im.set(n, ival{kind: ivAct, t: im.net.SiLU(v.p.x.t), view: v.p.x.view})
+		}
 	}
 	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
 		return im.dataOp(n, kindMulConst)

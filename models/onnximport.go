@@ -13,7 +13,7 @@ import (
 // them.
 const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
-	"LeakyRelu, Tanh, Sigmoid, MaxPool and AveragePool (padded or not), " +
+	"LeakyRelu, Tanh, Sigmoid, Mul of x and Sigmoid(x) (SiLU), MaxPool and AveragePool (padded or not), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
@@ -37,7 +37,9 @@ const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or with
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
 // GlobalAvgPool; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
-// Sigmoid are the Net's activations; a zero Pad before a Conv or an
+// Sigmoid are the Net's activations, and Mul of x and Sigmoid(x), in
+// either order, where only that Mul reads the Sigmoid (torch's opset-13
+// form of nn.SiLU) is SiLU; a zero Pad before a Conv or an
 // AveragePool joins its padding. Concat of the data along axis 1
 // (torch.cat of branches, dim=1) is Concat; Sub, Div, Mul and Add of the
 // data and a constant that is one value or one per channel ([C,1,1] or
@@ -86,6 +88,9 @@ type importer struct {
 	used   map[string]bool // layer names taken
 	batch  int64           // the input's fixed batch size, or 0 when symbolic
 	opset  int64
+	// readers lists the nodes reading each value, once per input that
+	// reads it, and nil for each graph output it is.
+	readers map[string][]*onnx.Node
 }
 
 // ivKind is what a value of the graph is.
@@ -132,11 +137,12 @@ const (
 	pGNScaled                       // … and multiplied by the scale
 	pPad                            // x padded with zeros on every side of its maps
 	pLogSoftmax                     // log_softmax(x) over the classes: only the graph's output
+	pSiLU                           // σ(x), which only the Mul of x and it reads: SiLU
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
 	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad",
-	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node"}
+	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU"}
 
 type pending struct {
 	kind   pendKind
@@ -151,7 +157,7 @@ type pending struct {
 
 func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {
 	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
-		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset("")}
+		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph)}
 	if err := im.net.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -185,6 +191,21 @@ func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, 
 	}
 	m.(*classifier).fileParams = x0
 	return m, slices.Clone(x0), nil
+}
+
+// readers returns the nodes of g reading each value, once per input that
+// reads it, and a nil for each graph output the value is.
+func readers(g *onnx.Graph) map[string][]*onnx.Node {
+	r := map[string][]*onnx.Node{}
+	for i := range g.Nodes {
+		for _, in := range g.Nodes[i].Inputs {
+			r[in] = append(r[in], &g.Nodes[i])
+		}
+	}
+	for _, o := range g.Outputs {
+		r[o.Name] = append(r[o.Name], nil)
+	}
+	return r
 }
 
 // FileParams returns a copy of the parameters an imported model's file

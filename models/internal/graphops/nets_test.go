@@ -24,6 +24,7 @@ type net interface {
 	leakyReLU(name string, x any, alpha float32) any
 	tanh(name string, x any) any
 	sigmoid(name string, x any) any
+	silu(name string, x any) any
 	add(name string, a, b any) any
 	maxPool(name string, x any, k, stride int) any
 	avgPool(name string, x any, k, stride int) any

@@ -56,6 +56,9 @@ order, then these.
                      and std [3,1,1] (Sub and Div of per-channel initialisers) → conv3x3 3→8 → ReLU → h·scale +
                      shift with buffers [8,1,1] (Mul and Add per channel) → max-pool 2 → conv3x3 stride 2 → ReLU
                      → flatten → Linear. Seed 23, with NAME.bin.
+  silu.onnx          conv3x3 1→6 (padding 1) → nn.SiLU → max-pool 2 → conv3x3 6→8 stride 2 → F.silu → flatten →
+                     Linear → nn.SiLU → Linear: torch writes each SiLU at opset 13 as Sigmoid then Mul(x, sigmoid),
+                     which the import takes as Net.SiLU. Seed 24, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -271,8 +274,24 @@ class NormalizedInput(nn.Module):
         return self.fc(torch.flatten(h, 1))
 
 
+class SiLUCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3, padding=1)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2, padding=1)
+        self.fc1 = nn.Linear(8 * 7 * 7, 16)
+        self.fc2 = nn.Linear(16, CLASSES)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        h = F.max_pool2d(self.act(self.conv1(x)), 2)
+        h = F.silu(self.conv2(h))
+        return self.fc2(self.act(self.fc1(torch.flatten(h, 1))))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
-SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23)}
+SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
+          "silu": (SiLUCNN, 24)}
 
 
 def perturb_group_norms(model):
