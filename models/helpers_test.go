@@ -168,3 +168,25 @@ func fromSpecJSON(t *testing.T, js []byte) (NetSpec, Model) {
 	}
 	return spec, m
 }
+
+// roundTrips imports enc, the ONNX export of m at params, and rebuilds m
+// from its NetSpec JSON: the rebuilt network's spec is m's, and both the
+// import and the rebuilt network train as m, bit for bit, on b; the onnx
+// checker (where python3-onnx is installed) accepts enc. It returns the
+// import and m's spec JSON.
+func roundTrips(t *testing.T, name string, m Model, params []float32, enc []byte, b data.Batch) (Model, []byte) {
+	t.Helper()
+	spec, js := specJSON(t, m)
+	im, x0, err := ImportONNX(name, enc, spec.Shape, spec.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := fromSpecJSON(t, js)
+	if _, js2 := specJSON(t, r); string(js2) != string(js) {
+		t.Errorf("rebuilt spec %s, want %s", js2, js)
+	}
+	sameTraining(t, "the imported export", m, params, im, x0, b)
+	sameTraining(t, "the spec rebuilt", m, params, r, params, b)
+	checkWithPython(t, enc, name)
+	return im, js
+}
