@@ -136,6 +136,10 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
 	k := len(rk.Addrs)
+	if isSet(fs, "ranks") && fs.Lookup("ranks").Value.String() != strconv.Itoa(k) {
+		// A resumed run keeps its ranks: another count would be ignored.
+		return usagef("--ranks %s: the run in %s was launched on %d ranks and resumes on them; give no --ranks, or %d", fs.Lookup("ranks").Value, out, k, k)
+	}
 	if p, err := train.RunPlacement(out); err != nil {
 		return fmt.Errorf("resume %s: %w", out, err)
 	} else if p != nil && p.Ranks != k {

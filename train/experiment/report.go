@@ -132,6 +132,7 @@ func Report(title string, res []CellResult, pivot bool) string {
 	if len(res) > 0 && len(res[0].Configs) > 0 {
 		fmt.Fprintf(&b, "%s; mean ± std over seeds.\n\n", sharedSettings(res))
 	}
+	writeTrainingSetNote(&b, res)
 	if honestOnly(res) {
 		b.WriteString("Runs with Byzantine nodes are measured on their honest nodes only: x̄ is the honest nodes' mean, and the consensus error, losses and mean local accuracy are theirs (summary.json lists the Byzantine nodes of each run).\n\n")
 	}
@@ -288,6 +289,30 @@ func sharedSettings(res []CellResult) string {
 	add(func(c train.Config) any { return c.Iters }, fmt.Sprintf("%d rounds", c0.Iters))
 	parts = append(parts, fmt.Sprintf("%d seed(s)", len(res[0].Configs)))
 	return strings.Join(parts, ", ")
+}
+
+// writeTrainingSetNote says, where some cells' data hold no test set (a
+// LibSVM file without FILE.t, a FEMNIST folder without test/), that their
+// "test" figures are the training set's, as summary.json's eval_set
+// records and as train's headline and note say: every cell's, or the cells
+// it names.
+func writeTrainingSetNote(b *strings.Builder, res []CellResult) {
+	var cells []string
+	for _, r := range res {
+		for _, s := range r.Summaries {
+			if s.EvalSet == "train" {
+				cells = append(cells, r.Label)
+				break
+			}
+		}
+	}
+	switch {
+	case len(cells) == 0:
+	case len(cells) == len(res):
+		b.WriteString("The data hold no test set: the test accuracy and loss below are measured on the training set (summary.json: eval_set \"train\").\n\n")
+	default:
+		fmt.Fprintf(b, "The data of %s hold no test set: their test accuracy and loss are measured on the training set (summary.json: eval_set \"train\").\n\n", strings.Join(cells, "; "))
+	}
 }
 
 // honestOnly reports whether some cell of a grid has Byzantine nodes.
