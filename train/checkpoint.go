@@ -129,6 +129,9 @@ type ModelMeta struct {
 // accept the same files.
 func ReadModelFile(path string) (*weights.Checkpoint, ModelMeta, error) {
 	ck, err := weights.Read(path)
+	if errors.Is(err, weights.ErrNotCheckpoint) && strings.EqualFold(filepath.Ext(path), ".onnx") {
+		return nil, ModelMeta{}, fmt.Errorf("%w; an ONNX network becomes a model file by training it: gtstorm train --model %s --dataset NAME writes model.gtck", err, path)
+	}
 	if err != nil {
 		return nil, ModelMeta{}, err
 	}

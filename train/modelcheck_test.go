@@ -1,12 +1,15 @@
 package train
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/decentral"
+	"github.com/gtstorm/gtstorm/weights"
 )
 
 // TestReadModelFileOlderReleases: the checkpoints of earlier releases that
@@ -59,5 +62,28 @@ func TestRankCheckpointIsNoModelFile(t *testing.T) {
 	}
 	if _, _, err := ReadModelFile(filepath.Join(outs[0], ModelFile)); err != nil {
 		t.Errorf("rank 0's model file: %v", err)
+	}
+}
+
+// TestReadModelFileONNX: an ONNX file given where a model file is wanted
+// (eval, predict, export) is refused in one line that says how it becomes
+// one; any other file that is no checkpoint gets no such hint.
+func TestReadModelFileONNX(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		hint bool
+	}{{"net.onnx", true}, {"NET.ONNX", true}, {"net.bin", false}} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte("\x08\x07\x12\x07pytorch"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := ReadModelFile(path)
+		if err == nil || !errors.Is(err, weights.ErrNotCheckpoint) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("%s: %v, want one line wrapping weights.ErrNotCheckpoint", c.name, err)
+		}
+		if got := strings.Contains(err.Error(), "gtstorm train --model "+path); got != c.hint {
+			t.Errorf("%s: %v; the hint to train it given: %v, want %v", c.name, err, got, c.hint)
+		}
 	}
 }

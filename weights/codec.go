@@ -2,6 +2,7 @@ package weights
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -157,13 +158,17 @@ func Decode(b []byte) (*Checkpoint, error) {
 	return c, nil
 }
 
+// ErrNotCheckpoint is the error of a file that does not start as a
+// checkpoint does.
+var ErrNotCheckpoint = errors.New("not a gtstorm checkpoint")
+
 // checkHeader checks the header of a checkpoint of size bytes, given its
 // first min(size, headerSize) bytes in head: the magic, a version this
 // package reads, and a body length that is what the size leaves for it. It
 // returns the format version.
 func checkHeader(head []byte, size int64) (uint32, error) {
 	if len(head) < len(Magic) || string(head[:len(Magic)]) != Magic {
-		return 0, fmt.Errorf("not a gtstorm checkpoint (the file does not start with %q)", Magic)
+		return 0, fmt.Errorf("%w (the file does not start with %q)", ErrNotCheckpoint, Magic)
 	}
 	if len(head) < len(Magic)+4 {
 		return 0, fmt.Errorf("truncated: %d bytes end inside the header", size)
