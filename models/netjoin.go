@@ -82,9 +82,13 @@ func (n *Net) constant(kind layerKind, prefix string, x Tensor, c []float32) Ten
 	if len(c) != 1 && len(c) != s[0] {
 		return n.fail(name, "%d constants for a tensor of shape %v, want 1 or one per channel (%d)", len(c), s, s[0])
 	}
+	want := "a finite number"
+	if kind == kindDivConst {
+		want += ", not 0"
+	}
 	for k, v := range c {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) || (kind == kindDivConst && v == 0) {
-			return n.fail(name, "constant %d is %g, want a finite number%s", k, v, map[bool]string{true: ", not 0"}[kind == kindDivConst])
+			return n.fail(name, "constant %d is %g, want %s", k, v, want)
 		}
 	}
 	return n.record(netLayer{kind: kind, name: name, consts: slices.Clone(c)}, s, x)
