@@ -4,8 +4,8 @@
 // max-pooling fused with bias and ReLU, k×k max- and average pooling and
 // global average pooling (WindowShape, GlobalAvgPool), group normalisation
 // (GroupNormShape), bias, ReLU and elementwise sums, softmax
-// cross-entropy, and LeakyReLU, Tanh and Sigmoid (pure Go on every set,
-// tanh and the sigmoid in float64 from detmath.Exp).
+// cross-entropy, and LeakyReLU, Tanh, Sigmoid and SiLU (pure Go on every
+// set, tanh and the sigmoid in float64 from detmath.Exp).
 //
 // The GEMM, the valid stride-1 im2col and col2im (which a padded stride-1
 // convolution given scratch space runs on the padded image) and the 2×2

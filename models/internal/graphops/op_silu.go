@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/gtstorm/gtstorm/internal/detmath"
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // siluLayer is y = x·σ(x), elementwise, for x of any shape.
@@ -34,8 +34,8 @@ type siluInputGradOp struct {
 // elementwise, for x of any shape (torch's nn.SiLU). Parameter-free, the
 // layer takes name, unique within the graph, for its buffers and ops. The
 // gradient with respect to x is formed only when x is computed by another
-// op. Both passes are pure Go in float64 from detmath.Exp, rounded to
-// float32 once: the same bits on every kernel set and architecture.
+// op. Both passes are kernels.SiLU and SiLUBackward, pure Go in float64
+// from detmath.Exp, rounded to float32 once: the same bits on every kernel set and architecture.
 func (g *Graph) SiLU(name string, x *G.Node) *G.Node {
 	if !g.ok(name, x) || !g.claim(name) {
 		return nil
@@ -53,7 +53,7 @@ func (op *siluOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	silu(f32(op.l.y), a[0])
+	kernels.SiLU(f32(op.l.y), a[0])
 	return op.l.y, nil
 }
 
@@ -79,45 +79,6 @@ func (op *siluInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	siluBackward(f32(op.l.dx), a[1], a[0])
+	kernels.SiLUBackward(f32(op.l.dx), a[1], a[0])
 	return op.l.dx, nil
-}
-
-// silu sets y = x·σ(x), computed in float64 and rounded to float32; y and
-// x may be the same slice. NaN stays NaN; +Inf gives +Inf, −Inf NaN
-// (−∞·0, as torch's x/(1 + e⁻ˣ) gives).
-func silu(y, x []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		x64 := float64(v)
-		y[i] = float32(float64(x64 * sigmoid64(x64)))
-	}
-}
-
-// siluBackward sets dx = dy·(σ(x) + x·σ(x)·(1 − σ(x))), x being the
-// SiLU's input, computed in float64 and rounded to float32; dx and dy may
-// be the same slice. Every product is rounded before it meets a sum, so
-// that no architecture fuses them.
-func siluBackward(dx, dy, x []float32) {
-	dx = dx[:len(dy)]
-	x = x[:len(dy)]
-	for i, g := range dy {
-		v := float64(x[i])
-		s := sigmoid64(v)
-		xs := float64(v * s)
-		d := float64(s + float64(xs*float64(1-s)))
-		dx[i] = float32(float64(float64(g) * d))
-	}
-}
-
-// sigmoid64 is 1/(1 + e⁻ˣ) for x ≥ 0 and eˣ/(1 + eˣ) below, as the
-// Sigmoid kernel computes it: the exponential is of −|x|, so it never
-// overflows, and the result keeps its relative precision as it nears 0.
-// NaN stays NaN.
-func sigmoid64(x float64) float64 {
-	if x >= 0 {
-		return 1 / float64(1+detmath.Exp(-x))
-	}
-	e := detmath.Exp(x)
-	return e / float64(1+e)
 }

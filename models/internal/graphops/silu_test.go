@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gtstorm/gtstorm/internal/kernels"
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
@@ -38,14 +39,14 @@ func TestSiLUValues(t *testing.T) {
 	x := []float32{0, negZero, 1, -1, 200, -200, 1000, -1000, inf}
 	want := []float32{0, negZero, 0.7310586, -0.26894143, 200, negZero, 1000, negZero, inf}
 	y := make([]float32, len(x))
-	silu(y, x)
+	kernels.SiLU(y, x)
 	for i := range y {
 		if y[i] != want[i] || math.Signbit(float64(y[i])) != math.Signbit(float64(want[i])) {
 			t.Errorf("silu(%g) = %g, want %g", x[i], y[i], want[i])
 		}
 	}
 	nan := []float32{float32(math.NaN()), float32(math.Inf(-1))}
-	silu(nan, nan)
+	kernels.SiLU(nan, nan)
 	if !math.IsNaN(float64(nan[0])) || !math.IsNaN(float64(nan[1])) {
 		t.Errorf("silu(NaN), silu(−Inf) = %g, want NaN (−∞·0, as torch's)", nan)
 	}
@@ -57,8 +58,8 @@ func TestSiLUValues(t *testing.T) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	silu(ys, xs)
-	siluBackward(dxs, ones, xs)
+	kernels.SiLU(ys, xs)
+	kernels.SiLUBackward(dxs, ones, xs)
 	within := func(what string, v float32, x, ref, ulps float64) {
 		if err := math.Abs(float64(v) - ref); err > ulps*math.Max(math.Abs(ref)*0x1p-23, 0x1p-149) {
 			t.Errorf("%s(%g) = %g, float64 %g: off by %g", what, x, v, ref, err)
