@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sync"
 	"time"
@@ -249,7 +250,7 @@ func (c *Control) trySendStatesLocked(ctx context.Context, round int, states []d
 			h := wire.Header{Kind: wire.Gather, Round: uint64(round), From: uint32(c.cfg.Rank), Offset: uint32(off), Total: uint32(words)}
 			to.buf = append(wire.AppendHeader(to.buf[:0], h), to.state[4*off:4*(off+n)]...)
 			if err := cs.SendMsg(&to.buf); err != nil {
-				return fail(err)
+				return fail(sendStatus(cs, err))
 			}
 			c.bytesSent.Add(int64(len(to.buf)))
 		}
@@ -273,6 +274,22 @@ func (c *Control) trySendStatesLocked(ctx context.Context, round int, states []d
 		}
 	}
 	return nil
+}
+
+// sendStatus returns err, of a SendMsg on cs, or where it is io.EOF (rank 0
+// ended the stream, refusing it) the status rank 0 ended it with, which
+// gRPC gives to the next RecvMsg.
+func sendStatus(cs grpc.ClientStream, err error) error {
+	if !errors.Is(err, io.EOF) {
+		return err
+	}
+	var m inMsg
+	rerr := cs.RecvMsg(&m)
+	m.free()
+	if rerr == nil || errors.Is(rerr, io.EOF) {
+		return err
+	}
+	return rerr
 }
 
 // gatherAckK marks, in a HELLO frame's K, rank 0's acknowledgement that it
