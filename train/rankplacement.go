@@ -134,6 +134,24 @@ func (c *RankCheckpoint) CheckInputs(given Config) error {
 	return nil
 }
 
+// CheckUnchanged refuses to resume the checkpoint where a file it read
+// (data, edge list, speeds), at the path it read it from, changed since
+// the run started: launch --resume checks this once, before it starts the
+// ranks, each of which would refuse on its own.
+func (c *RankCheckpoint) CheckUnchanged() error {
+	if c.inputs == nil {
+		return nil // an earlier release's checkpoint: each rank checks the paths it names
+	}
+	now, err := inputFiles(c.Config, nil)
+	if err != nil {
+		return err
+	}
+	if d := inputsChanged(c.inputs, now); d != "" {
+		return fmt.Errorf("%w: %s; the run must continue on the files it started with", ErrInputsChanged, d)
+	}
+	return nil
+}
+
 // RunPlacement returns the placement under which the latest rank
 // checkpoint in dir was written: nil, with no error, where dir holds no
 // rank checkpoint or one of a release that did not record it.

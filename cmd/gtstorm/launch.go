@@ -153,14 +153,19 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", out, err)
 	}
+	// Refuse before starting the ranks what each of them would refuse on
+	// its own, which launch could only report as the failure of whichever
+	// rank exits first: input files that changed since the run started,
+	// and (with --iters) fewer rounds than done, or another count for a
+	// cosine or step schedule (see resume --iters).
+	ck, err := train.ReadRankCheckpoint(dirs[0], t)
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", out, err)
+	}
+	if err := ck.CheckUnchanged(); err != nil {
+		return fmt.Errorf("resume %s: %w", out, err)
+	}
 	if iters != 0 {
-		// Refuse a count the ranks would refuse before starting them:
-		// fewer rounds than done, or another count for a cosine or step
-		// schedule (see resume --iters).
-		ck, err := train.ReadRankCheckpoint(dirs[0], t)
-		if err != nil {
-			return fmt.Errorf("resume %s: %w", out, err)
-		}
 		if _, err := train.ResumeIters(ck.Config, t, iters); err != nil {
 			return runError(err)
 		}
@@ -192,10 +197,10 @@ func resumeLaunch(fs *flag.FlagSet, out string, timeout time.Duration, stdout, s
 func launchFiles(out string, k int, newCerts bool) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("launch: the gtstorm executable: %w", err)
+		return "", fmt.Errorf("the gtstorm executable: %w", err)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("launch: %w", err)
+		return "", err
 	}
 	rk, err := cluster.Loopback(k)
 	if err != nil {
@@ -206,7 +211,7 @@ func launchFiles(out string, k int, newCerts bool) (string, error) {
 	for r := range rk.Addrs {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return "", fmt.Errorf("launch: a loopback port for rank %d: %w", r, err)
+			return "", fmt.Errorf("a loopback port for rank %d: %w", r, err)
 		}
 		defer ln.Close()
 		rk.Addrs[r] = ln.Addr().String()
@@ -286,7 +291,7 @@ func (s *supervisor) start(r int, exe string, args []string, stdout io.Writer) e
 	}
 	life, lifeline, err := os.Pipe()
 	if err != nil {
-		return fmt.Errorf("launch: rank %d's pipe: %w", r, err)
+		return fmt.Errorf("rank %d's pipe: %w", r, err)
 	}
 	s.lifelines = append(s.lifelines, lifeline)
 	cmd.Stdin = life
@@ -294,7 +299,7 @@ func (s *supervisor) start(r int, exe string, args []string, stdout io.Writer) e
 	err = cmd.Start()
 	life.Close()
 	if err != nil {
-		return fmt.Errorf("launch: start rank %d: %w", r, err)
+		return fmt.Errorf("start rank %d: %w", r, err)
 	}
 	s.procs[r] = cmd
 	s.lines.Add(1)
@@ -368,7 +373,7 @@ func (s *supervisor) wait(timeout time.Duration) error {
 		if res.err == nil || first != nil {
 			continue
 		}
-		first = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", res.rank, res.err)
+		first = fmt.Errorf("rank %d failed: %w (its lines above say why)", res.rank, res.err)
 		s.mu.Lock()
 		again := s.asked
 		s.asked = true
@@ -399,9 +404,9 @@ func interruptedLaunch(out string, k int) error {
 	}
 	t, err := train.CommonRound(dirs)
 	if err != nil {
-		return fmt.Errorf("launch: interrupted: %w (with the same flags, --out %s and --force)", err, out)
+		return fmt.Errorf("interrupted: %w (with the same flags, --out %s and --force)", err, out)
 	}
-	return fmt.Errorf("launch: interrupted; every rank keeps a checkpoint of round %d (continue with: gtstorm launch --resume --out %s)", t, out)
+	return fmt.Errorf("interrupted; every rank keeps a checkpoint of round %d (continue with: gtstorm launch --resume --out %s)", t, out)
 }
 
 // lineWriter writes whole lines to w from several goroutines.

@@ -120,12 +120,12 @@ func (f *rankFates) failure(out string, first error) error {
 			how = "finished"
 		}
 		f.mu.Unlock()
-		err = fmt.Errorf("launch: rank %d stopped responding: %s waited for it in vain; it %s (first failure: %w)", r, ranksList(waiters), how, first)
+		err = fmt.Errorf("rank %d stopped responding: %s waited for it in vain; it %s (first failure: %w)", r, ranksList(waiters), how, first)
 	} else if r >= 0 {
 		f.mu.Lock()
 		rerr := f.errs[r]
 		f.mu.Unlock()
-		err = fmt.Errorf("launch: rank %d failed: %w (its lines above say why)", r, rerr)
+		err = fmt.Errorf("rank %d failed: %w (its lines above say why)", r, rerr)
 	}
 	dirs := make([]string, len(f.blames))
 	for r := range dirs {
