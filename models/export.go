@@ -10,7 +10,7 @@ import (
 // ONNX opset, input and output of the exported classifiers.
 const (
 	// ONNXOpset is the version of the default ONNX operator set the export
-	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, MaxPool, AveragePool,
+	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, Clip, MaxPool, AveragePool,
 	// GlobalAveragePool, InstanceNormalization, Concat and Add of opset
 	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13
 	// (SiLU is Sigmoid and Mul, as torch writes nn.SiLU at this opset).
@@ -30,14 +30,16 @@ const (
 // already scaled (and normalised) as gtstorm's datasets deliver it — and
 // returns ONNXOutput, the logits [N,classes]; N is dynamic. The graph is
 // written from the network's description, one ONNX node (or a few) per
-// layer: Conv, Relu, LeakyRelu, Tanh, Sigmoid, SiLU as Sigmoid then Mul of
+// layer: Conv (its group G for a grouped convolution), Relu, LeakyRelu,
+// Tanh, Sigmoid, Clip (Clamp, its bounds scalar initialisers), SiLU as
+// Sigmoid then Mul of
 // x and it, MaxPool, AveragePool,
 // GlobalAveragePool, Add, Concat (axis 1), Flatten, Gemm, Add, Sub, Mul and
 // Div of a constant (an initialiser [C,1,1] per channel, or a scalar), and
 // for GroupNorm the Reshape,
 // InstanceNormalization, Reshape, Mul, Add form that PyTorch's exporter
 // writes at this opset. The weights are initialisers holding copies of
-// params, in layout order and laid out as the network reads them: convolution weights [OC,C,KH,KW]
+// params, in layout order and laid out as the network reads them: convolution weights [OC,C/G,KH,KW]
 // (ONNX's Conv layout), dense weights [in,out] for Gemm without
 // transposition, GroupNorm's scale and shift [C,1,1] to broadcast over
 // the maps. The caller may add a model doc string and metadata before

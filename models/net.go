@@ -25,7 +25,7 @@ import (
 //	m, err := n.Model(n.Dense("fc", h, 10))
 //
 // Parameter tensors are named after their layer: a convolution's filters
-// name.w [Out,C,K,K] and bias name.b [Out]; a GroupNorm's scale name.g [C]
+// name.w [Out,C/Groups,K,K] and bias name.b [Out]; a GroupNorm's scale name.g [C]
 // and shift name.b [C]; a dense layer's weights name.w [in,out] and bias
 // name.b [out]. A Net is not safe for concurrent use; the Model it makes is.
 type Net struct {
@@ -44,11 +44,16 @@ type Tensor struct{ id int }
 // Conv configures a 2-D convolution (PyTorch's nn.Conv2d): Out output
 // channels, a Kernel×Kernel window moved by Stride (0 means 1) over the
 // input padded with Pad zeros on every side, and a bias per output channel
-// where Bias is set. Init says how the filters are drawn.
+// where Bias is set. Init says how the filters are drawn. Groups (0 or 1:
+// the dense convolution) splits the input channels and the outputs into
+// that many groups, each output channel reading its group's channels only
+// (nn.Conv2d(groups=Groups)); Groups equal to the input channels and to
+// Out is the depthwise convolution.
 type Conv struct {
 	Out, Kernel, Stride, Pad int
 	Bias                     bool
 	Init                     Init
+	Groups                   int
 }
 
 // Init is how a layer's weights are drawn.
@@ -87,6 +92,7 @@ const (
 	kindMulConst
 	kindDivConst
 	kindSiLU
+	kindClamp
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -101,11 +107,13 @@ type netLayer struct {
 	k, s   int       // pooling window and stride
 	pad    int       // pooling padding
 	exPad  bool      // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)
+	ceil   bool      // kindMaxPool, kindAvgPool: output size rounded up (ceil_mode=True)
 	units  int       // kindDense: output width
 	noBias bool      // kindDense: without a bias (DenseNoBias)
 	rate   float32   // kindDropout: the probability p of dropping an element
 	key    int       // kindDropout: the index that keys its masks, named by dropout#key+1
 	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0
+	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
 }
 

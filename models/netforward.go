@@ -29,7 +29,7 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 		switch l.kind {
 		case kindConv:
 			c := l.conv
-			z := g.Conv2DStrided(in, p[l.name+".w"], c.Stride, c.Pad)
+			z := g.Conv2DGrouped(in, p[l.name+".w"], c.Stride, c.Pad, max(c.Groups, 1))
 			switch {
 			case c.Bias && n.fusesPool(i):
 				vals[n.layers[i+2].out] = g.BiasReLUMaxPool2x2(z, p[l.name+".b"])
@@ -69,14 +69,12 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Sigmoid(l.name, in)
 		case kindSiLU:
 			vals[l.out] = g.SiLU(l.name, in)
+		case kindClamp:
+			vals[l.out] = g.Clamp(l.name, in, l.lo, l.hi)
 		case kindMaxPool:
-			vals[l.out] = g.MaxPoolPadded(l.name, in, l.k, l.s, l.pad)
+			vals[l.out] = g.MaxPoolWindow(l.name, in, l.window())
 		case kindAvgPool:
-			if l.exPad {
-				vals[l.out] = g.AvgPoolExcludePad(l.name, in, l.k, l.s, l.pad)
-			} else {
-				vals[l.out] = g.AvgPoolPadded(l.name, in, l.k, l.s, l.pad)
-			}
+			vals[l.out] = g.AvgPoolWindow(l.name, in, l.window())
 		case kindGlobalAvgPool:
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
@@ -122,5 +120,5 @@ func (n *Net) fusesPool(i int) bool {
 		return false
 	}
 	relu, pool := n.layers[i+1], n.layers[i+2]
-	return n.uses[relu.out] == 1 && pool.kind == kindMaxPool && pool.in[0] == relu.out && pool.k == 2 && pool.s == 2 && pool.pad == 0
+	return n.uses[relu.out] == 1 && pool.kind == kindMaxPool && pool.in[0] == relu.out && pool.k == 2 && pool.s == 2 && pool.pad == 0 && !pool.ceil
 }

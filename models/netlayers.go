@@ -18,8 +18,9 @@ const maxLayerWidth = MaxWidth
 
 // Conv2D adds a 2-D convolution of x [C,H,W] configured by c, writing
 // [c.Out, (H+2·Pad−Kernel)/Stride+1, (W+2·Pad−Kernel)/Stride+1]. Its
-// filters are name.w [Out,C,Kernel,Kernel] and, with c.Bias, its bias
-// name.b [Out], both of fan-in C·Kernel².
+// filters are name.w [Out,C/G,Kernel,Kernel] (G = c.Groups, 1 where 0)
+// and, with c.Bias, its bias name.b [Out], both of fan-in (C/G)·Kernel², as
+// torch's; G must divide C and Out.
 func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	if !n.reads(name, x) || !n.named(name) {
 		return Tensor{-1}
@@ -31,7 +32,10 @@ func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	if c.Stride == 0 {
 		c.Stride = 1
 	}
+	groups := max(c.Groups, 1)
 	switch {
+	case c.Groups < 0 || s[0]%groups != 0 || c.Out%groups != 0:
+		return n.fail(name, "%d groups do not divide the %d input channels and %d output channels", c.Groups, s[0], c.Out)
 	case c.Out < 1 || c.Out > maxLayerWidth:
 		return n.fail(name, "%d output channels, want 1 to %d", c.Out, maxLayerWidth)
 	case c.Kernel < 1 || c.Stride < 1 || c.Pad < 0 || c.Kernel > maxLayerWidth || c.Pad > maxLayerWidth:
@@ -43,8 +47,8 @@ func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	if oh < 1 || ow < 1 {
 		return n.fail(name, "a %d×%d kernel with padding %d does not fit the %d×%d input", c.Kernel, c.Kernel, c.Pad, s[1], s[2])
 	}
-	fanIn := s[0] * c.Kernel * c.Kernel
-	n.addInit(name+".w", fanIn, c.Init, c.Out, s[0], c.Kernel, c.Kernel)
+	fanIn := s[0] / groups * c.Kernel * c.Kernel
+	n.addInit(name+".w", fanIn, c.Init, c.Out, s[0]/groups, c.Kernel, c.Kernel)
 	if c.Bias {
 		n.addInit(name+".b", fanIn, InitUniform, c.Out)
 	}
@@ -84,20 +88,20 @@ func (n *Net) ReLU(x Tensor) Tensor {
 // MaxPool adds max pooling of x [C,H,W] over k×k windows moved by stride,
 // without padding (PyTorch's nn.MaxPool2d(k, stride)).
 func (n *Net) MaxPool(x Tensor, k, stride int) Tensor {
-	return n.pool(kindMaxPool, "maxpool", x, k, stride, 0)
+	return n.pool(kindMaxPool, "maxpool", x, Pooling{Kernel: k, Stride: stride})
 }
 
 // MaxPoolPadded adds max pooling of x [C,H,W] over k×k windows moved by
 // stride over x padded with pad (at most k/2) on every side, padding that
 // is never selected (PyTorch's nn.MaxPool2d(k, stride, pad)).
 func (n *Net) MaxPoolPadded(x Tensor, k, stride, pad int) Tensor {
-	return n.pool(kindMaxPool, "maxpool", x, k, stride, pad)
+	return n.pool(kindMaxPool, "maxpool", x, Pooling{Kernel: k, Stride: stride, Pad: pad})
 }
 
 // AvgPool adds average pooling of x [C,H,W] over k×k windows moved by
 // stride, without padding (PyTorch's nn.AvgPool2d(k, stride)).
 func (n *Net) AvgPool(x Tensor, k, stride int) Tensor {
-	return n.pool(kindAvgPool, "avgpool", x, k, stride, 0)
+	return n.pool(kindAvgPool, "avgpool", x, Pooling{Kernel: k, Stride: stride})
 }
 
 // AvgPoolPadded adds average pooling of x [C,H,W] over k×k windows moved
@@ -105,7 +109,7 @@ func (n *Net) AvgPool(x Tensor, k, stride int) Tensor {
 // zeros counted in every window's divisor k² (PyTorch's
 // nn.AvgPool2d(k, stride, pad), whose count_include_pad is true).
 func (n *Net) AvgPoolPadded(x Tensor, k, stride, pad int) Tensor {
-	return n.pool(kindAvgPool, "avgpool", x, k, stride, pad)
+	return n.pool(kindAvgPool, "avgpool", x, Pooling{Kernel: k, Stride: stride, Pad: pad})
 }
 
 // AvgPoolExcludePad adds average pooling of x [C,H,W] over k×k windows
@@ -114,14 +118,13 @@ func (n *Net) AvgPoolPadded(x Tensor, k, stride, pad int) Tensor {
 // padding not counted (PyTorch's nn.AvgPool2d(k, stride, pad,
 // count_include_pad=False)). Without padding it is AvgPool.
 func (n *Net) AvgPoolExcludePad(x Tensor, k, stride, pad int) Tensor {
-	t := n.pool(kindAvgPool, "avgpool", x, k, stride, pad)
-	if t.id >= 0 && pad > 0 {
-		n.layers[len(n.layers)-1].exPad = true
-	}
-	return t
+	return n.pool(kindAvgPool, "avgpool", x, Pooling{Kernel: k, Stride: stride, Pad: pad, ExcludePad: true})
 }
 
-func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride, pad int) Tensor {
+// pool adds the pooling p of x; p.ExcludePad counts where p.Pad > 0 only
+// (without padding every divisor counts in-map values alone).
+func (n *Net) pool(kind layerKind, prefix string, x Tensor, p Pooling) Tensor {
+	k, stride, pad := p.Kernel, p.Stride, p.Pad
 	name := n.autoName(prefix)
 	if !n.reads(name, x) {
 		return Tensor{-1}
@@ -140,7 +143,11 @@ func (n *Net) pool(kind layerKind, prefix string, x Tensor, k, stride, pad int) 
 	if k > maxPoolWindow {
 		return n.fail(name, "a %d×%d window, want at most %d×%d", k, k, maxPoolWindow, maxPoolWindow)
 	}
-	return n.record(netLayer{kind: kind, name: name, k: k, s: stride, pad: pad}, []int{s[0], oh, ow}, x)
+	if p.Ceil {
+		oh, ow = ceilWindow(s[1], k, stride, pad), ceilWindow(s[2], k, stride, pad)
+	}
+	l := netLayer{kind: kind, name: name, k: k, s: stride, pad: pad, exPad: p.ExcludePad && pad > 0, ceil: p.Ceil}
+	return n.record(l, []int{s[0], oh, ow}, x)
 }
 
 // GlobalAvgPool adds the mean of each channel of x [C,H,W], writing [C]

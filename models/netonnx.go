@@ -74,6 +74,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindSigmoid:
 		g.node(l.name, "Sigmoid", []string{x}, out)
 		g.describe("%s: Sigmoid", l.name)
+	case kindClamp:
+		g.addClip(l, x, out)
 	case kindSiLU:
 		// torch's opset-13 form of nn.SiLU: Sigmoid, then Mul of x and it.
 		g.node(l.name+".sigmoid", "Sigmoid", []string{x}, l.name+".sigmoid")
@@ -92,6 +94,9 @@ func (g *onnxGraph) addLayer(l netLayer) {
 			}
 			attrs = append(attrs, onnx.IntAttr("count_include_pad", include))
 		}
+		if l.ceil {
+			attrs = append(attrs, onnx.IntAttr("ceil_mode", 1))
+		}
 		g.node(l.name, op, []string{x}, out, attrs...)
 		padding := ""
 		if l.pad > 0 {
@@ -99,6 +104,9 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		}
 		if l.exPad {
 			padding += " (count_include_pad 0)"
+		}
+		if l.ceil {
+			padding += " ceil_mode 1"
 		}
 		g.describe("%s: %s %d×%d stride %d%s → [N,%s]", l.name, op, l.k, l.k, l.s, padding, joinInts(shape))
 	case kindDropout:
@@ -165,7 +173,10 @@ func (g *onnxGraph) addConv(l netLayer, x, out string, in, shape []int) {
 		onnx.IntsAttr("strides", s, s),
 		onnx.IntsAttr("pads", p, p, p, p),
 		onnx.IntsAttr("dilations", 1, 1),
-		onnx.IntAttr("group", 1))
+		onnx.IntAttr("group", int64(max(c.Groups, 1))))
+	if c.Groups > 1 {
+		bias += fmt.Sprintf(", %d groups", c.Groups)
+	}
 	g.describe("%s: Conv %d→%d %d×%d (stride %d, padding %d, %s) → [N,%s]", l.name, in[0], c.Out, c.Kernel, c.Kernel, c.Stride, c.Pad, bias, joinInts(shape))
 }
 

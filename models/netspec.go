@@ -18,7 +18,7 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// leakyrelu, tanh, sigmoid, silu, maxpool, avgpool, globalavgpool, add,
+// leakyrelu, tanh, sigmoid, silu, clamp, maxpool, avgpool, globalavgpool, add,
 // concat, addconst, subconst, mulconst, divconst, flatten, dense or
 // dropout; In the tensors it reads (two or more for concat, in order).
 // Name is the layer's, which
@@ -26,12 +26,15 @@ type NetSpec struct {
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
 // export keeps from the layer it exported. The other fields are the
-// settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias and
-// Init (uniform or kaiming-normal), GroupNorm's Groups, a pool's Kernel,
-// Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False), a
+// settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias,
+// Init (uniform or kaiming-normal) and Groups (written where above 1),
+// GroupNorm's Groups, a pool's Kernel,
+// Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False;
+// Ceil, ceil_mode=True), a
 // dense layer's Units, a dropout's Rate (its p;
 // {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
-// Alpha (its negative slope, written even where 0), and the constants of
+// Alpha (its negative slope, written even where 0), a clamp's Lo and Hi
+// ({"op":"clamp","in":[3],"lo":0,"hi":6} is nn.ReLU6), and the constants of
 // addconst, subconst, mulconst and divconst, Const (one value, or one per
 // channel; {"op":"subconst","in":[0],"const":[0.4914,0.4822,0.4465]} is
 // x − mean of CIFAR-10's channel means).
@@ -55,16 +58,22 @@ type LayerSpec struct {
 	// ExcludePad: an avgpool's divisor counts only the values inside the
 	// map (PyTorch's count_include_pad=False).
 	ExcludePad bool `json:"exclude_pad,omitempty"`
+	// Ceil: a pool's output size is rounded up (PyTorch's ceil_mode=True).
+	Ceil bool `json:"ceil,omitempty"`
 	// Const holds the constants of addconst, subconst, mulconst and
 	// divconst, which are no parameters.
 	Const []float32 `json:"const,omitempty"`
+	// Lo and Hi are a clamp's bounds; pointers so that a bound of 0 is
+	// written, and a clamp without both is refused.
+	Lo *float32 `json:"lo,omitempty"`
+	Hi *float32 `json:"hi,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
 var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
-	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid", kindSiLU: "silu",
+	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid", kindSiLU: "silu", kindClamp: "clamp",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 }
 
@@ -88,15 +97,21 @@ func Spec(m Model) (NetSpec, error) {
 		case kindConv:
 			c := l.conv
 			ls.Name, ls.Out, ls.Kernel, ls.Stride, ls.Pad, ls.Bias, ls.Init = l.name, c.Out, c.Kernel, c.Stride, c.Pad, c.Bias, initNames[c.Init]
+			if c.Groups > 1 {
+				ls.Groups = c.Groups
+			}
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
 		case kindDense:
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
-			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad = l.k, l.s, l.pad, l.exPad
+			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
 		case kindLeakyReLU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
+		case kindClamp:
+			lo, hi := l.lo, l.hi
+			ls.Lo, ls.Hi = &lo, &hi
 		case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
 			ls.Const = slices.Clone(l.consts)
 		case kindDropout:
@@ -157,7 +172,7 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		if !ok {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (conv %s): initialisation %q, want uniform or kaiming-normal", n.name, i, l.Name, l.Init)
 		}
-		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init})
+		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init, Groups: l.Groups})
 	case "groupnorm":
 		t = n.GroupNorm(l.Name, in[0], l.Groups)
 	case "relu":
@@ -173,14 +188,15 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.Sigmoid(in[0])
 	case "silu":
 		t = n.SiLU(in[0])
-	case "maxpool":
-		t = n.MaxPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
-	case "avgpool":
-		if l.ExcludePad {
-			t = n.AvgPoolExcludePad(in[0], l.Kernel, l.Stride, l.Pad)
-		} else {
-			t = n.AvgPoolPadded(in[0], l.Kernel, l.Stride, l.Pad)
+	case "clamp":
+		if l.Lo == nil || l.Hi == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (clamp): want both bounds, lo and hi", n.name, i)
 		}
+		t = n.Clamp(in[0], *l.Lo, *l.Hi)
+	case "maxpool":
+		t = n.pool(kindMaxPool, "maxpool", in[0], Pooling{Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Ceil: l.Ceil})
+	case "avgpool":
+		t = n.pool(kindAvgPool, "avgpool", in[0], Pooling{Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, ExcludePad: l.ExcludePad, Ceil: l.Ceil})
 	case "globalavgpool":
 		t = n.GlobalAvgPool(in[0])
 	case "add":

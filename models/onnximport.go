@@ -11,9 +11,9 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
+const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
-	"LeakyRelu, Tanh, Sigmoid, Mul of x and Sigmoid(x) (SiLU), MaxPool and AveragePool (padded or not), " +
+	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
@@ -26,18 +26,24 @@ const ONNXSupported = "Conv, Gemm (with or without a bias), MatMul (with or with
 // graph must read one float input [N,C,H,W] (N the batch, symbolic or
 // fixed) and write the class logits [N,classes].
 //
-// Each node becomes a layer of a Net (see ONNXSupported): Conv (group 1,
-// square kernel, equal strides, the same padding on every side, optional
-// bias) is Conv2D; Gemm, and MatMul followed by the Add of a bias, are
+// Each node becomes a layer of a Net (see ONNXSupported): Conv (square
+// kernel, equal strides, the same padding on every side, optional bias,
+// any group G dividing the channels, weights [OC,C/G,k,k]: grouped and
+// depthwise convolutions) is Conv2D with Conv.Groups G; Gemm, and MatMul followed by the Add of a bias, are
 // Dense (the weights transposed where Gemm's transB is set: gtstorm's are
 // [in,out]; a Gemm without its C input is DenseNoBias); MaxPool and
 // AveragePool are the Net's pools, padded where the node's pads are (an
 // AveragePool's counted in the divisor with count_include_pad 1, not with
-// 0: AvgPoolExcludePad); GroupNormalization,
+// 0: AvgPoolExcludePad), with ceil_mode 1 in ceil mode (Pooling.Ceil,
+// PyTorch's ceil_mode=True); GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
 // GlobalAvgPool; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
-// Sigmoid are the Net's activations, and Mul of x and Sigmoid(x), in
+// Sigmoid are the Net's activations, Clip (nn.ReLU6, nn.Hardtanh,
+// torch.clamp) is Clamp, its bounds constants (the attributes min and max
+// at opset 6, the inputs 1 and 2 from opset 11; a missing or infinite
+// bound is ∓math.MaxFloat32, a bound computed from the data is refused),
+// and Mul of x and Sigmoid(x), in
 // either order, where only that Mul reads the Sigmoid (torch's opset-13
 // form of nn.SiLU) is SiLU; a zero Pad before a Conv or an
 // AveragePool joins its padding. Concat of the data along axis 1

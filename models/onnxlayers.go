@@ -21,16 +21,18 @@ func (im *importer) conv(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	if g := attrInt(n, "group", 1); g != 1 {
-		return fmt.Errorf("grouped convolution (group %d: a depthwise or grouped Conv2d) is not supported; the import takes groups=1 only", g)
-	}
 	w, err := im.konst(n, 1, "weights", false)
 	if err != nil {
 		return err
 	}
 	c := im.net.Shape(x.t)
-	if !w.float || len(w.dims) != 4 || w.dims[1] != c[0] || w.dims[2] != w.dims[3] {
-		return fmt.Errorf("weights %q of shape %v, want [out,%d,k,k] (square kernels, input [N,%s])", w.name, w.dims, c[0], joinInts(c))
+	groups := attrInt(n, "group", 1)
+	if groups < 1 || int64(c[0])%groups != 0 {
+		return fmt.Errorf("group %d does not divide the %d input channels", groups, c[0])
+	}
+	cg := c[0] / int(groups)
+	if !w.float || len(w.dims) != 4 || w.dims[1] != cg || w.dims[2] != w.dims[3] || int64(w.dims[0])%groups != 0 {
+		return fmt.Errorf("weights %q of shape %v, want [out,%d,k,k] with out a multiple of group %d (square kernels, input [N,%s])", w.name, w.dims, cg, groups, joinInts(c))
 	}
 	if err := noDilationNoAutoPad(n); err != nil {
 		return err
@@ -49,7 +51,7 @@ func (im *importer) conv(n *onnx.Node) error {
 		return err
 	}
 	name := im.layerName(n, w.name)
-	t := im.net.Conv2D(name, x.t, Conv{Out: out, Kernel: w.dims[2], Stride: stride, Pad: p + pad, Bias: bias != nil})
+	t := im.net.Conv2D(name, x.t, Conv{Out: out, Kernel: w.dims[2], Stride: stride, Pad: p + pad, Bias: bias != nil, Groups: int(groups)})
 	im.params[name+".w"] = w.f
 	if bias != nil {
 		im.params[name+".b"] = bias

@@ -12,7 +12,7 @@ import (
 var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Conv": (*importer).conv, "Gemm": (*importer).gemm, "MatMul": (*importer).matMul,
 	"Add": (*importer).add, "Mul": (*importer).mul, "Sub": (*importer).sub, "Div": (*importer).div, "Relu": (*importer).relu,
-	"LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid,
+	"LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid, "Clip": (*importer).clip,
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
 	"Flatten": (*importer).flatten, "Reshape": (*importer).reshape, "Squeeze": (*importer).squeeze,

@@ -184,7 +184,7 @@ func TestImportONNXRefusals(t *testing.T) {
 			[]int{1, 4, 4}, 2, []string{`dimension 2 is dynamic ("h")`}},
 		{"no input shape", tinyONNX(t, 13, nil, nil, node("Relu", []string{"x"}, "y")), []int{1, 4, 4}, 2, []string{"no shape"}},
 		{"asymmetric padding", conv(onnx.IntsAttr("pads", 0, 0, 1, 1)), []int{1, 4, 4}, 2, []string{"pads [0 0 1 1] differ", "asymmetric"}},
-		{"grouped conv", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"grouped convolution (group 2: a depthwise or grouped Conv2d)"}},
+		{"groups not dividing", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"group 2 does not divide the 1 input channels"}},
 		{"dilation", conv(onnx.IntsAttr("dilations", 2, 2)), []int{1, 4, 4}, 2, []string{"dilations"}},
 		{"other domain", tinyONNX(t, 13, batchN, nil, onnx.Node{Name: "q", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}),
 			[]int{1, 4, 4}, 2, []string{`domain "com.microsoft"`}},

@@ -13,10 +13,10 @@ func (im *importer) maxPool(n *onnx.Node) error {
 	if attrInt(n, "storage_order", 0) != 0 {
 		return fmt.Errorf("storage_order 1 is not supported")
 	}
-	return im.pool(n, (*Net).MaxPoolPadded)
+	return im.pool(n, kindMaxPool)
 }
 
-func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPoolPadded) }
+func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, kindAvgPool) }
 
 // pool adds a pooling layer: square windows, one stride, the same padding
 // on every side. MaxPool's pads are −∞ (never selected). AveragePool's
@@ -24,8 +24,10 @@ func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, (*Net).AvgPo
 // before it (PyTorch's AvgPool2d with padding, count_include_pad=True,
 // exported as Pad then AveragePool); pads with count_include_pad 0 (the
 // default; AvgPool2d(count_include_pad=False)) do not
-// (Net.AvgPoolExcludePad). Both at once it refuses.
-func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) Tensor) error {
+// (Net.AvgPoolExcludePad). Both at once it refuses. ceil_mode 1 is the
+// Net's Pooling.Ceil (PyTorch's ceil_mode=True, whose divisor an
+// AveragePool with count_include_pad 1 takes too).
+func (im *importer) pool(n *onnx.Node, kind layerKind) error {
 	x, pad, err := im.padded(n)
 	if err != nil {
 		return err
@@ -53,9 +55,6 @@ func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) T
 	if exclude && pad > 0 {
 		return fmt.Errorf("pads %v with count_include_pad 0 after a zero Pad of %d, whose zeros count in the divisor: the Net's padded AvgPool counts all of its padding or none", attr(n, "pads").Ints, pad)
 	}
-	if exclude {
-		layer = (*Net).AvgPoolExcludePad
-	}
 	if k < 1 || k > maxPoolWindow {
 		return fmt.Errorf("kernel_shape %v, want a square window of 1 to %d", attr(n, "kernel_shape").Ints, maxPoolWindow)
 	}
@@ -63,11 +62,31 @@ func (im *importer) pool(n *onnx.Node, layer func(*Net, Tensor, int, int, int) T
 	if 2*pad > k {
 		return fmt.Errorf("padding %d with a %d×%d window: want at most half the window (as PyTorch)", pad, k, k)
 	}
-	s := im.net.Shape(x.t)
-	if attrInt(n, "ceil_mode", 0) != 0 && ((s[1]+2*pad-k)%stride != 0 || (s[2]+2*pad-k)%stride != 0) {
-		return fmt.Errorf("ceil_mode 1 on [N,%s] keeps a partial window, which the Net's pools do not", joinInts(s))
+	ceil := attrInt(n, "ceil_mode", 0) != 0
+	if err := ceilAfterPad(im.net.Shape(x.t), k, stride, pad, pad-p, ceil); err != nil {
+		return err
 	}
-	return im.act(n, layer(im.net, x.t, k, stride, pad))
+	cfg := Pooling{Kernel: k, Stride: stride, Pad: pad, ExcludePad: exclude, Ceil: ceil}
+	if kind == kindMaxPool {
+		return im.act(n, im.net.pool(kind, "maxpool", x.t, cfg))
+	}
+	return im.act(n, im.net.pool(kind, "avgpool", x.t, cfg))
+}
+
+// ceilAfterPad checks that a ceil-mode pool of x [C,H,W] with padding pad,
+// of which zero came from a Pad node before it, has the output size the
+// node computes on the Pad's output, where a last window starting in
+// the zero padding is kept (PyTorch drops it).
+func ceilAfterPad(x []int, k, stride, pad, zero int, ceil bool) error {
+	if !ceil || zero == 0 || len(x) != 3 || x[1]+2*pad < k || x[2]+2*pad < k {
+		return nil
+	}
+	for _, side := range x[1:] {
+		if ceilWindow(side, k, stride, pad) != ceilWindow(side+2*zero, k, stride, pad-zero) {
+			return fmt.Errorf("ceil_mode 1 after a zero Pad of %d on [N,%s]: a last window would start in the Pad's zeros, which the node keeps and PyTorch's ceil mode drops", zero, joinInts(x))
+		}
+	}
+	return nil
 }
 
 func (im *importer) globalAvgPool(n *onnx.Node) error {

@@ -6,7 +6,8 @@ import "fmt"
 // H×W floats each (an NCHW batch has N·C planes), each plane padded with
 // Pad on every side: output plane o×o' = ((H+2·Pad−K)/Stride+1)×
 // ((W+2·Pad−K)/Stride+1), rounded down as PyTorch's MaxPool2d and
-// AvgPool2d (ceil_mode=False) do. Windows overlap when Stride < K. The
+// AvgPool2d (ceil_mode=False) do, or up with Ceil. Windows overlap when
+// Stride < K. The
 // pooling kernels of this shape are pure Go, the same on every kernel set.
 type WindowShape struct {
 	Planes, H, W int
@@ -19,13 +20,27 @@ type WindowShape struct {
 	// of its in-plane values instead of K·K (PyTorch's
 	// count_include_pad=False). MaxPool ignores it.
 	ExcludePad bool
+	// Ceil rounds the output size up (PyTorch's ceil_mode=True): a last
+	// window that starts inside the plane or its leading padding is kept,
+	// clipped at the trailing padding's end (see ceilSide).
+	Ceil bool
 }
 
 // OH is the number of output rows per plane.
-func (s WindowShape) OH() int { return (s.H+2*s.Pad-s.K)/s.Stride + 1 }
+func (s WindowShape) OH() int {
+	if s.Ceil {
+		return ceilSide(s.H, s.K, s.Stride, s.Pad)
+	}
+	return (s.H+2*s.Pad-s.K)/s.Stride + 1
+}
 
 // OW is the number of output columns per plane.
-func (s WindowShape) OW() int { return (s.W+2*s.Pad-s.K)/s.Stride + 1 }
+func (s WindowShape) OW() int {
+	if s.Ceil {
+		return ceilSide(s.W, s.K, s.Stride, s.Pad)
+	}
+	return (s.W+2*s.Pad-s.K)/s.Stride + 1
+}
 
 // In is the number of input elements, Planes·H·W.
 func (s WindowShape) In() int { return s.Planes * s.H * s.W }
@@ -65,7 +80,7 @@ func (s WindowShape) check(op string, lens ...[2]int) {
 // pass. It panics if s is invalid or a slice is too short.
 func MaxPool(y []float32, arg []uint8, x []float32, s WindowShape) {
 	s.check("MaxPool", [2]int{len(y), s.Out()}, [2]int{len(arg), s.Out()}, [2]int{len(x), s.In()})
-	if s.Pad > 0 {
+	if s.Pad > 0 || s.Ceil {
 		maxPoolPadded(y, arg, x, s)
 		return
 	}
@@ -100,7 +115,7 @@ func MaxPoolBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 	s.check("MaxPoolBackward", [2]int{len(dy), s.Out()}, [2]int{len(arg), s.Out()}, [2]int{len(dx), s.In()})
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	clear(dx[:s.In()])
-	if s.Pad > 0 {
+	if s.Pad > 0 || s.Ceil {
 		maxPoolPaddedBackward(dx, dy, arg, s)
 		return
 	}
@@ -122,7 +137,7 @@ func MaxPoolBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 // divided by K·K before rounding to float32.
 func AvgPool(y, x []float32, s WindowShape) {
 	s.check("AvgPool", [2]int{len(y), s.Out()}, [2]int{len(x), s.In()})
-	if s.Pad > 0 {
+	if s.Pad > 0 || s.Ceil {
 		avgPoolPadded(y, x, s, false)
 		return
 	}
@@ -155,7 +170,7 @@ func AvgPoolBackward(dx, dy []float32, s WindowShape) {
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	n := float64(s.K * s.K)
 	clear(dx[:s.In()])
-	if s.Pad > 0 {
+	if s.Pad > 0 || s.Ceil {
 		avgPoolPadded(dx, dy, s, true)
 		return
 	}

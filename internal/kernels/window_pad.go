@@ -1,7 +1,8 @@
 package kernels
 
-// The pooling kernels of a padded WindowShape: each window is clipped to
-// the plane, in the same row-major window order as the unpadded kernels.
+// The pooling kernels of a padded (or Ceil) WindowShape: each window is
+// clipped to the plane, in the same row-major window order as the unpadded
+// kernels.
 
 // clip returns the rows [i0,i1) of a window at padded offset o (o = out·
 // stride − pad) that fall inside a side of size n.
@@ -63,7 +64,8 @@ func maxPoolPaddedBackward(dx, dy []float32, arg []uint8, s WindowShape) {
 // the caller) from b (dy): dy[o]/(K·K), rounded once, added to the
 // window's in-plane positions, outputs in order. With s.ExcludePad the
 // divisor is instead the window's count of in-plane values
-// (count_include_pad=False).
+// (count_include_pad=False), and with s.Ceil (without ExcludePad) the
+// window's rows and columns up to the trailing padding's end (ceilDivisor).
 func avgPoolPadded(a, b []float32, s WindowShape, backward bool) {
 	oh, ow, in := s.OH(), s.OW(), s.H*s.W
 	n := float64(s.K * s.K)
@@ -77,6 +79,8 @@ func avgPoolPadded(a, b []float32, s WindowShape, backward bool) {
 				j0, j1 := clip(c, s.K, s.W)
 				if s.ExcludePad {
 					n = float64((i1 - i0) * (j1 - j0))
+				} else if s.Ceil {
+					n = float64(ceilDivisor(r, s.K, s.H, s.Pad) * ceilDivisor(c, s.K, s.W, s.Pad))
 				}
 				if backward {
 					g := float32(float64(b[o]) / n)

@@ -14,13 +14,13 @@ import (
 )
 
 // TestLayersMatchFiniteDifferences checks, for every network of netSpecs,
-// activationSpecs, siluSpecs and joinSpecs,
+// activationSpecs, siluSpecs, joinSpecs, groupedSpecs and windowSpecs,
 // that the graph's loss is the float64 reference loss (ref_test.go), and
 // that its gradient with respect to every parameter tensor and to the
 // input matches float64 central differences of that loss, at the first,
 // last and six random coordinates of each.
 func TestLayersMatchFiniteDifferences(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			bn, err := s.build(nil, 2, true, 1, nil)
 			if err != nil {
@@ -74,14 +74,14 @@ func TestLayersMatchFiniteDifferences(t *testing.T) {
 }
 
 // TestLayersProgramMatchesTapeMachine runs the training and forward graphs
-// of every network of netSpecs, activationSpecs, siluSpecs and joinSpecs, on batches
+// of every network of netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs and windowSpecs, on batches
 // of 1 and 3 sharing one workspace, on a Program and on Gorgonia's TapeMachine, and checks that
 // the loss, every gradient and the logits are the same to the bit (the
 // residual networks' gradient sums run as kernel-backed adds on the
 // Program, as Gorgonia's Add on the TapeMachine); and that a rerun of a
 // Program allocates nothing.
 func TestLayersProgramMatchesTapeMachine(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			ws := NewWorkspace()
 			for _, n := range []int{3, 1} {

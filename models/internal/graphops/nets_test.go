@@ -33,6 +33,8 @@ type net interface {
 	biasReLUPool(x any, name string) any              // BiasReLUMaxPool2x2, name.b [C]
 	concat(name string, xs ...any) any                // Concat along axis 1
 	chanConst(name string, x any, op ConstOp, c []float32) any
+	groupConv(x any, name string, out, k, stride, pad, groups int) any // name.w [out,C/groups,k,k]
+	clamp(name string, x any, lo, hi float32) any
 }
 
 // netSpec is a test network: input → ChannelBias "in" → body → logits

@@ -47,7 +47,7 @@ func (g *Graph) AvgPool(name string, x *G.Node, k, stride int) *G.Node {
 // (PyTorch's AvgPool2d(k, stride, pad), count_include_pad=True):
 // [n,C,(H+2·pad−k)/stride+1,(W+2·pad−k)/stride+1].
 func (g *Graph) AvgPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Node {
-	return g.avgPoolPadded(name, x, k, stride, pad, false)
+	return g.AvgPoolWindow(name, x, Window{K: k, Stride: stride, Pad: pad})
 }
 
 // AvgPoolExcludePad is AvgPoolPadded with each window divided by the
@@ -56,18 +56,20 @@ func (g *Graph) AvgPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Nod
 // dy over those values by the same divisor). Without padding it is
 // AvgPool.
 func (g *Graph) AvgPoolExcludePad(name string, x *G.Node, k, stride, pad int) *G.Node {
-	return g.avgPoolPadded(name, x, k, stride, pad, pad > 0)
+	return g.AvgPoolWindow(name, x, Window{K: k, Stride: stride, Pad: pad, ExcludePad: pad > 0})
 }
 
-func (g *Graph) avgPoolPadded(name string, x *G.Node, k, stride, pad int, exclude bool) *G.Node {
+// AvgPoolWindow is AvgPoolPadded configured by w: AvgPoolExcludePad's
+// divisor where w.ExcludePad is set, and in ceil mode where w.Ceil is
+// (each last window, clipped, divided as PyTorch's ceil_mode=True does).
+func (g *Graph) AvgPoolWindow(name string, x *G.Node, w Window) *G.Node {
 	if !g.ok(name, x) {
 		return nil
 	}
-	s, ok := g.windowShape(name, x, k, stride, pad)
+	s, ok := g.windowShape(name, x, w)
 	if !ok {
 		return nil
 	}
-	s.ExcludePad = exclude
 	xs := x.Shape()
 	return g.avgPool(&avgPoolLayer{name: name, shape: s, y: g.ws.tensor(name+".y", xs[0], xs[1], s.OH(), s.OW())}, x)
 }

@@ -15,17 +15,26 @@ import (
 // column buffer, refilled in the backward pass rather than kept per image.
 // Its bias goes with the pooling that follows (poolLayer) or is a layer of
 // its own (ChannelBias).
+//
+// A grouped convolution (groups G > 1, weights [OC,C/G,KH,KW]) runs the
+// same recipe once per group and image: cv is the convolution of one
+// group's C/G contiguous channels, and group g reads channels
+// [g·C/G, (g+1)·C/G) of each image and rows [g·OC/G, (g+1)·OC/G) of the
+// weights, and writes those rows of z. With G = 1 it is the dense
+// convolution, with the same calls and bits.
 type convLayer struct {
 	name      string
 	n, oc     int
+	groups    int // G ≥ 1
+	inSize    int // elements of one input image, C·H·W (G·cv.Shape().InSize())
 	cv        *kernels.Conv
-	cols      []float32     // K×P column matrix of one image (also its gradient)
-	scratch   []float32     // one padded image, for a padded stride-1 convolution (kernels.Conv.Scratch)
+	cols      []float32     // K×P column matrix of one group of one image (also its gradient)
+	scratch   []float32     // one group of one padded image, for a padded stride-1 convolution (kernels.Conv.Scratch)
 	z         tensor.Tensor // output [n,OC,OH,OW]
-	dw        tensor.Tensor // weight gradient [OC,C,KH,KW]
-	dwT, dzT  []float32     // K×OC and P×OC, transposed weight-gradient recipe
+	dw        tensor.Tensor // weight gradient [OC,C/G,KH,KW]
+	dwT, dzT  []float32     // G blocks of K×OC/G, and P×OC/G: transposed weight-gradient recipe
 	dx        tensor.Tensor // input gradient [n,C,H,W]; nil for a first layer
-	transpose bool          // form dWᵀ with the broadcast kernels (OC ≥ 16)
+	transpose bool          // form dWᵀ with the broadcast kernels (OC/G ≥ 16)
 }
 
 // convOp is the forward pass: (x, w) → z.
@@ -66,20 +75,35 @@ func (g *Graph) Conv2D(x, w *G.Node) *G.Node { return g.Conv2DStrided(x, w, 1, 0
 // "conv1"), and forms the gradient with respect to x only when x is
 // computed by another op, as Conv2D does.
 func (g *Graph) Conv2DStrided(x, w *G.Node, stride, pad int) *G.Node {
+	return g.Conv2DGrouped(x, w, stride, pad, 1)
+}
+
+// Conv2DGrouped is Conv2DStrided split into groups ≥ 1 groups (PyTorch's
+// Conv2d(groups=groups, bias=False)): x [n,C,H,W], filters w
+// [OC,C/groups,KH,KW], groups dividing C and OC; output channel o reads
+// the input channels of its group, o/(OC/groups). groups = C = OC is the
+// depthwise convolution. Each group runs the dense convolution's im2col
+// and GEMM on its channels, so its bits are the same on every kernel set;
+// groups = 1 is Conv2DStrided.
+func (g *Graph) Conv2DGrouped(x, w *G.Node, stride, pad, groups int) *G.Node {
 	if !g.ok("convolution", x, w) {
 		return nil
 	}
 	name, inputGrad := layerName(w, ".w"), x.Op() != nil
 	xs, wsh := x.Shape(), w.Shape()
-	if len(xs) != 4 || len(wsh) != 4 || xs[1] != wsh[1] {
-		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution", name, xs, wsh)
+	if groups < 1 {
+		g.err = fmt.Errorf("%s: %d groups, want ≥ 1", name, groups)
+		return nil
+	}
+	if len(xs) != 4 || len(wsh) != 4 || xs[1] != wsh[1]*groups || wsh[0]%groups != 0 {
+		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution of %d groups", name, xs, wsh, groups)
 		return nil
 	}
 	if stride < 1 || pad < 0 {
 		g.err = fmt.Errorf("%s: stride %d and padding %d: want stride ≥ 1 and padding ≥ 0", name, stride, pad)
 		return nil
 	}
-	cv, err := kernels.NewConv(kernels.ConvShape{C: xs[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3], Stride: stride, Pad: pad})
+	cv, err := kernels.NewConv(kernels.ConvShape{C: wsh[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3], Stride: stride, Pad: pad})
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w", name, err)
 		return nil
@@ -89,18 +113,19 @@ func (g *Graph) Conv2DStrided(x, w *G.Node, stride, pad int) *G.Node {
 	}
 	s := cv.Shape()
 	n, oc := xs[0], wsh[0]
+	ocg := oc / groups
 	l := &convLayer{
-		name: name, n: n, oc: oc, cv: cv,
+		name: name, n: n, oc: oc, groups: groups, inSize: xs[1] * xs[2] * xs[3], cv: cv,
 		cols:    g.ws.Floats(name+".cols", s.K()*s.P()),
 		scratch: g.ws.Floats(name+".xpad", cv.Scratch()),
 		z:       g.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
 	}
 	if g.training {
 		l.dw = g.ws.tensor(name+".dw", wsh...)
-		l.transpose = oc >= 16
+		l.transpose = ocg >= 16
 		if l.transpose {
 			l.dwT = g.ws.Floats(name+".dwT", s.K()*oc)
-			l.dzT = g.ws.Floats(name+".dzT", s.P()*oc)
+			l.dzT = g.ws.Floats(name+".dzT", s.P()*ocg)
 		}
 		if inputGrad {
 			l.dx = g.ws.tensor(name+".dx", xs...)
@@ -113,15 +138,17 @@ func (g *Graph) Conv2DStrided(x, w *G.Node, stride, pad int) *G.Node {
 func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
 	s := l.cv.Shape()
-	in, err := op.args(inputs, l.n*s.InSize(), l.oc*s.K())
+	in, err := op.args(inputs, l.n*l.inSize, l.oc*s.K())
 	if err != nil {
 		return nil, err
 	}
 	x, w, z := in[0], in[1], f32(l.z)
-	k, p := s.K(), s.P()
+	k, p, ocg := s.K(), s.P(), l.oc/l.groups
 	for i := range l.n {
-		l.cv.Im2ColScratch(l.cols, x[i*s.InSize():], l.scratch)
-		kernels.Sgemm(false, false, l.oc, p, k, 1, w, k, l.cols, p, 0, z[i*l.oc*p:], p)
+		for gr := range l.groups {
+			l.cv.Im2ColScratch(l.cols, x[i*l.inSize+gr*s.InSize():], l.scratch)
+			kernels.Sgemm(false, false, ocg, p, k, 1, w[gr*ocg*k:], k, l.cols, p, 0, z[(i*l.oc+gr*ocg)*p:], p)
+		}
 	}
 	return l.z, nil
 }
@@ -151,26 +178,31 @@ func (op *convFilterGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
 	s := l.cv.Shape()
 	k, p, oc := s.K(), s.P(), l.oc
-	in, err := op.args(inputs, l.n*s.InSize(), l.n*oc*p)
+	in, err := op.args(inputs, l.n*l.inSize, l.n*oc*p)
 	if err != nil {
 		return nil, err
 	}
 	x, dz, dw := in[0], in[1], f32(l.dw)
+	ocg := oc / l.groups
 	for i := range l.n {
 		beta := float32(min(i, 1))
-		l.cv.Im2ColScratch(l.cols, x[i*s.InSize():], l.scratch)
-		dzi := dz[i*oc*p:]
-		if l.transpose {
-			// dWᵀ [K×OC] += cols [K×P] · dzᵀ [P×OC]
-			kernels.Transpose(l.dzT, oc, dzi, p, oc, p)
-			kernels.Sgemm(false, false, k, oc, p, 1, l.cols, p, l.dzT, oc, beta, l.dwT, oc)
-		} else {
-			// dW [OC×K] += dz [OC×P] · colsᵀ
-			kernels.Sgemm(false, true, oc, k, p, 1, dzi, p, l.cols, p, beta, dw, k)
+		for gr := range l.groups {
+			l.cv.Im2ColScratch(l.cols, x[i*l.inSize+gr*s.InSize():], l.scratch)
+			dzi := dz[(i*oc+gr*ocg)*p:]
+			if l.transpose {
+				// dWᵀ [K×OC/G] += cols [K×P] · dzᵀ [P×OC/G], group gr's block of dwT
+				kernels.Transpose(l.dzT, ocg, dzi, p, ocg, p)
+				kernels.Sgemm(false, false, k, ocg, p, 1, l.cols, p, l.dzT, ocg, beta, l.dwT[gr*k*ocg:], ocg)
+			} else {
+				// dW [OC/G×K] += dz [OC/G×P] · colsᵀ, group gr's rows of dW
+				kernels.Sgemm(false, true, ocg, k, p, 1, dzi, p, l.cols, p, beta, dw[gr*ocg*k:], k)
+			}
 		}
 	}
 	if l.transpose {
-		kernels.Transpose(dw, k, l.dwT, oc, k, oc)
+		for gr := range l.groups {
+			kernels.Transpose(dw[gr*ocg*k:], k, l.dwT[gr*k*ocg:], ocg, k, ocg)
+		}
 	}
 	return l.dw, nil
 }
@@ -184,10 +216,14 @@ func (op *convInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	w, dz, dx := in[0], in[1], f32(l.dx)
+	ocg := oc / l.groups
 	for i := range l.n {
-		// dcols [K×P] = Wᵀ · dz_i, then scattered back to the image
-		kernels.Sgemm(true, false, k, p, oc, 1, w, k, dz[i*oc*p:], p, 0, l.cols, p)
-		l.cv.Col2ImScratch(dx[i*s.InSize():], l.cols, l.scratch)
+		for gr := range l.groups {
+			// dcols [K×P] = W_grᵀ · dz_i,gr, then scattered back to the
+			// group's channels of the image (disjoint from the others')
+			kernels.Sgemm(true, false, k, p, ocg, 1, w[gr*ocg*k:], k, dz[(i*oc+gr*ocg)*p:], p, 0, l.cols, p)
+			l.cv.Col2ImScratch(dx[i*l.inSize+gr*s.InSize():], l.cols, l.scratch)
+		}
 	}
 	return l.dx, nil
 }

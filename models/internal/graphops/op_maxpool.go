@@ -32,15 +32,16 @@ type maxPoolInputGradOp struct {
 	l *maxPoolLayer
 }
 
-// windowShape returns the pooling shape of x [n,C,H,W] for k×k windows
-// moved by stride, or records an error.
-func (g *Graph) windowShape(name string, x *G.Node, k, stride, pad int) (kernels.WindowShape, bool) {
+// windowShape returns the pooling shape of x [n,C,H,W] for the windows w,
+// or records an error.
+func (g *Graph) windowShape(name string, x *G.Node, w Window) (kernels.WindowShape, bool) {
 	xs := x.Shape()
 	if len(xs) != 4 {
 		g.err = fmt.Errorf("%s: input %v: want [n,C,H,W]", name, xs)
 		return kernels.WindowShape{}, false
 	}
-	s := kernels.WindowShape{Planes: xs[0] * xs[1], H: xs[2], W: xs[3], K: k, Stride: stride, Pad: pad}
+	s := kernels.WindowShape{Planes: xs[0] * xs[1], H: xs[2], W: xs[3], K: w.K, Stride: w.Stride, Pad: w.Pad,
+		ExcludePad: w.ExcludePad, Ceil: w.Ceil}
 	if err := s.Validate(); err != nil {
 		g.err = fmt.Errorf("%s: %w", name, err)
 		return s, false
@@ -65,10 +66,16 @@ func (g *Graph) MaxPool(name string, x *G.Node, k, stride int) *G.Node {
 // MaxPool2d(k, stride, pad)): [n,C,(H+2·pad−k)/stride+1,
 // (W+2·pad−k)/stride+1].
 func (g *Graph) MaxPoolPadded(name string, x *G.Node, k, stride, pad int) *G.Node {
+	return g.MaxPoolWindow(name, x, Window{K: k, Stride: stride, Pad: pad})
+}
+
+// MaxPoolWindow is MaxPoolPadded configured by w, in ceil mode where
+// w.Ceil is set (w.ExcludePad does not matter).
+func (g *Graph) MaxPoolWindow(name string, x *G.Node, w Window) *G.Node {
 	if !g.ok(name, x) {
 		return nil
 	}
-	s, ok := g.windowShape(name, x, k, stride, pad)
+	s, ok := g.windowShape(name, x, w)
 	if !ok {
 		return nil
 	}

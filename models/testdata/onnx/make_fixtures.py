@@ -59,6 +59,18 @@ order, then these.
   silu.onnx          conv3x3 1→6 (padding 1) → nn.SiLU → max-pool 2 → conv3x3 6→8 stride 2 → F.silu → flatten →
                      Linear → nn.SiLU → Linear: torch writes each SiLU at opset 13 as Sigmoid then Mul(x, sigmoid),
                      which the import takes as Net.SiLU. Seed 24, with NAME.bin.
+  ceil_pool.onnx     conv3x3 1→6 (padding 1) → ReLU → nn.MaxPool2d(3, 2, ceil_mode=True) (28 → 14: the last window
+                     holds 2 rows, a MaxPool with ceil_mode 1) → conv3x3 6→8 → ReLU → nn.AvgPool2d(3, 2, padding=1,
+                     ceil_mode=True) (12 → 7: the last window holds a row of the map and one of padding, divided by
+                     2·3; torch writes a Pad then an AveragePool with ceil_mode 1) → flatten → Linear: Net's
+                     Pooling.Ceil. Seed 25, with NAME.bin.
+  mobilenet_block.onnx  a MobileNetV2-style network: conv3x3 1→8 stride 2 padding 1 (no bias) → GroupNorm(2, 8) →
+                     nn.ReLU6; an inverted residual block (1×1 conv 8→16, no bias → GroupNorm(4, 16) → ReLU6 →
+                     depthwise conv3x3 groups=16 padding 1, no bias → GroupNorm(4, 16) → ReLU6 → 1×1 conv 16→8, no
+                     bias → GroupNorm(2, 8), plus the identity); a grouped conv3x3 8→8 groups=2 stride 2 padding 1
+                     → nn.Hardtanh(-1, 1); x.mean((2, 3)); Linear. torch writes each grouped Conv2d as a Conv with
+                     its group, ReLU6 and Hardtanh as Clip with constant bounds, which the import takes as
+                     Conv.Groups and Net.Clamp. Seed 26, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -289,9 +301,49 @@ class SiLUCNN(nn.Module):
         return self.fc2(self.act(self.fc1(torch.flatten(h, 1))))
 
 
+class MobileNetBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 8, 3, stride=2, padding=1, bias=False)
+        self.stem_gn = nn.GroupNorm(2, 8)
+        self.expand = nn.Conv2d(8, 16, 1, bias=False)
+        self.expand_gn = nn.GroupNorm(4, 16)
+        self.depthwise = nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False)
+        self.depthwise_gn = nn.GroupNorm(4, 16)
+        self.project = nn.Conv2d(16, 8, 1, bias=False)
+        self.project_gn = nn.GroupNorm(2, 8)
+        self.grouped = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2)
+        self.relu6 = nn.ReLU6()
+        self.hardtanh = nn.Hardtanh(-1, 1)
+        self.fc = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        h = self.relu6(self.stem_gn(self.stem(x)))
+        r = self.relu6(self.expand_gn(self.expand(h)))
+        r = self.relu6(self.depthwise_gn(self.depthwise(r)))
+        h = self.project_gn(self.project(r)) + h
+        h = self.hardtanh(self.grouped(h))
+        return self.fc(h.mean((2, 3)))
+
+
+class CeilPool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3, padding=1)
+        self.pool1 = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.conv2 = nn.Conv2d(6, 8, 3)
+        self.pool2 = nn.AvgPool2d(3, 2, padding=1, ceil_mode=True)
+        self.fc = nn.Linear(8 * 7 * 7, CLASSES)
+
+    def forward(self, x):
+        h = self.pool1(F.relu(self.conv1(x)))
+        h = self.pool2(F.relu(self.conv2(h)))
+        return self.fc(torch.flatten(h, 1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
-          "silu": (SiLUCNN, 24)}
+          "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26)}
 
 
 def perturb_group_norms(model):
