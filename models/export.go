@@ -13,7 +13,9 @@ const (
 	// uses: Conv, Relu, LeakyRelu, Tanh, Sigmoid, Clip, MaxPool, AveragePool,
 	// GlobalAveragePool, InstanceNormalization, Concat and Add of opset
 	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13
-	// (SiLU is Sigmoid and Mul, as torch writes nn.SiLU at this opset).
+	// (SiLU is Sigmoid and Mul, as torch writes nn.SiLU at this opset;
+	// Elu, Softplus and HardSigmoid of opset 6–13, Erf of 13: Hardswish is
+	// HardSigmoid and Mul, GELU Div, Erf, Add, Mul and Mul, as torch writes them).
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.

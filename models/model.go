@@ -6,8 +6,9 @@
 // batch-mean loss and its gradient, so the optimizer layer never sees layers.
 //
 // An image network is a [Net]: a description written as a chain of layer
-// calls — Conv2D, GroupNorm, ReLU, LeakyReLU, Tanh, Sigmoid, SiLU, MaxPool,
-// AvgPool, GlobalAvgPool, Add, Flatten, Dense — the way a PyTorch
+// calls — Conv2D, GroupNorm, ReLU, LeakyReLU, Tanh, Sigmoid, SiLU, ELU,
+// Softplus, Hardsigmoid, Hardswish, GELU, MaxPool, AvgPool,
+// GlobalAvgPool, Add, Flatten, Dense — the way a PyTorch
 // module's forward reads. The description lays out the parameter tensors
 // in the order they lie in the flat vector ([Model.Params]), and the
 // forward pass, its symbolic

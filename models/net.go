@@ -93,6 +93,12 @@ const (
 	kindDivConst
 	kindSiLU
 	kindClamp
+	kindELU
+	kindSoftplus
+	kindHardsigmoid
+	kindHardswish
+	kindGELU
+	kindChannelScale
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -112,7 +118,7 @@ type netLayer struct {
 	noBias bool      // kindDense: without a bias (DenseNoBias)
 	rate   float32   // kindDropout: the probability p of dropping an element
 	key    int       // kindDropout: the index that keys its masks, named by dropout#key+1
-	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0
+	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0; kindELU: its alpha
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
 }

@@ -162,10 +162,15 @@ func TestActivationsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, act := range map[string]func(*Net, Tensor) Tensor{
-		"leakyrelu": func(n *Net, x Tensor) Tensor { return n.LeakyReLU(x, 0.01) },
-		"tanh":      (*Net).Tanh,
-		"sigmoid":   (*Net).Sigmoid,
-		"silu":      (*Net).SiLU,
+		"leakyrelu":   func(n *Net, x Tensor) Tensor { return n.LeakyReLU(x, 0.01) },
+		"tanh":        (*Net).Tanh,
+		"sigmoid":     (*Net).Sigmoid,
+		"silu":        (*Net).SiLU,
+		"elu":         func(n *Net, x Tensor) Tensor { return n.ELU(x, 1) },
+		"softplus":    (*Net).Softplus,
+		"hardsigmoid": (*Net).Hardsigmoid,
+		"hardswish":   (*Net).Hardswish,
+		"gelu":        (*Net).GELU,
 	} {
 		got, err := WorkerBytes(build(act), []int{batch}, nil)
 		if err != nil {

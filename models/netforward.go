@@ -69,6 +69,16 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Sigmoid(l.name, in)
 		case kindSiLU:
 			vals[l.out] = g.SiLU(l.name, in)
+		case kindELU:
+			vals[l.out] = g.ELU(l.name, in, l.alpha)
+		case kindSoftplus:
+			vals[l.out] = g.Softplus(l.name, in)
+		case kindHardsigmoid:
+			vals[l.out] = g.Hardsigmoid(l.name, in)
+		case kindHardswish:
+			vals[l.out] = g.Hardswish(l.name, in)
+		case kindGELU:
+			vals[l.out] = g.GELU(l.name, in)
 		case kindClamp:
 			vals[l.out] = g.Clamp(l.name, in, l.lo, l.hi)
 		case kindMaxPool:
@@ -79,6 +89,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
+		case kindChannelScale:
+			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
 		case kindConcat:
 			xs := make([]*G.Node, len(l.in))
 			for k, t := range l.in {

@@ -81,6 +81,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.node(l.name+".sigmoid", "Sigmoid", []string{x}, l.name+".sigmoid")
 		g.node(l.name, "Mul", []string{x, l.name + ".sigmoid"}, out)
 		g.describe("%s: SiLU (Sigmoid, Mul)", l.name)
+	case kindELU, kindSoftplus, kindHardsigmoid, kindHardswish, kindGELU:
+		g.addPointwise(l, x, out)
 	case kindMaxPool, kindAvgPool:
 		op := map[layerKind]string{kindMaxPool: "MaxPool", kindAvgPool: "AveragePool"}[l.kind]
 		p := int64(l.pad)
@@ -119,6 +121,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.node(l.name+".mean", "GlobalAveragePool", []string{x}, l.name+".mean")
 		g.node(l.name, "Flatten", []string{l.name + ".mean"}, out, onnx.IntAttr("axis", 1))
 		g.describe("%s: GlobalAveragePool, Flatten → [N,%d]", l.name, shape[0])
+	case kindChannelScale:
+		g.addChannelScale(l)
 	case kindAdd:
 		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Add (residual)", l.name)

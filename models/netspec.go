@@ -18,7 +18,8 @@ type NetSpec struct {
 }
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
-// leakyrelu, tanh, sigmoid, silu, clamp, maxpool, avgpool, globalavgpool, add,
+// leakyrelu, tanh, sigmoid, silu, clamp, elu, softplus, hardsigmoid,
+// hardswish, gelu, maxpool, avgpool, globalavgpool, add,
 // concat, addconst, subconst, mulconst, divconst, flatten, dense or
 // dropout; In the tensors it reads (two or more for concat, in order).
 // Name is the layer's, which
@@ -33,7 +34,8 @@ type NetSpec struct {
 // Ceil, ceil_mode=True), a
 // dense layer's Units, a dropout's Rate (its p;
 // {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
-// Alpha (its negative slope, written even where 0), a clamp's Lo and Hi
+// Alpha (its negative slope, written even where 0), an elu's Alpha
+// (written always; absent, torch's default 1), a clamp's Lo and Hi
 // ({"op":"clamp","in":[3],"lo":0,"hi":6} is nn.ReLU6), and the constants of
 // addconst, subconst, mulconst and divconst, Const (one value, or one per
 // channel; {"op":"subconst","in":[0],"const":[0.4914,0.4822,0.4465]} is
@@ -74,7 +76,9 @@ var layerOps = map[layerKind]string{
 	kindConv: "conv", kindGroupNorm: "groupnorm", kindReLU: "relu", kindMaxPool: "maxpool",
 	kindAvgPool: "avgpool", kindGlobalAvgPool: "globalavgpool", kindAdd: "add", kindFlatten: "flatten",
 	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid", kindSiLU: "silu", kindClamp: "clamp",
+	kindELU: "elu", kindSoftplus: "softplus", kindHardsigmoid: "hardsigmoid", kindHardswish: "hardswish", kindGELU: "gelu",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
+	kindChannelScale: "channelscale",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -106,7 +110,7 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
-		case kindLeakyReLU:
+		case kindLeakyReLU, kindELU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
 		case kindClamp:
@@ -154,7 +158,7 @@ func NetFromSpec(s NetSpec) (Model, error) {
 func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	arity := 1
 	switch l.Op {
-	case "add":
+	case "add", "channelscale":
 		arity = 2
 	case "concat":
 		if len(in) < 2 {
@@ -188,6 +192,20 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.Sigmoid(in[0])
 	case "silu":
 		t = n.SiLU(in[0])
+	case "elu":
+		alpha := float32(1) // torch's default
+		if l.Alpha != nil {
+			alpha = *l.Alpha
+		}
+		t = n.ELU(in[0], alpha)
+	case "softplus":
+		t = n.Softplus(in[0])
+	case "hardsigmoid":
+		t = n.Hardsigmoid(in[0])
+	case "hardswish":
+		t = n.Hardswish(in[0])
+	case "gelu":
+		t = n.GELU(in[0])
 	case "clamp":
 		if l.Lo == nil || l.Hi == nil {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (clamp): want both bounds, lo and hi", n.name, i)
@@ -201,6 +219,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GlobalAvgPool(in[0])
 	case "add":
 		t = n.Add(in[0], in[1])
+	case "channelscale":
+		t = n.ChannelScale(in[0], in[1])
 	case "concat":
 		t = n.Concat(in...)
 	case "addconst":

@@ -46,6 +46,8 @@ func (im *importer) add(n *onnx.Node) error {
 		return im.finishGroupNorm(n, a.p, b.c)
 	case a.kind == ivAct && b.kind == ivConst:
 		return im.dataOp(n, kindAddConst)
+	case a.kind == ivPending && a.p.kind == pGELUErf && b.kind == ivConst:
+		return im.geluAdd(n, a, b)
 	}
 	what := "a tensor of the data"
 	for _, v := range []ival{a, b} {
@@ -80,6 +82,12 @@ func (im *importer) mul(n *onnx.Node) error {
 			return im.set(n, ival{kind: ivAct, t: im.net.SiLU(v.p.x.t), view: v.p.x.view})
 		}
 	}
+	if ok, err := im.pointwiseMul(n, a, b); ok || err != nil { // Hardswish, GELU
+		return err
+	}
+	if ok, err := im.scaleMul(n, a, b); ok || err != nil {
+		return err
+	}
 	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
 		return im.dataOp(n, kindMulConst)
 	}
@@ -100,6 +108,9 @@ func (im *importer) sub(n *onnx.Node) error {
 }
 
 func (im *importer) div(n *onnx.Node) error {
+	if ok, err := im.geluDiv(n); ok || err != nil {
+		return err
+	}
 	return im.arith(n, kindDivConst, func(x, y int64) int64 { return x / y }, func(x, y float32) float32 { return x / y })
 }
 

@@ -13,8 +13,11 @@ import (
 // them.
 const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
-	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
-	"GlobalAveragePool, ReduceMean over axes (2, 3), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
+	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
+	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
+	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
+	"GlobalAveragePool, ReduceMean over axes (2, 3), a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
+	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Sub, Mul, Div"
@@ -45,13 +48,33 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // bound is ∓math.MaxFloat32, a bound computed from the data is refused),
 // and Mul of x and Sigmoid(x), in
 // either order, where only that Mul reads the Sigmoid (torch's opset-13
-// form of nn.SiLU) is SiLU; a zero Pad before a Conv or an
+// form of nn.SiLU) is SiLU; Elu (its alpha, default 1) is ELU, Softplus
+// is Softplus (nn.Softplus(beta) is MulConst, Softplus, DivConst, as torch
+// writes it), HardSigmoid with torch's alpha 1/6 and beta 0.5 is Hardsigmoid
+// and, followed by the Mul of its input x and it where only that Mul
+// reads it (torch's opset-13 nn.Hardswish), or as HardSwish, Hardswish;
+// Div of x by √2, Erf, Add 1, Mul by x and Mul by 0.5, each read only by
+// the next (torch's opset-13 form of the exact nn.GELU), is GELU (an Erf
+// outside that pattern, and nn.GELU(approximate='tanh'), are refused); a
+// final Softmax is refused with the advice to remove it (the loss takes
+// the logits); a zero Pad before a Conv or an
 // AveragePool joins its padding. Concat of the data along axis 1
 // (torch.cat of branches, dim=1) is Concat; Sub, Div, Mul and Add of the
 // data and a constant that is one value or one per channel ([C,1,1] or
 // [1,C,1,1] against [N,C,H,W]; an input normalisation (x − mean) / std
 // inside forward) are SubConst, DivConst, MulConst and AddConst, whose
-// constants are no parameters. Dropout is the seeded Dropout layer with the file's ratio: it
+// constants are no parameters. A global pool's output [N,C,1,1]
+// (GlobalAveragePool, ReduceMean over the maps with keepdims), which the
+// Net holds as the vector [C], takes a 1×1 Conv without padding (any
+// stride; the head of NiN, SqueezeNet and MobileNet) as Dense, or
+// DenseNoBias, of the weights [OC,C,1,1] transposed to [C,OC], its output
+// read as [N,OC,1,1] by Flatten, Reshape, Squeeze, activations or a Mul
+// (a k×k kernel with padding there, which reads only its centre tap, is
+// refused); a Reshape of a vector [N,C] to [N,C,1,1] is such a view too.
+// Mul of an image [N,C,H,W] and such a per-sample gate [N,C,1,1] of the
+// same C, in either order (a squeeze-and-excitation block's x * gate), is
+// ChannelScale; other Muls of two tensors of the data are refused.
+// Dropout is the seeded Dropout layer with the file's ratio: it
 // drops in training, with masks drawn from each minibatch's key (and, for
 // a node named dropout#K as gtstorm's export names it, the layer key K−1),
 // and is the identity in evaluation, as torch's. Shape arithmetic on constants and on the input's shape is
@@ -144,11 +167,18 @@ const (
 	pPad                            // x padded with zeros on every side of its maps
 	pLogSoftmax                     // log_softmax(x) over the classes: only the graph's output
 	pSiLU                           // σ(x), which only the Mul of x and it reads: SiLU
+	pHardswish                      // HardSigmoid(x), which only the Mul of x and it reads: Hardswish
+	pGELUDiv                        // x/√2 of torch's GELU (see geluDiv)
+	pGELUErf                        // erf(x/√2)
+	pGELUAdd                        // 1 + erf(x/√2)
+	pGELUMul                        // x·(1 + erf(x/√2)), before its Mul by 0.5
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
 	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad",
-	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU"}
+	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU",
+	pHardswish: "the HardSigmoid of a Hardswish", pGELUDiv: "the Div of a GELU", pGELUErf: "the Erf of a GELU", pGELUAdd: "the Add of a GELU",
+	pGELUMul: "a GELU before its Mul by 0.5"}
 
 type pending struct {
 	kind   pendKind

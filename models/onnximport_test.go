@@ -125,7 +125,7 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // Linear's weight [out,in] is gtstorm's [in,out], transposed.
 func TestImportONNXMatchesTorch(t *testing.T) {
 	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block"} {
+		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2"} {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
@@ -161,6 +161,9 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 				}
 				e := f.Tensors[k]
 				want := f.floats(e.GradOffset, e.GradCount)
+				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 4 && e.Shape[2]*e.Shape[3] == 1 && len(p.Shape) == 2 {
+					e.Shape = e.Shape[:2] // a 1×1 Conv on a global pool's output: a dense layer, transposed below
+				}
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 {
 					want = transpose2(&iconst{dims: e.Shape, float: true, f: want}).f
 					e.Shape = []int{e.Shape[1], e.Shape[0]}
@@ -231,7 +234,7 @@ func torchToGtstorm(name string, ps []Param) string {
 // the same logits, bit for bit.
 func TestImportONNXSpecRoundTrip(t *testing.T) {
 	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block"} {
+		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2"} {
 		m, x0 := importFixture(t, name)
 		spec, js := specJSON(t, m)
 		_, r := fromSpecJSON(t, js)

@@ -17,6 +17,12 @@ import (
 const maxPoolWindow = 16
 
 func (im *importer) conv(n *onnx.Node) error {
+	if v, ok, err := im.arg(n, 0); err == nil && ok && im.onPoint(v) {
+		return im.convPoint(n, v)
+	}
+	if err := im.squareKernel(n); err != nil {
+		return err
+	}
 	x, pad, err := im.padded(n)
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Conv": (*importer).conv, "Gemm": (*importer).gemm, "MatMul": (*importer).matMul,
 	"Add": (*importer).add, "Mul": (*importer).mul, "Sub": (*importer).sub, "Div": (*importer).div, "Relu": (*importer).relu,
 	"LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid, "Clip": (*importer).clip,
+	"Elu": (*importer).elu, "Softplus": (*importer).softplus, "HardSigmoid": (*importer).hardSigmoid, "HardSwish": (*importer).hardSwish,
+	"Erf": (*importer).erf, "Softmax": (*importer).softmax,
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
 	"Flatten": (*importer).flatten, "Reshape": (*importer).reshape, "Squeeze": (*importer).squeeze,
@@ -89,7 +91,9 @@ func (im *importer) data(n *onnx.Node, k int) (ival, error) {
 // image returns input k of n, an activation of shape [C,H,W].
 func (im *importer) image(n *onnx.Node, k int) (ival, error) {
 	v, err := im.data(n, k)
-	if err == nil && (len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view)) {
+	if err == nil && im.onPoint(v) {
+		err = fmt.Errorf("reads [N,%s], a global pool's output, where it wants images [N,C,H,W]; the import takes a 1×1 Conv, a Mul by an image, Flatten, Reshape or Squeeze there", joinInts(v.view))
+	} else if err == nil && (len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view)) {
 		err = fmt.Errorf("reads a tensor of shape [N,%s], want images [N,C,H,W]", joinInts(v.view))
 	}
 	return v, err

@@ -99,6 +99,9 @@ func (im *importer) globalAvgPool(n *onnx.Node) error {
 }
 
 func (im *importer) reduceMean(n *onnx.Node) error {
+	if err := im.layerNormMean(n); err != nil {
+		return err
+	}
 	x, err := im.image(n, 0)
 	if err != nil {
 		return err
@@ -189,11 +192,15 @@ func (im *importer) reshape(n *onnx.Node) error {
 }
 
 // reshapeData imports the Reshape of the activation x to [N,to...]: the
-// identity, a flatten, or the start of PyTorch's GroupNorm, [N,G,−1].
+// identity, a flatten, a vector's view [N,C,1,1], or the start of
+// PyTorch's GroupNorm, [N,G,−1].
 func (im *importer) reshapeData(n *onnx.Node, x ival, to []int) error {
 	switch {
 	case slices.Equal(to, x.view):
 		return im.set(n, x)
+	case len(im.net.Shape(x.t)) == 1 && len(to) == 3 && to[1] == 1 && to[2] == 1 && to[0] == product(x.view):
+		// A vector [N,C] viewed as [N,C,1,1] (a gate's x.view(N, C, 1, 1)).
+		return im.set(n, ival{kind: ivAct, t: x.t, view: to})
 	case len(to) == 1:
 		return im.flat(n, x)
 	case len(to) == 2 && len(x.view) == 3 && slices.Equal(im.net.Shape(x.t), x.view) && to[0] > 0 && x.view[0]%to[0] == 0:

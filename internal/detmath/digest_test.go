@@ -71,6 +71,7 @@ func TestDigest(t *testing.T) {
 			return mapUnary(Cos, join(unaryDigestInputs(105, -1e3, 1e3), inputs(5000, 5e8, 1e20)))
 		}},
 		{"Cbrt", "871c6138819566afa0ec9139b97e88a2022be3468feffc746a840fd5a670acf2", func() []float64 { return mapUnary(Cbrt, unaryDigestInputs(106, -1e3, 1e3)) }},
+		{"Erf", "88f5e4392aab62c3ebf5cd6555ec0b5e4d9346ce6690fb4f93bd0d7cac3d80ec", func() []float64 { return mapUnary(Erf, join(unaryDigestInputs(108, -7, 7), erfEdges())) }},
 		{"Erfinv", "5ecb5ae270c3b0485ca6267c8446ed9f5b288808eff913c3d83451a1e319f5b5", func() []float64 { return mapUnary(Erfinv, join(unaryDigestInputs(107, -1, 1), steps(1, 500))) }},
 		{"Pow", "0c1d3e00632daa3d10a8119b297b4b6bdb452ebf5d088e6b1609b345ad954e1d", func() []float64 {
 			var ys []float64

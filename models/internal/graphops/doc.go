@@ -39,7 +39,8 @@
 //     [Graph.ChannelBias] adds a per-channel bias, or
 //     [Graph.BiasReLUMaxPool2x2] fuses it with ReLU and 2×2 max-pooling;
 //   - normalisation and activation: [Graph.GroupNorm], [Graph.ReLU],
-//     [Graph.LeakyReLU], [Graph.Tanh], [Graph.Sigmoid], [Graph.SiLU];
+//     [Graph.LeakyReLU], [Graph.Tanh], [Graph.Sigmoid], [Graph.SiLU],
+//     [Graph.ELU], [Graph.Softplus], [Graph.Hardsigmoid], [Graph.Hardswish], [Graph.GELU];
 //   - residual connections: [Graph.Add]; the concatenation of branches
 //     along the channels, [Graph.Concat] (copies, forward and backward);
 //   - fixed arithmetic with constants that are no parameters, one value or

@@ -35,6 +35,7 @@ type net interface {
 	chanConst(name string, x any, op ConstOp, c []float32) any
 	groupConv(x any, name string, out, k, stride, pad, groups int) any // name.w [out,C/groups,k,k]
 	clamp(name string, x any, lo, hi float32) any
+	pointwise(name, kind string, x any, alpha float32) any // kind: elu (alpha), softplus, hardsigmoid, hardswish, gelu
 }
 
 // netSpec is a test network: input → ChannelBias "in" → body → logits

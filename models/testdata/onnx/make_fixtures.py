@@ -71,6 +71,19 @@ order, then these.
                      → nn.Hardtanh(-1, 1); x.mean((2, 3)); Linear. torch writes each grouped Conv2d as a Conv with
                      its group, ReLU6 and Hardtanh as Clip with constant bounds, which the import takes as
                      Conv.Groups and Net.Clamp. Seed 26, with NAME.bin.
+  se_head.onnx       a squeeze-and-excitation CNN with a 1×1 convolution classifier: conv3x3 1→8 stride 2 padding 1
+                     → GroupNorm(2, 8) → ReLU; an SE block (nn.AdaptiveAvgPool2d(1) → 1×1 conv 8→4 → ReLU → 1×1
+                     conv 4→8 → Sigmoid, then x * gate: GlobalAveragePool, Conv, Relu, Conv, Sigmoid and the Mul of
+                     [N,8,14,14] and [N,8,1,1]) → conv3x3 8→12 stride 2 padding 1 → ReLU → nn.AdaptiveAvgPool2d(1)
+                     → nn.Conv2d(12, 10, 1) → torch.flatten(x, 1). The import takes each 1×1 Conv on a global
+                     pool's output as a dense layer and the Mul as Net.ChannelScale. Seed 27, with NAME.bin.
+  activations2.onnx  conv3x3 1→6 (padding 1) → nn.ELU(0.5) → max-pool 2 → conv3x3 6→8 stride 2 padding 1 → h·16 →
+                     nn.Hardswish → flatten → Linear → nn.GELU → Linear → nn.Softplus → Linear → h·8 →
+                     nn.Hardsigmoid → Linear; the scales spread the hard activations' inputs over both kinks (±3).
+                     torch writes Elu (alpha 0.5), Softplus, HardSigmoid (alpha 1/6) then Mul(x, it) for Hardswish,
+                     HardSigmoid alone for Hardsigmoid, and Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 for GELU,
+                     which the import takes as Net.ELU, Softplus, Hardswish, Hardsigmoid and GELU. Seed 28, with
+                     NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -341,9 +354,48 @@ class CeilPool(nn.Module):
         return self.fc(torch.flatten(h, 1))
 
 
+class SEHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, stride=2, padding=1)
+        self.gn = nn.GroupNorm(2, 8)
+        self.squeeze = nn.AdaptiveAvgPool2d(1)
+        self.reduce = nn.Conv2d(8, 4, 1)
+        self.expand = nn.Conv2d(4, 8, 1)
+        self.conv2 = nn.Conv2d(8, 12, 3, stride=2, padding=1)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Conv2d(12, CLASSES, 1)
+
+    def forward(self, x):
+        h = F.relu(self.gn(self.conv1(x)))
+        gate = torch.sigmoid(self.expand(F.relu(self.reduce(self.squeeze(h)))))
+        h = F.relu(self.conv2(h * gate))
+        return torch.flatten(self.classifier(self.pool(h)), 1)
+
+
+class Activations2(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3, padding=1)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2, padding=1)
+        self.fc1 = nn.Linear(8 * 7 * 7, 16)
+        self.fc2 = nn.Linear(16, 16)
+        self.fc3 = nn.Linear(16, 16)
+        self.fc4 = nn.Linear(16, CLASSES)
+        self.elu, self.hardswish, self.gelu = nn.ELU(0.5), nn.Hardswish(), nn.GELU()
+        self.softplus, self.hardsigmoid = nn.Softplus(), nn.Hardsigmoid()
+
+    def forward(self, x):
+        h = F.max_pool2d(self.elu(self.conv1(x)), 2)
+        h = self.hardswish(self.conv2(h) * 16)
+        h = self.softplus(self.fc2(self.gelu(self.fc1(torch.flatten(h, 1)))))
+        return self.fc4(self.hardsigmoid(self.fc3(h) * 8))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
-          "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26)}
+          "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
+          "se_head": (SEHead, 27), "activations2": (Activations2, 28)}
 
 
 def perturb_group_norms(model):

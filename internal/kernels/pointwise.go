@@ -1,0 +1,181 @@
+package kernels
+
+import "github.com/gtstorm/gtstorm/internal/detmath"
+
+// The pointwise activations ELU, Softplus, Hardsigmoid, Hardswish and
+// GELU, forward and backward: pure Go in float64 from detmath, every
+// product rounded before it meets a sum (so that no architecture fuses
+// them), rounded to float32 once: the same bits on every kernel set and
+// architecture. Each backward reads the layer's input x; dx and dy may be
+// the same slice, and so may y and x.
+
+// ELU sets y = x where x > 0, alpha·(eˣ − 1) elsewhere (torch's
+// nn.ELU(alpha)). NaN stays NaN.
+func ELU(y, x []float32, alpha float32) {
+	y = y[:len(x)]
+	a := float64(alpha)
+	for i, v := range x {
+		if v > 0 {
+			y[i] = v
+			continue
+		}
+		y[i] = float32(float64(a * expm1(float64(v))))
+	}
+}
+
+// ELUBackward sets dx = dy where x > 0, dy·alpha·eˣ elsewhere (torch's
+// elu_backward of the input).
+func ELUBackward(dx, dy, x []float32, alpha float32) {
+	dx = dx[:len(dy)]
+	x = x[:len(dy)]
+	a := float64(alpha)
+	for i, g := range dy {
+		if x[i] > 0 {
+			dx[i] = g
+			continue
+		}
+		d := float64(a * detmath.Exp(float64(x[i])))
+		dx[i] = float32(float64(float64(g) * d))
+	}
+}
+
+// expm1 is eˣ − 1 for x ≤ 0, precise near 0, where eˣ − 1 cancels: below
+// |x| = 2⁻⁵ a Taylor polynomial to x⁷, else Exp(x) − 1.
+func expm1(x float64) float64 {
+	if x < -0x1p-5 || x != x {
+		return detmath.Exp(x) - 1
+	}
+	// x + x²/2 + … + x⁷/5040, Horner, every product rounded.
+	p := 1.0 / 5040
+	for _, c := range []float64{1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1} {
+		p = c + float64(x*p)
+	}
+	return float64(x * p)
+}
+
+// softplusThreshold is torch's nn.Softplus default threshold: above it
+// the output is x and the gradient dy.
+const softplusThreshold = 20
+
+// Softplus sets y = log(1 + eˣ), and x where x > 20 (torch's
+// nn.Softplus() with beta 1 and threshold 20). NaN stays NaN.
+func Softplus(y, x []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		if v > softplusThreshold {
+			y[i] = v
+			continue
+		}
+		y[i] = float32(detmath.Log1p(detmath.Exp(float64(v))))
+	}
+}
+
+// SoftplusBackward sets dx = dy·eˣ/(1 + eˣ), and dy where x > 20
+// (torch's softplus_backward).
+func SoftplusBackward(dx, dy, x []float32) {
+	dx = dx[:len(dy)]
+	x = x[:len(dy)]
+	for i, g := range dy {
+		v := x[i]
+		if v > softplusThreshold {
+			dx[i] = g
+			continue
+		}
+		z := detmath.Exp(float64(v))
+		dx[i] = float32(float64(float64(g) * float64(z/float64(z+1))))
+	}
+}
+
+// Hardsigmoid sets y = min(max(x + 3, 0), 6)/6 (torch's nn.Hardsigmoid;
+// ONNX's HardSigmoid with alpha 1/6, beta 0.5). NaN stays NaN.
+func Hardsigmoid(y, x []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = float32(relu6(float64(v)+3) / 6)
+	}
+}
+
+// HardsigmoidBackward sets dx = dy/6 where −3 < x < 3, 0 elsewhere
+// (torch's hardsigmoid_backward).
+func HardsigmoidBackward(dx, dy, x []float32) {
+	dx = dx[:len(dy)]
+	x = x[:len(dy)]
+	for i, g := range dy {
+		if v := x[i]; v > -3 && v < 3 {
+			dx[i] = float32(float64(g) / 6)
+		} else {
+			dx[i] = 0
+		}
+	}
+}
+
+// Hardswish sets y = x·min(max(x + 3, 0), 6)/6 (torch's nn.Hardswish).
+// NaN stays NaN.
+func Hardswish(y, x []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		x64 := float64(v)
+		y[i] = float32(float64(x64*relu6(x64+3)) / 6)
+	}
+}
+
+// HardswishBackward sets dx = 0 where x < −3, dy·(x/3 + 1/2) where
+// −3 ≤ x ≤ 3, dy where x > 3 (torch's hardswish_backward, bounds
+// included in the middle piece).
+func HardswishBackward(dx, dy, x []float32) {
+	dx = dx[:len(dy)]
+	x = x[:len(dy)]
+	for i, g := range dy {
+		switch v := x[i]; {
+		case v < -3:
+			dx[i] = 0
+		case v <= 3:
+			dx[i] = float32(float64(g) * (float64(v)/3 + 0.5))
+		default:
+			dx[i] = g
+		}
+	}
+}
+
+// relu6 is min(max(x, 0), 6); NaN stays NaN.
+func relu6(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if x > 6 {
+		return 6
+	}
+	return x
+}
+
+const (
+	sqrtHalf   = 0.70710678118654752440084436210484903928483593768847 // 1/√2
+	invSqrt2Pi = 0.39894228040143267793994605993438186847585863116493 // 1/√(2π)
+)
+
+// GELU sets y = x·Φ(x) = x·(1 + erf(x/√2))/2 (torch's nn.GELU(), the
+// exact form). NaN stays NaN.
+func GELU(y, x []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		x64 := float64(v)
+		y[i] = float32(float64(x64 * gaussCDF(x64)))
+	}
+}
+
+// GELUBackward sets dx = dy·(Φ(x) + x·φ(x)), φ(x) = e^(−x²/2)/√(2π).
+func GELUBackward(dx, dy, x []float32) {
+	dx = dx[:len(dy)]
+	x = x[:len(dy)]
+	for i, g := range dy {
+		v := float64(x[i])
+		pdf := float64(detmath.Exp(float64(-0.5*float64(v*v))) * invSqrt2Pi)
+		d := gaussCDF(v) + float64(v*pdf)
+		dx[i] = float32(float64(float64(g) * d))
+	}
+}
+
+// gaussCDF is Φ(x) = (1 + erf(x/√2))/2.
+func gaussCDF(x float64) float64 {
+	return float64(0.5 * float64(1+detmath.Erf(float64(x*sqrtHalf))))
+}
