@@ -15,7 +15,9 @@ const (
 	// 11–13 semantics, Flatten, Reshape, Sub, Mul, Div and Gemm of opset 13
 	// (SiLU is Sigmoid and Mul, as torch writes nn.SiLU at this opset;
 	// Elu, Softplus and HardSigmoid of opset 6–13, Erf of 13: Hardswish is
-	// HardSigmoid and Mul, GELU Div, Erf, Add, Mul and Mul, as torch writes them).
+	// HardSigmoid and Mul, GELU Div, Erf, Add, Mul and Mul, as torch writes them;
+	// Slice of opset 13 for a range of channels, and Reshape, Transpose,
+	// Reshape for a channel shuffle).
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.
@@ -36,7 +38,10 @@ const (
 // Tanh, Sigmoid, Clip (Clamp, its bounds scalar initialisers), SiLU as
 // Sigmoid then Mul of
 // x and it, MaxPool, AveragePool,
-// GlobalAveragePool, Add, Concat (axis 1), Flatten, Gemm, Add, Sub, Mul and
+// GlobalAveragePool, Add, Concat (axis 1), Slice along axis 1 (Channels,
+// its starts, ends and axes initialisers), Reshape to [N,G,C/G,H,W],
+// Transpose perm [0,2,1,3,4] and Reshape back (ShuffleChannels, as torch
+// writes channel_shuffle), Flatten, Gemm, Add, Sub, Mul and
 // Div of a constant (an initialiser [C,1,1] per channel, or a scalar), and
 // for GroupNorm the Reshape,
 // InstanceNormalization, Reshape, Mul, Add form that PyTorch's exporter

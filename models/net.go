@@ -10,7 +10,8 @@ import (
 // PyTorch module's forward reads: each layer call takes the tensors it
 // reads and returns the tensor it writes, so a residual block is two
 // branches joined by Add (and an Inception-style block branches joined by
-// Concat). The description is the network's only
+// Concat, and a ShuffleNet unit the halves Channels takes, joined by
+// Concat and mixed by ShuffleChannels). The description is the network's only
 // definition: it lays out the parameters as the layers declare them, and
 // it is what the forward pass (a Gorgonia graph of this package's kernels),
 // the ONNX export and the memory estimate are computed from.
@@ -99,6 +100,8 @@ const (
 	kindHardswish
 	kindGELU
 	kindChannelScale
+	kindChannels
+	kindShuffle
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -109,7 +112,8 @@ type netLayer struct {
 	in     []int     // tensors read
 	out    int       // tensor written
 	conv   Conv      // kindConv
-	groups int       // kindGroupNorm
+	groups int       // kindGroupNorm, kindShuffle
+	span   [2]int    // kindChannels: the channels [from,to)
 	k, s   int       // pooling window and stride
 	pad    int       // pooling padding
 	exPad  bool      // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)

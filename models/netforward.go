@@ -91,6 +91,10 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
+		case kindChannels:
+			vals[l.out] = g.Channels(l.name, in, l.span[0], l.span[1])
+		case kindShuffle:
+			vals[l.out] = g.ShuffleChannels(l.name, in, l.groups)
 		case kindConcat:
 			xs := make([]*G.Node, len(l.in))
 			for k, t := range l.in {

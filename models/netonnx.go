@@ -126,6 +126,10 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindAdd:
 		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Add (residual)", l.name)
+	case kindChannels:
+		g.addChannels(l, x, out, in)
+	case kindShuffle:
+		g.addShuffle(l, x, out, in)
 	case kindConcat:
 		ins := make([]string, len(l.in))
 		for k, t := range l.in {

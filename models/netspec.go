@@ -19,9 +19,9 @@ type NetSpec struct {
 
 // LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
 // leakyrelu, tanh, sigmoid, silu, clamp, elu, softplus, hardsigmoid,
-// hardswish, gelu, maxpool, avgpool, globalavgpool, add,
-// concat, addconst, subconst, mulconst, divconst, flatten, dense or
-// dropout; In the tensors it reads (two or more for concat, in order).
+// hardswish, gelu, maxpool, avgpool, globalavgpool, add, channelscale,
+// concat, channels, shuffle, addconst, subconst, mulconst, divconst,
+// flatten, dense or dropout; In the tensors it reads (two or more for concat, in order).
 // Name is the layer's, which
 // names its parameters (conv, groupnorm, dense; the others are named after
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
@@ -29,7 +29,8 @@ type NetSpec struct {
 // export keeps from the layer it exported. The other fields are the
 // settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias,
 // Init (uniform or kaiming-normal) and Groups (written where above 1),
-// GroupNorm's Groups, a pool's Kernel,
+// GroupNorm's Groups, a shuffle's Groups, a channels layer's From and To
+// ({"op":"channels","in":[3],"from":4,"to":8} is x[:, 4:8]), a pool's Kernel,
 // Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False;
 // Ceil, ceil_mode=True), a
 // dense layer's Units, a dropout's Rate (its p;
@@ -69,6 +70,9 @@ type LayerSpec struct {
 	// written, and a clamp without both is refused.
 	Lo *float32 `json:"lo,omitempty"`
 	Hi *float32 `json:"hi,omitempty"`
+	// From and To are a channels layer's range [From,To) of channels.
+	From int `json:"from,omitempty"`
+	To   int `json:"to,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -78,7 +82,7 @@ var layerOps = map[layerKind]string{
 	kindDense: "dense", kindDropout: "dropout", kindLeakyReLU: "leakyrelu", kindTanh: "tanh", kindSigmoid: "sigmoid", kindSiLU: "silu", kindClamp: "clamp",
 	kindELU: "elu", kindSoftplus: "softplus", kindHardsigmoid: "hardsigmoid", kindHardswish: "hardswish", kindGELU: "gelu",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
-	kindChannelScale: "channelscale",
+	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -106,6 +110,10 @@ func Spec(m Model) (NetSpec, error) {
 			}
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
+		case kindShuffle:
+			ls.Groups = l.groups
+		case kindChannels:
+			ls.From, ls.To = l.span[0], l.span[1]
 		case kindDense:
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
@@ -223,6 +231,10 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.ChannelScale(in[0], in[1])
 	case "concat":
 		t = n.Concat(in...)
+	case "channels":
+		t = n.Channels(in[0], l.From, l.To)
+	case "shuffle":
+		t = n.ShuffleChannels(in[0], l.Groups)
 	case "addconst":
 		t = n.AddConst(in[0], l.Const)
 	case "subconst":

@@ -12,7 +12,8 @@ import (
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
 const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
-	"Concat along the channels (axis 1), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
+	"Concat along the channels (axis 1), Slice (constant bounds, step 1) and Split (constant sizes, or equal parts) of the data along the channels (axis 1), " +
+	"Reshape to [N,G,C/G,H,W], Transpose perm [0,2,1,3,4] and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
@@ -59,7 +60,17 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // final Softmax is refused with the advice to remove it (the loss takes
 // the logits); a zero Pad before a Conv or an
 // AveragePool joins its padding. Concat of the data along axis 1
-// (torch.cat of branches, dim=1) is Concat; Sub, Div, Mul and Add of the
+// (torch.cat of branches, dim=1) is Concat; Slice of the data along axis 1
+// with constant bounds and step 1 (x[:, a:b], and each part of x.chunk(k,
+// dim=1), which torch 1.13 writes as Slices whose bounds are folded shape
+// arithmetic) is Channels, as is each read output of a Split along axis 1
+// (torch.split(x, sizes, dim=1): its sizes the constant input 1, or the
+// attribute split before opset 13, or equal parts where absent); Slice and
+// Split along another axis are refused. torch's opset-13 channel_shuffle
+// — Reshape of an image [N,C,H,W] to [N,G,C/G,H,W], Transpose perm
+// [0,2,1,3,4], Reshape back to [N,C,H,W], each node the only reader of the
+// one before — is ShuffleChannels in G groups; other 5-D Reshapes are
+// refused. Sub, Div, Mul and Add of the
 // data and a constant that is one value or one per channel ([C,1,1] or
 // [1,C,1,1] against [N,C,H,W]; an input normalisation (x − mean) / std
 // inside forward) are SubConst, DivConst, MulConst and AddConst, whose
@@ -172,13 +183,16 @@ const (
 	pGELUErf                        // erf(x/√2)
 	pGELUAdd                        // 1 + erf(x/√2)
 	pGELUMul                        // x·(1 + erf(x/√2)), before its Mul by 0.5
+	pShuffle                        // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W]
+	pShuffled                       // … and transposed, perm [0,2,1,3,4]
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
 	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad",
 	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU",
 	pHardswish: "the HardSigmoid of a Hardswish", pGELUDiv: "the Div of a GELU", pGELUErf: "the Erf of a GELU", pGELUAdd: "the Add of a GELU",
-	pGELUMul: "a GELU before its Mul by 0.5"}
+	pGELUMul: "a GELU before its Mul by 0.5", pShuffle: "a channel shuffle's Reshape to [N,G,C/G,H,W]",
+	pShuffled: "a channel shuffle's Transpose"}
 
 type pending struct {
 	kind   pendKind

@@ -22,7 +22,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"GroupNormalization": (*importer).groupNormalization, "InstanceNormalization": (*importer).instanceNorm,
 	"Pad": (*importer).pad, "Constant": (*importer).constant, "ConstantOfShape": (*importer).constantOfShape,
 	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze,
-	"Concat": (*importer).concat, "Slice": (*importer).slice, "Transpose": (*importer).transpose,
+	"Concat": (*importer).concat, "Slice": (*importer).slice, "Split": (*importer).split, "Transpose": (*importer).transpose,
 	"Cast": (*importer).cast, "LogSoftmax": (*importer).logSoftmax,
 }
 

@@ -180,6 +180,9 @@ func (im *importer) reshape(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	if v.kind == ivPending && v.p.kind == pShuffled {
+		return im.shuffleEnd(n, v.p, to)
+	}
 	if v.kind == ivPending {
 		if v.p.kind != pNormed || !slices.Equal(to, x.view) {
 			return fmt.Errorf("reshapes %s to [N,%s]; the import takes GroupNorm's Reshape back to [N,%s] there", pendNames[v.p.kind], joinInts(to), joinInts(x.view))
@@ -206,6 +209,8 @@ func (im *importer) reshapeData(n *onnx.Node, x ival, to []int) error {
 	case len(to) == 2 && len(x.view) == 3 && slices.Equal(im.net.Shape(x.t), x.view) && to[0] > 0 && x.view[0]%to[0] == 0:
 		name := im.layerName(n, "")
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pGrouped, x: x, groups: to[0], name: name}})
+	case im.shuffleStart(n, x, to):
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pShuffle, x: x, groups: to[0]}})
 	}
 	return fmt.Errorf("reshapes [N,%s] to [N,%s]; the import takes Reshape only to flatten ([N,-1]) and in PyTorch's form of GroupNorm", joinInts(x.view), joinInts(to))
 }

@@ -7,9 +7,13 @@ import (
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
 
-// Slice, Transpose and Cast on constants (see onnxfold.go).
+// Slice, Transpose and Cast on constants (see onnxfold.go); Slice of the
+// data and the Transpose of a channel shuffle are onnxsplit.go's.
 
 func (im *importer) slice(n *onnx.Node) error {
+	if v, ok := im.vals[firstInput(n)]; ok && v.kind != ivConst {
+		return im.sliceData(n)
+	}
 	if err := im.onConstants(n, "cropping or slicing a tensor"); err != nil {
 		return err
 	}
@@ -90,6 +94,9 @@ func sliceRange(start, end, step int64, d int) (int, int) {
 }
 
 func (im *importer) transpose(n *onnx.Node) error {
+	if v, ok := im.vals[firstInput(n)]; ok && v.kind == ivPending && v.p.kind == pShuffle {
+		return im.shuffleTranspose(n, v)
+	}
 	if err := im.onConstants(n, "permute"); err != nil {
 		return err
 	}

@@ -85,6 +85,13 @@ func TestModelONNXTrainEvalPredictExportResume(t *testing.T) {
 	if text := gtOK(t, "eval", "--checkpoint", model); !strings.Contains(text, "gn_resnet.onnx") {
 		t.Errorf("eval does not name the model:\n%s", text)
 	}
+	// Data of another shape than the stored network reads: one line, exit 2.
+	small := writeTinyMNIST(t, filepath.Join(t.TempDir(), "mnist14"), 14, 16, 16)
+	var out14, err14 bytes.Buffer
+	code := run([]string{"eval", "--checkpoint", model, "--data-dir", small}, &out14, &err14)
+	if msg := err14.String(); code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "want data of samples [1 28 28], which the network in "+model+" reads") || !strings.Contains(msg, "samples are [1 14 14]") {
+		t.Errorf("eval on 14×14 images: exit %d, stderr %q; want exit 2 and one line naming both shapes", code, msg)
+	}
 	images, _ := writeTestPNGs(t, t.TempDir(), 2)
 	if lines := strings.Count(gtOK(t, append([]string{"predict", "--model", model}, images...)...), "\n"); lines != 2 {
 		t.Errorf("predict printed %d lines for 2 images", lines)

@@ -3,6 +3,7 @@ package modelfile
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train"
@@ -60,6 +61,11 @@ func Eval(path, dataset, dir string) (*EvalResult, error) {
 		if model, err = train.NewModel(cfg, trainSet); err != nil {
 			return nil, err
 		}
+	} else if spec, err := models.Spec(model); err == nil && !slices.Equal(spec.Shape, test.Shape) {
+		// The stored network reads one shape: say so, not that a batch
+		// has another feature count.
+		return nil, &train.ConfigError{Flag: "dataset", Value: cfg.Dataset,
+			Want: fmt.Sprintf("data of samples %v, which the network in %s reads; %s's samples are %v", spec.Shape, path, test.Name, test.Shape)}
 	}
 	if err := checkModelFile(path, ck, cfg, model); err != nil {
 		return nil, err

@@ -84,6 +84,17 @@ order, then these.
                      HardSigmoid alone for Hardsigmoid, and Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 for GELU,
                      which the import takes as Net.ELU, Softplus, Hardswish, Hardsigmoid and GELU. Seed 28, with
                      NAME.bin.
+  shuffle_block.onnx  a ShuffleNetV2-style network: conv3x3 1→8 stride 2 padding 1 → GroupNorm(2, 8) → ReLU; a
+                     basic unit (x1, x2 = x.chunk(2, dim=1); the branch of x2: 1×1 conv 4→4 → GroupNorm(2, 4) →
+                     ReLU → depthwise conv3x3 groups=4 padding 1 → GroupNorm(2, 4) → 1×1 conv 4→4 → GroupNorm(2, 4)
+                     → ReLU; torch.cat((x1, branch), 1)); channel_shuffle(x, 2) (x.view(N, 2, 4, H, W).transpose(1, 2)
+                     .contiguous().view(N, 8, H, W): Reshape to 5-D, Transpose perm [0, 2, 1, 3, 4], Reshape back,
+                     the shape arithmetic folded); u, v = torch.split(h, [3, 5], dim=1) (a Split along axis 1, its
+                     sizes a constant) → torch.cat((v, u[:, 1:3]), 1) (u[:, 1:3] a Slice of the data along axis 1) →
+                     conv3x3 7→12 stride 2 padding 1 → ReLU; x.mean((2, 3)); Linear. torch 1.13 writes the chunk as
+                     two Slices along axis 1 whose bounds are shape arithmetic on the data's Shape (folded by the
+                     import). The import takes each Slice and each output of the Split as Net.Channels and the
+                     three nodes of the shuffle as Net.ShuffleChannels. Seed 29, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -339,6 +350,37 @@ class MobileNetBlock(nn.Module):
         return self.fc(h.mean((2, 3)))
 
 
+def channel_shuffle(x, groups):
+    n, c, h, w = x.shape
+    return x.view(n, groups, c // groups, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+
+
+class ShuffleBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 8, 3, stride=2, padding=1)
+        self.stem_gn = nn.GroupNorm(2, 8)
+        self.pw1 = nn.Conv2d(4, 4, 1, bias=False)
+        self.pw1_gn = nn.GroupNorm(2, 4)
+        self.dw = nn.Conv2d(4, 4, 3, padding=1, groups=4, bias=False)
+        self.dw_gn = nn.GroupNorm(2, 4)
+        self.pw2 = nn.Conv2d(4, 4, 1, bias=False)
+        self.pw2_gn = nn.GroupNorm(2, 4)
+        self.down = nn.Conv2d(7, 12, 3, stride=2, padding=1)
+        self.fc = nn.Linear(12, CLASSES)
+
+    def forward(self, x):
+        h = F.relu(self.stem_gn(self.stem(x)))
+        x1, x2 = h.chunk(2, dim=1)
+        b = F.relu(self.pw1_gn(self.pw1(x2)))
+        b = self.dw_gn(self.dw(b))
+        b = F.relu(self.pw2_gn(self.pw2(b)))
+        h = channel_shuffle(torch.cat((x1, b), 1), 2)
+        u, v = torch.split(h, [3, 5], dim=1)
+        h = F.relu(self.down(torch.cat((v, u[:, 1:3]), 1)))
+        return self.fc(h.mean((2, 3)))
+
+
 class CeilPool(nn.Module):
     def __init__(self):
         super().__init__()
@@ -395,7 +437,8 @@ class Activations2(nn.Module):
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
-          "se_head": (SEHead, 27), "activations2": (Activations2, 28)}
+          "se_head": (SEHead, 27), "activations2": (Activations2, 28),
+          "shuffle_block": (ShuffleBlock, 29)}
 
 
 def perturb_group_norms(model):
