@@ -6,11 +6,13 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/gtstorm/gtstorm/internal/kernels"
 )
 
 // clampLayer is y = min(max(x, lo), hi), elementwise, for x of any shape.
-// Comparisons and copies only: the same bits on every kernel set and
-// architecture.
+// Comparisons and copies only (kernels.Clamp): the same bits on every
+// kernel set and architecture.
 type clampLayer struct {
 	name   string
 	size   int
@@ -62,16 +64,7 @@ func (op *clampOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo, hi, y := op.l.lo, op.l.hi, f32(op.l.y)
-	for i, v := range a[0] {
-		if v < lo {
-			v = lo
-		}
-		if v > hi {
-			v = hi
-		}
-		y[i] = v
-	}
+	kernels.Clamp(f32(op.l.y), a[0], op.l.lo, op.l.hi)
 	return op.l.y, nil
 }
 
@@ -97,13 +90,6 @@ func (op *clampInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo, hi, dx, dy := op.l.lo, op.l.hi, f32(op.l.dx), a[1]
-	for i, v := range a[0] {
-		if v > lo && v < hi {
-			dx[i] = dy[i]
-		} else {
-			dx[i] = 0
-		}
-	}
+	kernels.ClampBackward(f32(op.l.dx), a[1], a[0], op.l.lo, op.l.hi)
 	return op.l.dx, nil
 }
