@@ -46,11 +46,3 @@ func clampBackwardSet(ks *kernelSet, dx, dy, x []float32, lo, hi float32) {
 		dx[i] = math.Float32frombits(math.Float32bits(dy[i]) & m)
 	}
 }
-
-// bit is 1 for true and 0 for false; the compiler makes it a SETcc.
-func bit(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -1,15 +1,12 @@
 package kernels
 
 // LeakyReLU sets y = x where x > 0 and alpha·x elsewhere (torch's
-// leaky_relu, NaN kept), elementwise, in pure Go on every kernel set; y
+// leaky_relu, NaN kept), elementwise, in pure Go on every kernel set (branch-free: pick32); y
 // and x may be the same slice.
 func LeakyReLU(y, x []float32, alpha float32) {
 	y = y[:len(x)]
 	for i, v := range x {
-		if !(v > 0) {
-			v *= alpha
-		}
-		y[i] = v
+		y[i] = pick32(v > 0, v, v*alpha)
 	}
 }
 
@@ -20,9 +17,6 @@ func LeakyReLUBackward(dx, dy, x []float32, alpha float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
 	for i, g := range dy {
-		if !(x[i] > 0) {
-			g *= alpha
-		}
-		dx[i] = g
+		dx[i] = pick32(x[i] > 0, g, g*alpha)
 	}
 }
