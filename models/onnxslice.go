@@ -21,19 +21,7 @@ func (im *importer) slice(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	starts, _, err := im.intsAttrOrInput(n, "starts", 1)
-	if err != nil {
-		return err
-	}
-	ends, _, err := im.intsAttrOrInput(n, "ends", 2)
-	if err != nil {
-		return err
-	}
-	axes, hasAxes, err := im.intsAttrOrInput(n, "axes", 3)
-	if err != nil {
-		return err
-	}
-	steps, err := im.ints(n, 4, "steps", true)
+	starts, ends, axes, steps, hasAxes, err := im.sliceArgs(n)
 	if err != nil {
 		return err
 	}
@@ -174,4 +162,21 @@ func (im *importer) cast(n *onnx.Node) error {
 		}
 	}
 	return im.fold(n, out, nil)
+}
+
+// sliceArgs reads a Slice's starts, ends, axes and steps, as attributes
+// (opset 1–9) or constant inputs (opset 10 on); steps is nil and hasAxes
+// false where the node omits them.
+func (im *importer) sliceArgs(n *onnx.Node) (starts, ends, axes, steps []int64, hasAxes bool, err error) {
+	if starts, _, err = im.intsAttrOrInput(n, "starts", 1); err != nil {
+		return
+	}
+	if ends, _, err = im.intsAttrOrInput(n, "ends", 2); err != nil {
+		return
+	}
+	if axes, hasAxes, err = im.intsAttrOrInput(n, "axes", 3); err != nil {
+		return
+	}
+	steps, err = im.ints(n, 4, "steps", true)
+	return
 }

@@ -51,19 +51,7 @@ func (im *importer) sliceData(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	starts, _, err := im.intsAttrOrInput(n, "starts", 1)
-	if err != nil {
-		return err
-	}
-	ends, _, err := im.intsAttrOrInput(n, "ends", 2)
-	if err != nil {
-		return err
-	}
-	axes, hasAxes, err := im.intsAttrOrInput(n, "axes", 3)
-	if err != nil {
-		return err
-	}
-	steps, err := im.ints(n, 4, "steps", true)
+	starts, ends, axes, steps, hasAxes, err := im.sliceArgs(n)
 	if err != nil {
 		return err
 	}
