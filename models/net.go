@@ -102,6 +102,7 @@ const (
 	kindChannelScale
 	kindChannels
 	kindShuffle
+	kindLayerNorm
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -125,6 +126,7 @@ type netLayer struct {
 	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0; kindELU: its alpha
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
+	eps    float32   // kindLayerNorm: ε, added to the variance
 }
 
 // NewNet starts the description of a network named name on samples of the

@@ -59,6 +59,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			} else {
 				vals[l.out] = g.GroupNorm(in, p[l.name+".g"], p[l.name+".b"], l.groups)
 			}
+		case kindLayerNorm:
+			vals[l.out] = g.LayerNorm(l.name, in, p[l.name+".g"], p[l.name+".b"], l.eps)
 		case kindReLU:
 			vals[l.out] = g.ReLU(l.name, in)
 		case kindLeakyReLU:

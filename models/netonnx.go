@@ -62,6 +62,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.addConv(l, x, out, in, shape)
 	case kindGroupNorm:
 		g.addGroupNorm(l, x, out, in)
+	case kindLayerNorm:
+		g.addLayerNorm(l, x, out, in)
 	case kindReLU:
 		g.node(l.name, "Relu", []string{x}, out)
 		g.describe("%s: Relu", l.name)

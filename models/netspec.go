@@ -17,19 +17,20 @@ type NetSpec struct {
 	Layers  []LayerSpec `json:"layers"`
 }
 
-// LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, relu,
+// LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, layernorm, relu,
 // leakyrelu, tanh, sigmoid, silu, clamp, elu, softplus, hardsigmoid,
 // hardswish, gelu, maxpool, avgpool, globalavgpool, add, channelscale,
 // concat, channels, shuffle, addconst, subconst, mulconst, divconst,
 // flatten, dense or dropout; In the tensors it reads (two or more for concat, in order).
 // Name is the layer's, which
-// names its parameters (conv, groupnorm, dense; the others are named after
+// names its parameters (conv, groupnorm, layernorm, dense; the others are named after
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
 // export keeps from the layer it exported. The other fields are the
 // settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias,
 // Init (uniform or kaiming-normal) and Groups (written where above 1),
-// GroupNorm's Groups, a shuffle's Groups, a channels layer's From and To
+// GroupNorm's Groups, a layernorm's Eps ({"op":"layernorm","name":"ln","in":[3],"eps":0.00001}
+// is nn.LayerNorm of tensor 3's shape), a shuffle's Groups, a channels layer's From and To
 // ({"op":"channels","in":[3],"from":4,"to":8} is x[:, 4:8]), a pool's Kernel,
 // Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False;
 // Ceil, ceil_mode=True), a
@@ -73,6 +74,9 @@ type LayerSpec struct {
 	// From and To are a channels layer's range [From,To) of channels.
 	From int `json:"from,omitempty"`
 	To   int `json:"to,omitempty"`
+	// Eps is a layernorm's ε (written always; absent, torch's default
+	// 1e-5).
+	Eps *float32 `json:"eps,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -83,6 +87,7 @@ var layerOps = map[layerKind]string{
 	kindELU: "elu", kindSoftplus: "softplus", kindHardsigmoid: "hardsigmoid", kindHardswish: "hardswish", kindGELU: "gelu",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
+	kindLayerNorm: "layernorm",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -110,6 +115,9 @@ func Spec(m Model) (NetSpec, error) {
 			}
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
+		case kindLayerNorm:
+			eps := l.eps
+			ls.Name, ls.Eps = l.name, &eps
 		case kindShuffle:
 			ls.Groups = l.groups
 		case kindChannels:
@@ -187,6 +195,12 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init, Groups: l.Groups})
 	case "groupnorm":
 		t = n.GroupNorm(l.Name, in[0], l.Groups)
+	case "layernorm":
+		eps := float32(layerNormEps) // torch's default
+		if l.Eps != nil {
+			eps = *l.Eps
+		}
+		t = n.LayerNorm(l.Name, in[0], eps)
 	case "relu":
 		t = n.ReLU(in[0])
 	case "leakyrelu":

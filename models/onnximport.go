@@ -17,7 +17,8 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
-	"GlobalAveragePool, ReduceMean over axes (2, 3), a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
+	"GlobalAveragePool, ReduceMean over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
+	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
@@ -42,7 +43,14 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // PyTorch's ceil_mode=True); GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
-// GlobalAvgPool; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
+// GlobalAvgPool; torch's opset-13 form of nn.LayerNorm over the whole
+// sample (nn.LayerNorm(F) of features [N,F], nn.LayerNorm([C,H,W]) of
+// images) — ReduceMean over axes [-1] or [-3,-2,-1] with keepdims 1, Sub
+// of it from the same x, Pow 2, ReduceMean over the same axes, Add of ε (a
+// constant), Sqrt, Div of x − mean by it, Mul by the weight and Add of the
+// bias (constants of the normalised shape), each read only by the next (x
+// − mean by the Pow and the Div) — is LayerNorm with the file's ε, and
+// other ReduceMeans of features are refused; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
 // Sigmoid are the Net's activations, Clip (nn.ReLU6, nn.Hardtanh,
 // torch.clamp) is Clamp, its bounds constants (the attributes min and max
 // at opset 6, the inputs 1 and 2 from opset 11; a missing or infinite
@@ -185,6 +193,14 @@ const (
 	pGELUMul                        // x·(1 + erf(x/√2)), before its Mul by 0.5
 	pShuffle                        // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W]
 	pShuffled                       // … and transposed, perm [0,2,1,3,4]
+	pLNMean                         // LayerNorm (see onnxlayernorm.go): the sample's mean
+	pLNCentred                      // … x − mean, read by the Pow and the Div
+	pLNSquared                      // … (x − mean)²
+	pLNVar                          // … the variance
+	pLNVarEps                       // … plus ε
+	pLNStd                          // … its square root
+	pLNNormed                       // … x̂, not yet scaled
+	pLNScaled                       // … scaled, not yet shifted
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -192,7 +208,9 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU",
 	pHardswish: "the HardSigmoid of a Hardswish", pGELUDiv: "the Div of a GELU", pGELUErf: "the Erf of a GELU", pGELUAdd: "the Add of a GELU",
 	pGELUMul: "a GELU before its Mul by 0.5", pShuffle: "a channel shuffle's Reshape to [N,G,C/G,H,W]",
-	pShuffled: "a channel shuffle's Transpose"}
+	pShuffled: "a channel shuffle's Transpose", pLNMean: "the ReduceMean of a LayerNorm", pLNCentred: "the Sub of a LayerNorm",
+	pLNSquared: "the Pow of a LayerNorm", pLNVar: "the variance of a LayerNorm", pLNVarEps: "the Add of a LayerNorm's ε",
+	pLNStd: "the Sqrt of a LayerNorm", pLNNormed: "a LayerNorm before its weight", pLNScaled: "a LayerNorm before its bias"}
 
 type pending struct {
 	kind   pendKind
@@ -203,6 +221,7 @@ type pending struct {
 	gamma  []float32 // pGNScaled
 	pad    int       // pPad
 	name   string    // the layer's name
+	ln     *lnChain  // pLNMean … pLNScaled: the LayerNorm's chain
 }
 
 func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {

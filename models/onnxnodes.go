@@ -34,6 +34,9 @@ func (im *importer) node(n *onnx.Node) error {
 	if len(n.Outputs) == 0 || n.Outputs[0] == "" {
 		return fmt.Errorf("the node has no output")
 	}
+	if done, err := im.layerNormStep(n); done {
+		return err
+	}
 	h, ok := importOps[n.OpType]
 	switch {
 	case n.OpType == "BatchNormalization":

@@ -196,11 +196,13 @@ func (im *importer) softmax(n *onnx.Node) error {
 	return fmt.Errorf("operator Softmax is not supported inside the network (LogSoftmax is taken over the classes as the last node only); the import reads %s", ONNXSupported)
 }
 
-// layerNormMean refuses a ReduceMean of features [N,F], the first node of
-// torch's opset-13 form of nn.LayerNorm, with that name.
+// layerNormMean refuses a ReduceMean of features [N,F] that does not
+// start torch's opset-13 form of nn.LayerNorm (see layerNormStart).
 func (im *importer) layerNormMean(n *onnx.Node) error {
 	if v, err := im.data(n, 0); err == nil && len(v.view) == 1 {
-		return fmt.Errorf("ReduceMean of features [N,%d]: probably torch's nn.LayerNorm (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), which the import does not support; the import takes ReduceMean over the maps of images, axes (2, 3), only", v.view[0])
+		axes, _, _ := im.intsAttrOrInput(n, "axes", 1)
+		return fmt.Errorf("ReduceMean of features [N,%d] over axes %v (keepdims %d): the import takes a ReduceMean of features only as the first node of torch's nn.LayerNorm (axes [-1], keepdims 1, then Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), and ReduceMean of images over the maps, axes (2, 3)",
+			v.view[0], axes, attrInt(n, "keepdims", 1))
 	}
 	return nil
 }

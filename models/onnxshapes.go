@@ -99,6 +99,9 @@ func (im *importer) globalAvgPool(n *onnx.Node) error {
 }
 
 func (im *importer) reduceMean(n *onnx.Node) error {
+	if ok, err := im.layerNormStart(n); ok {
+		return err
+	}
 	if err := im.layerNormMean(n); err != nil {
 		return err
 	}
@@ -119,7 +122,7 @@ func (im *importer) reduceMean(n *onnx.Node) error {
 	}
 	slices.Sort(norm)
 	if !slices.Equal(norm, []int64{2, 3}) {
-		return fmt.Errorf("axes %v: the import takes ReduceMean over the maps, axes (2, 3), only (x.mean((2, 3)))", axes)
+		return fmt.Errorf("axes %v: the import takes ReduceMean of images over the maps, axes (2, 3) (x.mean((2, 3))), or over axes (1, 2, 3) with keepdims 1 as the first node of torch's nn.LayerNorm([C,H,W])", axes)
 	}
 	t := im.net.GlobalAvgPool(x.t)
 	view := []int{x.view[0]}

@@ -20,7 +20,7 @@ import (
 // input matches float64 central differences of that loss, at the first,
 // last and six random coordinates of each.
 func TestLayersMatchFiniteDifferences(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, pointwiseSpecs, channelSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			bn, err := s.build(nil, 2, true, 1, nil)
 			if err != nil {
@@ -81,7 +81,7 @@ func TestLayersMatchFiniteDifferences(t *testing.T) {
 // Program, as Gorgonia's Add on the TapeMachine); and that a rerun of a
 // Program allocates nothing.
 func TestLayersProgramMatchesTapeMachine(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, pointwiseSpecs, channelSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			ws := NewWorkspace()
 			for _, n := range []int{3, 1} {
@@ -120,11 +120,19 @@ func TestLayersProgramMatchesTapeMachine(t *testing.T) {
 					t.Errorf("batch %d: logits: %v", n, err)
 				}
 				for name, prog := range map[string]*Program{"training": train.prog, "forward": eval.prog} {
-					if a := testing.AllocsPerRun(3, func() {
-						if err := prog.Run(); err != nil {
-							t.Fatal(err)
-						}
-					}); a != 0 {
+					// The fewest of three measures: AllocsPerRun counts the
+					// whole process's allocations, and on a loaded host the
+					// runtime's own can land in one; an allocation of Run
+					// lands in every one.
+					a := math.Inf(1)
+					for range 3 {
+						a = min(a, testing.AllocsPerRun(3, func() {
+							if err := prog.Run(); err != nil {
+								t.Fatal(err)
+							}
+						}))
+					}
+					if a != 0 {
 						t.Errorf("batch %d: %s graph: %v allocations per run, want 0", n, name, a)
 					}
 				}

@@ -95,6 +95,11 @@ order, then these.
                      two Slices along axis 1 whose bounds are shape arithmetic on the data's Shape (folded by the
                      import). The import takes each Slice and each output of the Split as Net.Channels and the
                      three nodes of the shuffle as Net.ShuffleChannels. Seed 29, with NAME.bin.
+  layernorm.onnx     conv3x3 1→4 stride 2 (padding 1) → nn.LayerNorm([4, 14, 14]) → ReLU → flatten → Linear 784→64
+                     → nn.LayerNorm(64) → GELU → Linear: torch writes each LayerNorm at opset 13 as ReduceMean (axes
+                     [-3, -2, -1], or [-1]), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul by the weight and Add of
+                     the bias, which the import takes as Net.LayerNorm. The LayerNorms' weights and biases are
+                     perturbed away from 1 and 0 (perturb_group_norms). Seed 30, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -434,17 +439,33 @@ class Activations2(nn.Module):
         return self.fc4(self.hardsigmoid(self.fc3(h) * 8))
 
 
+class LayerNormNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, stride=2, padding=1)
+        self.ln1 = nn.LayerNorm([4, 14, 14])
+        self.fc1 = nn.Linear(4 * 14 * 14, 64)
+        self.ln2 = nn.LayerNorm(64)
+        self.gelu = nn.GELU()
+        self.fc2 = nn.Linear(64, CLASSES)
+
+    def forward(self, x):
+        h = F.relu(self.ln1(self.conv(x)))
+        h = self.gelu(self.ln2(self.fc1(torch.flatten(h, 1))))
+        return self.fc2(h)
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
-          "shuffle_block": (ShuffleBlock, 29)}
+          "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30)}
 
 
 def perturb_group_norms(model):
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, nn.GroupNorm):
+            if isinstance(m, (nn.GroupNorm, nn.LayerNorm)):
                 m.weight.copy_(1 + 0.2 * torch.randn_like(m.weight))
                 m.bias.copy_(0.2 * torch.randn_like(m.bias))
 
