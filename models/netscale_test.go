@@ -217,3 +217,76 @@ func TestImportSqueezeExcitation(t *testing.T) {
 		}
 	}
 }
+
+// TestImportGateForms: a squeeze-and-excitation gate computed as a vector
+// [N,C] (GlobalAveragePool, Flatten, Gemm, Sigmoid) and brought to
+// [N,C,1,1] by a Reshape (y.view(N, C, 1, 1)), by one or two Unsqueeze
+// nodes (y[:, :, None, None]), or by the Reshape then an Expand to the
+// image's shape (x * y.expand_as(x)) imports as the same network: the same
+// layers, trained bit for bit alike. Other Unsqueezes and Expands of the
+// data are refused in one line.
+func TestImportGateForms(t *testing.T) {
+	inits := []onnx.Tensor{onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3), onnx.FloatTensor("cb", ramp(4, 3), 4),
+		onnx.FloatTensor("gw", ramp(16, 1), 4, 4), onnx.FloatTensor("gb", ramp(4, 2), 4),
+		onnx.FloatTensor("fw", ramp(12, 6), 3, 4), onnx.FloatTensor("fb", ramp(3, 7), 3),
+		onnx.Int64Tensor("to", []int64{0, 4, 1, 1}, 4), onnx.Int64Tensor("a2", []int64{2}, 1), onnx.Int64Tensor("a3", []int64{3}, 1),
+		onnx.Int64Tensor("a23", []int64{2, 3}, 2), onnx.Int64Tensor("a1", []int64{1}, 1), onnx.Int64Tensor("big", []int64{1, 4, 8, 8}, 4)}
+	head := []onnx.Node{node("Conv", []string{"x", "cw", "cb"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), node("Relu", []string{"c"}, "r"),
+		node("GlobalAveragePool", []string{"r"}, "p"), node("Flatten", []string{"p"}, "v"),
+		node("Gemm", []string{"v", "gw", "gb"}, "h", onnx.IntAttr("transB", 1)), node("Sigmoid", []string{"h"}, "s")}
+	tail := []onnx.Node{node("GlobalAveragePool", []string{"e"}, "q"), node("Flatten", []string{"q"}, "f"), node("Gemm", []string{"f", "fw", "fb"}, "y", onnx.IntAttr("transB", 1))}
+	build := func(gate ...onnx.Node) []byte {
+		return tinyONNX(t, 13, batchN, inits, append(append(slices.Clone(head), gate...), tail...)...)
+	}
+	forms := []struct {
+		name string
+		enc  []byte
+	}{
+		{"Reshape", build(node("Reshape", []string{"s", "to"}, "g"), node("Mul", []string{"r", "g"}, "e"))},
+		{"Unsqueeze twice", build(node("Unsqueeze", []string{"s", "a2"}, "u"), node("Unsqueeze", []string{"u", "a3"}, "g"), node("Mul", []string{"g", "r"}, "e"))},
+		{"Unsqueeze (2, 3)", build(node("Unsqueeze", []string{"s", "a23"}, "g"), node("Mul", []string{"r", "g"}, "e"))},
+		{"Expand", build(node("Reshape", []string{"s", "to"}, "g"), node("Shape", []string{"r"}, "shape"),
+			node("Expand", []string{"g", "shape"}, "ge"), node("Mul", []string{"r", "ge"}, "e"))},
+	}
+	b := batchOf(imageSet(3, 4, 3, true, 1, 4, 4), seq(4)...)
+	var first Model
+	var x0 []float32
+	for _, f := range forms {
+		m, x, err := ImportONNX("gate", f.enc, []int{1, 4, 4}, 3)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		spec, _ := specJSON(t, m)
+		var ops []string
+		for _, l := range spec.Layers {
+			ops = append(ops, l.Op)
+		}
+		if want := []string{"conv", "relu", "globalavgpool", "dense", "sigmoid", "channelscale", "globalavgpool", "dense"}; !slices.Equal(ops, want) {
+			t.Errorf("%s: layers %v, want %v", f.name, ops, want)
+		}
+		if first == nil {
+			first, x0 = m, x
+		} else {
+			sameTraining(t, f.name, first, x0, m, x, b)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		gate []onnx.Node
+		want string
+	}{
+		{"a new axis in front", []onnx.Node{node("Unsqueeze", []string{"s", "a1"}, "g"), node("Mul", []string{"r", "g"}, "e")},
+			"Unsqueeze of the network's data [N,4] is not supported: the import takes it only at the end of a per-sample vector"},
+		{"an image unsqueezed", []onnx.Node{node("Unsqueeze", []string{"r", "a2"}, "g"), node("Mul", []string{"r", "s"}, "e")},
+			"Unsqueeze of the network's data [N,4,4,4] is not supported"},
+		{"another shape", []onnx.Node{node("Reshape", []string{"s", "to"}, "g"), node("Expand", []string{"g", "big"}, "ge"), node("Mul", []string{"r", "ge"}, "e")},
+			"expands a gate [N,4,1,1] to [1 4 8 8]; the import takes Expand of a gate only to the shape of the image"},
+		{"an image expanded", []onnx.Node{node("Shape", []string{"r"}, "shape"), node("Expand", []string{"r", "shape"}, "e")},
+			"Expand of the network's data [N,4,4,4] is not supported"},
+	} {
+		_, _, err := ImportONNX("gate", build(c.gate...), []int{1, 4, 4}, 3)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line naming %q", c.name, err, c.want)
+		}
+	}
+}

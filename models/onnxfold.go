@@ -246,11 +246,11 @@ func (im *importer) gather(n *onnx.Node) error {
 
 func (im *importer) unsqueeze(n *onnx.Node) error {
 	v, _, err := im.arg(n, 0)
-	if err == nil && v.kind != ivConst {
-		err = fmt.Errorf("Unsqueeze of the network's data is not supported")
-	}
 	if err != nil {
 		return err
+	}
+	if v.kind != ivConst {
+		return im.unsqueezeData(n)
 	}
 	axes, _, err := im.intsAttrOrInput(n, "axes", 1)
 	if err != nil {

@@ -19,7 +19,7 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
 	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
-	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
+	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Sub, Mul, Div"
@@ -89,7 +89,9 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // DenseNoBias, of the weights [OC,C,1,1] transposed to [C,OC], its output
 // read as [N,OC,1,1] by Flatten, Reshape, Squeeze, activations or a Mul
 // (a k×k kernel with padding there, which reads only its centre tap, is
-// refused); a Reshape of a vector [N,C] to [N,C,1,1] is such a view too.
+// refused); a Reshape of a vector [N,C] to [N,C,1,1] is such a view too,
+// and so is its Unsqueeze at the end (in one node or two), and its Expand
+// to the image that a Mul then multiplies it by.
 // Mul of an image [N,C,H,W] and such a per-sample gate [N,C,1,1] of the
 // same C, in either order (a squeeze-and-excitation block's x * gate), is
 // ChannelScale; other Muls of two tensors of the data are refused.

@@ -21,7 +21,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Dropout": (*importer).dropout, "Identity": (*importer).identity,
 	"GroupNormalization": (*importer).groupNormalization, "InstanceNormalization": (*importer).instanceNorm,
 	"Pad": (*importer).pad, "Constant": (*importer).constant, "ConstantOfShape": (*importer).constantOfShape,
-	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze,
+	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze, "Expand": (*importer).expand,
 	"Concat": (*importer).concat, "Slice": (*importer).slice, "Split": (*importer).split, "Transpose": (*importer).transpose,
 	"Cast": (*importer).cast, "LogSoftmax": (*importer).logSoftmax,
 }

@@ -11,7 +11,10 @@ import (
 // file holds as [N,C,1,1] (GlobalAveragePool, or ReduceMean over the maps
 // with keepdims): a 1×1 Conv on it is a dense layer, and the Mul of an
 // image and it, a squeeze-and-excitation block's excitation, is the Net's
-// ChannelScale.
+// ChannelScale. A gate computed as a vector [N,C] (a Linear's output)
+// reaches that view by a Reshape (y.view(N, C, 1, 1), onnxshapes.go), by
+// Unsqueeze (y[:, :, None, None], y.unsqueeze(-1).unsqueeze(-1)), and may
+// be expanded to the image's shape before the Mul (x * y.expand_as(x)).
 
 // onPoint reports whether v is the network's data of view [C,1,1] that the
 // Net holds as the vector [C]: a global pool's output.
@@ -95,4 +98,86 @@ func (im *importer) scaleMul(n *onnx.Node, a, b ival) (bool, error) {
 		return true, fmt.Errorf("multiplies an image [N,%s] by a gate [N,%s]; want one gate value per channel, [N,%d,1,1]", joinInts(x.view), joinInts(g.view), x.view[0])
 	}
 	return true, im.set(n, ival{kind: ivAct, t: im.net.ChannelScale(x.t, g.t), view: x.view})
+}
+
+// unsqueezeData imports the Unsqueeze n of the network's data: only new
+// trailing axes of a per-sample vector [N,C], up to [N,C,1,1] (in one node
+// or two), which the Net keeps as the vector viewed as [C,1] or [C,1,1].
+func (im *importer) unsqueezeData(n *onnx.Node) error {
+	v, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	refuse := fmt.Errorf("Unsqueeze of the network's data [N,%s] is not supported: the import takes it only at the end of a per-sample vector [N,C], up to [N,C,1,1] (a squeeze-and-excitation gate: y[:, :, None, None])", joinInts(v.view))
+	if len(im.net.Shape(v.t)) != 1 || len(v.view) > 2 || len(v.view) == 2 && v.view[1] != 1 {
+		return refuse
+	}
+	axes, _, err := im.intsAttrOrInput(n, "axes", 1)
+	if err != nil {
+		return err
+	}
+	rank := 1 + len(v.view) + len(axes) // with the batch
+	if rank > 4 {
+		return refuse
+	}
+	seen := make([]bool, rank)
+	for _, a := range axes {
+		k, err := axis(a, rank)
+		if err != nil {
+			return err
+		}
+		if k <= len(v.view) || seen[k] {
+			return refuse // a new axis before the data's own, or one twice
+		}
+		seen[k] = true
+	}
+	view := append(slices.Clone(v.view), make([]int, len(axes))...)
+	for i := len(v.view); i < len(view); i++ {
+		view[i] = 1
+	}
+	return im.set(n, ival{kind: ivAct, t: v.t, view: view})
+}
+
+// expand imports the Expand n of a squeeze-and-excitation gate [N,C,1,1]
+// to the shape of the image [N,C,H,W] that the Mul reading it, its only
+// reader, multiplies it by (x * y.expand_as(x)): the Mul broadcasts the
+// gate alike, so the gate passes on unexpanded and the Mul makes the
+// ChannelScale.
+func (im *importer) expand(n *onnx.Node) error {
+	v, _, err := im.arg(n, 0)
+	if err != nil {
+		return err
+	}
+	if v.kind == ivConst {
+		return fmt.Errorf("Expand of constants is not supported")
+	}
+	g, err := im.data(n, 0)
+	if err != nil {
+		return err
+	}
+	if !im.onPoint(g) {
+		return fmt.Errorf("Expand of the network's data [N,%s] is not supported: the import takes it only of a squeeze-and-excitation gate [N,C,1,1] to the image it multiplies (y.expand_as(x))", joinInts(g.view))
+	}
+	to, err := im.ints(n, 1, "shape", false)
+	if err != nil {
+		return err
+	}
+	rs := im.readers[n.Outputs[0]]
+	if len(rs) != 1 || rs[0] == nil || rs[0].OpType != "Mul" || len(rs[0].Inputs) != 2 {
+		return fmt.Errorf("expands a gate [N,%s], read by other than one Mul; the import takes Expand only of a gate that a Mul then applies to an image (x * y.expand_as(x))", joinInts(g.view))
+	}
+	other := rs[0].Inputs[0]
+	if other == n.Outputs[0] {
+		other = rs[0].Inputs[1]
+	}
+	x, ok := im.vals[other]
+	want := []int{g.view[0], 0, 0}
+	if ok && x.kind == ivAct && len(x.view) == 3 {
+		want[1], want[2] = x.view[1], x.view[2]
+	}
+	batch := len(to) == 4 && (to[0] == batchDim || to[0] == 1 || im.batch > 0 && to[0] == im.batch)
+	if !ok || x.kind != ivAct || !batch || !slices.Equal([]int{int(to[1]), int(to[2]), int(to[3])}, want) || !slices.Equal(x.view, want) {
+		return fmt.Errorf("expands a gate [N,%s] to %s; the import takes Expand of a gate only to the shape of the image [N,C,H,W] that its Mul multiplies, computed before it", joinInts(g.view), shapeText(to))
+	}
+	return im.set(n, g)
 }
