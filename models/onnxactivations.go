@@ -24,10 +24,10 @@ func (im *importer) leakyRelu(n *onnx.Node) error {
 func (im *importer) tanh(n *onnx.Node) error { return im.elementwise(n, im.net.Tanh) }
 
 // sigmoid imports Sigmoid as Net.Sigmoid or, where it starts torch's
-// opset-13 form of nn.SiLU (see siluMul), as a pending value from which
-// the Mul makes one SiLU layer (see mul).
+// opset-13 form of nn.SiLU (only a Mul of x and it reads it: ownMul), as
+// a pending value from which the Mul makes one SiLU layer (see mul).
 func (im *importer) sigmoid(n *onnx.Node) error {
-	if !im.siluMul(n) {
+	if !im.ownMul(n) {
 		return im.elementwise(n, im.net.Sigmoid)
 	}
 	x, err := im.data(n, 0)
@@ -35,23 +35,4 @@ func (im *importer) sigmoid(n *onnx.Node) error {
 		return err
 	}
 	return im.set(n, ival{kind: ivPending, p: &pending{kind: pSiLU, x: x}})
-}
-
-// siluMul reports whether the Sigmoid n starts a SiLU, x·σ(x): its output
-// is no graph output and is read once, by a Mul of it and n's input x, in
-// either order.
-func (im *importer) siluMul(n *onnx.Node) bool {
-	if len(n.Inputs) != 1 || n.Inputs[0] == "" {
-		return false
-	}
-	x, s := n.Inputs[0], n.Outputs[0]
-	rs := im.readers[s]
-	if len(rs) != 1 || rs[0] == nil {
-		return false
-	}
-	m := rs[0]
-	if m.OpType != "Mul" || (m.Domain != "" && m.Domain != "ai.onnx") || len(m.Inputs) != 2 {
-		return false
-	}
-	return (m.Inputs[0] == x && m.Inputs[1] == s) || (m.Inputs[0] == s && m.Inputs[1] == x)
 }

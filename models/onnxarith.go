@@ -78,7 +78,7 @@ func (im *importer) mul(n *onnx.Node) error {
 		return err
 	}
 	for _, v := range []ival{a, b} {
-		if v.kind == ivPending && v.p.kind == pSiLU { // the Sigmoid's siluMul: x·σ(x)
+		if v.kind == ivPending && v.p.kind == pSiLU { // the Sigmoid's ownMul: x·σ(x)
 			return im.set(n, ival{kind: ivAct, t: im.net.SiLU(v.p.x.t), view: v.p.x.view})
 		}
 	}

@@ -162,13 +162,13 @@ func (im *importer) expand(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	rs := im.readers[n.Outputs[0]]
-	if len(rs) != 1 || rs[0] == nil || rs[0].OpType != "Mul" || len(rs[0].Inputs) != 2 {
+	mul := im.soleReader(n, "Mul")
+	if mul == nil || len(mul.Inputs) != 2 {
 		return fmt.Errorf("expands a gate [N,%s], read by other than one Mul; the import takes Expand only of a gate that a Mul then applies to an image (x * y.expand_as(x))", joinInts(g.view))
 	}
-	other := rs[0].Inputs[0]
+	other := mul.Inputs[0]
 	if other == n.Outputs[0] {
-		other = rs[0].Inputs[1]
+		other = mul.Inputs[1]
 	}
 	x, ok := im.vals[other]
 	want := []int{g.view[0], 0, 0}

@@ -11,8 +11,9 @@ import (
 )
 
 // pointwiseLayer is y = f(x), elementwise, for x of any shape, f one of
-// the kernels' pointwise activations (ELU, Softplus, Hardsigmoid,
-// Hardswish, GELU), its gradient computed from the input x.
+// the kernels' pointwise activations (LeakyReLU, SiLU, Clamp, ELU,
+// Softplus, Hardsigmoid, Hardswish, GELU), its gradient computed from the
+// input x.
 type pointwiseLayer struct {
 	name  string
 	size  int
