@@ -60,10 +60,7 @@ func reluSet(ks *kernelSet, y, x []float32) {
 	}
 	for ; i < len(x); i++ {
 		v := x[i]
-		if v <= 0 {
-			v = 0
-		}
-		y[i] = v
+		y[i] = pick32(v <= 0, 0, v) // a select, not a branch (pick.go)
 	}
 }
 
@@ -80,11 +77,7 @@ func reluBackwardSet(ks *kernelSet, dx, dy, y []float32) {
 		i = n
 	}
 	for ; i < len(dy); i++ {
-		g := dy[i]
-		if !(y[i] > 0) {
-			g = 0
-		}
-		dx[i] = g
+		dx[i] = pick32(y[i] > 0, dy[i], 0)
 	}
 }
 
