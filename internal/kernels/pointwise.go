@@ -1,9 +1,14 @@
 package kernels
 
-import "github.com/gtstorm/gtstorm/internal/detmath"
+import (
+	"math"
+
+	"github.com/gtstorm/gtstorm/internal/detmath"
+)
 
 // The pointwise activations ELU, Softplus, Hardsigmoid, Hardswish and
-// GELU, forward and backward: pure Go in float64 from detmath, every
+// GELU, forward and backward: in float64 from detmath (the exponentials
+// expBlock at a time through exp64s, detmath.Exp's bits), every
 // product rounded before it meets a sum (so that no architecture fuses
 // them), rounded to float32 once: the same bits on every kernel set and
 // architecture. Each backward reads the layer's input x; dx and dy may be
@@ -11,46 +16,75 @@ import "github.com/gtstorm/gtstorm/internal/detmath"
 
 // ELU sets y = x where x > 0, alpha·(eˣ − 1) elsewhere (torch's
 // nn.ELU(alpha)). NaN stays NaN.
-func ELU(y, x []float32, alpha float32) {
+func ELU(y, x []float32, alpha float32) { eluSet(use(), y, x, alpha) }
+
+func eluSet(ks *kernelSet, y, x []float32, alpha float32) {
 	y = y[:len(x)]
 	a := float64(alpha)
-	for i, v := range x {
-		if v > 0 {
-			y[i] = v
-			continue
+	// x in float64 is kept in xs: expm1From's argument loaded from memory
+	// rather than converted from float32 in the loop, whose CVTSS2SD would
+	// wait on the register's last value, the previous expm1From.
+	var xs, e [expBlock]float64
+	for i := 0; i < len(x); i += expBlock {
+		xb := x[i:min(i+expBlock, len(x))]
+		xsb, eb := xs[:len(xb)], e[:len(xb)]
+		for j, v := range xb {
+			xsb[j] = float64(v)
 		}
-		y[i] = float32(float64(a * expm1(float64(v))))
+		exp64s(ks, eb, xsb)
+		yb := y[i : i+len(xb)]
+		for j, v := range xb {
+			// v where v > 0, selected by bits: the sign of activations
+			// mispredicts a branch about every other value.
+			r := float32(float64(a * expm1From(xsb[j], eb[j])))
+			m := -bit(v > 0)
+			yb[j] = math.Float32frombits(math.Float32bits(r)&^m | math.Float32bits(v)&m)
+		}
 	}
 }
 
 // ELUBackward sets dx = dy where x > 0, dy·alpha·eˣ elsewhere (torch's
 // elu_backward of the input).
-func ELUBackward(dx, dy, x []float32, alpha float32) {
+func ELUBackward(dx, dy, x []float32, alpha float32) { eluBackwardSet(use(), dx, dy, x, alpha) }
+
+func eluBackwardSet(ks *kernelSet, dx, dy, x []float32, alpha float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
 	a := float64(alpha)
-	for i, g := range dy {
-		if x[i] > 0 {
-			dx[i] = g
-			continue
+	var e [expBlock]float64
+	for i := 0; i < len(dy); i += expBlock {
+		xb := x[i:min(i+expBlock, len(dy))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			eb[j] = float64(v)
 		}
-		d := float64(a * detmath.Exp(float64(x[i])))
-		dx[i] = float32(float64(float64(g) * d))
+		exp64s(ks, eb, eb)
+		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
+		for j, v := range xb {
+			g := gb[j]
+			d := float64(a * eb[j])
+			r := float32(float64(float64(g) * d))
+			m := -bit(v > 0)
+			db[j] = math.Float32frombits(math.Float32bits(r)&^m | math.Float32bits(g)&m)
+		}
 	}
 }
 
-// expm1 is eˣ − 1 for x ≤ 0, precise near 0, where eˣ − 1 cancels: below
-// |x| = 2⁻⁵ a Taylor polynomial to x⁷, else Exp(x) − 1.
-func expm1(x float64) float64 {
-	if x < -0x1p-5 || x != x {
-		return detmath.Exp(x) - 1
-	}
+// expm1From is eˣ − 1 for x ≤ 0 given e = detmath.Exp(x), precise near 0,
+// where eˣ − 1 cancels: below |x| = 2⁻⁵ a Taylor polynomial to x⁷, else
+// (and for NaN) e − 1. Both are computed and one selected by bits.
+func expm1From(x, e float64) float64 {
 	// x + x²/2 + … + x⁷/5040, Horner, every product rounded.
 	p := 1.0 / 5040
-	for _, c := range []float64{1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1} {
-		p = c + float64(x*p)
-	}
-	return float64(x * p)
+	p = 1.0/720 + float64(x*p)
+	p = 1.0/120 + float64(x*p)
+	p = 1.0/24 + float64(x*p)
+	p = 1.0/6 + float64(x*p)
+	p = 0.5 + float64(x*p)
+	p = 1 + float64(x*p)
+	p = float64(x * p)
+	m := -uint64(bit(x < -0x1p-5) | bit(x != x))
+	return math.Float64frombits(math.Float64bits(p)&^m | math.Float64bits(e-1)&m)
 }
 
 // softplusThreshold is torch's nn.Softplus default threshold: above it
@@ -59,30 +93,53 @@ const softplusThreshold = 20
 
 // Softplus sets y = log(1 + eˣ), and x where x > 20 (torch's
 // nn.Softplus() with beta 1 and threshold 20). NaN stays NaN.
-func Softplus(y, x []float32) {
+func Softplus(y, x []float32) { softplusSet(use(), y, x) }
+
+func softplusSet(ks *kernelSet, y, x []float32) {
 	y = y[:len(x)]
-	for i, v := range x {
-		if v > softplusThreshold {
-			y[i] = v
-			continue
+	var e [expBlock]float64
+	for i := 0; i < len(x); i += expBlock {
+		xb := x[i:min(i+expBlock, len(x))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			eb[j] = float64(v)
 		}
-		y[i] = float32(detmath.Log1p(detmath.Exp(float64(v))))
+		exp64s(ks, eb, eb)
+		yb := y[i : i+len(xb)]
+		for j, v := range xb {
+			if v > softplusThreshold {
+				yb[j] = v
+				continue
+			}
+			yb[j] = float32(detmath.Log1p(eb[j]))
+		}
 	}
 }
 
 // SoftplusBackward sets dx = dy·eˣ/(1 + eˣ), and dy where x > 20
 // (torch's softplus_backward).
-func SoftplusBackward(dx, dy, x []float32) {
+func SoftplusBackward(dx, dy, x []float32) { softplusBackwardSet(use(), dx, dy, x) }
+
+func softplusBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
-	for i, g := range dy {
-		v := x[i]
-		if v > softplusThreshold {
-			dx[i] = g
-			continue
+	var e [expBlock]float64
+	for i := 0; i < len(dy); i += expBlock {
+		xb := x[i:min(i+expBlock, len(dy))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			eb[j] = float64(v)
 		}
-		z := detmath.Exp(float64(v))
-		dx[i] = float32(float64(float64(g) * float64(z/float64(z+1))))
+		exp64s(ks, eb, eb)
+		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
+		for j, v := range xb {
+			if v > softplusThreshold {
+				db[j] = gb[j]
+				continue
+			}
+			z := eb[j]
+			db[j] = float32(float64(float64(gb[j]) * float64(z/float64(z+1))))
+		}
 	}
 }
 
@@ -164,14 +221,27 @@ func GELU(y, x []float32) {
 }
 
 // GELUBackward sets dx = dy·(Φ(x) + x·φ(x)), φ(x) = e^(−x²/2)/√(2π).
-func GELUBackward(dx, dy, x []float32) {
+func GELUBackward(dx, dy, x []float32) { geluBackwardSet(use(), dx, dy, x) }
+
+func geluBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
-	for i, g := range dy {
-		v := float64(x[i])
-		pdf := float64(detmath.Exp(float64(-0.5*float64(v*v))) * invSqrt2Pi)
-		d := gaussCDF(v) + float64(v*pdf)
-		dx[i] = float32(float64(float64(g) * d))
+	var e [expBlock]float64
+	for i := 0; i < len(dy); i += expBlock {
+		xb := x[i:min(i+expBlock, len(dy))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			v := float64(v)
+			eb[j] = float64(-0.5 * float64(v*v))
+		}
+		exp64s(ks, eb, eb)
+		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
+		for j, v := range xb {
+			v := float64(v)
+			pdf := float64(eb[j] * invSqrt2Pi)
+			d := gaussCDF(v) + float64(v*pdf)
+			db[j] = float32(float64(float64(gb[j]) * d))
+		}
 	}
 }
 

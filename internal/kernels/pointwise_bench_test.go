@@ -28,6 +28,9 @@ func BenchmarkPointwise(b *testing.B) {
 		{"ELU", func() { ELU(y, x, 1) }, func() { ELUBackward(y, dy, x, 1) }},
 		{"SiLU", func() { SiLU(y, x) }, func() { SiLUBackward(y, dy, x) }},
 		{"GELU", func() { GELU(y, x) }, func() { GELUBackward(y, dy, x) }},
+		{"Sigmoid", func() { Sigmoid(y, x) }, func() { SigmoidBackward(y, dy, y) }},
+		{"Tanh", func() { Tanh(y, x) }, func() { TanhBackward(y, dy, y) }},
+		{"Softplus", func() { Softplus(y, x) }, func() { SoftplusBackward(y, dy, x) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {

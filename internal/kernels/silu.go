@@ -3,11 +3,23 @@ package kernels
 // SiLU sets y = x·σ(x), computed in float64 (σ as Sigmoid computes it)
 // and rounded to float32; y and x may be the same slice. NaN stays NaN; +Inf gives +Inf, −Inf NaN
 // (−∞·0, as torch's x/(1 + e⁻ˣ) gives).
-func SiLU(y, x []float32) {
+func SiLU(y, x []float32) { siluSet(use(), y, x) }
+
+func siluSet(ks *kernelSet, y, x []float32) {
 	y = y[:len(x)]
-	for i, v := range x {
-		x64 := float64(v)
-		y[i] = float32(float64(x64 * sigmoid64(x64)))
+	var e [expBlock]float64
+	for i := 0; i < len(x); i += expBlock {
+		xb := x[i:min(i+expBlock, len(x))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			eb[j] = sigmoidArg(float64(v))
+		}
+		exp64s(ks, eb, eb)
+		yb := y[i : i+len(xb)]
+		for j, v := range xb {
+			x64 := float64(v)
+			yb[j] = float32(float64(x64 * sigmoidFrom(x64, eb[j])))
+		}
 	}
 }
 
@@ -15,14 +27,26 @@ func SiLU(y, x []float32) {
 // SiLU's input, computed in float64 and rounded to float32; dx and dy may
 // be the same slice. Every product is rounded before it meets a sum, so
 // that no architecture fuses them.
-func SiLUBackward(dx, dy, x []float32) {
+func SiLUBackward(dx, dy, x []float32) { siluBackwardSet(use(), dx, dy, x) }
+
+func siluBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
-	for i, g := range dy {
-		v := float64(x[i])
-		s := sigmoid64(v)
-		xs := float64(v * s)
-		d := float64(s + float64(xs*float64(1-s)))
-		dx[i] = float32(float64(float64(g) * d))
+	var e [expBlock]float64
+	for i := 0; i < len(dy); i += expBlock {
+		xb := x[i:min(i+expBlock, len(dy))]
+		eb := e[:len(xb)]
+		for j, v := range xb {
+			eb[j] = sigmoidArg(float64(v))
+		}
+		exp64s(ks, eb, eb)
+		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
+		for j, v := range xb {
+			v := float64(v)
+			s := sigmoidFrom(v, eb[j])
+			xs := float64(v * s)
+			d := float64(s + float64(xs*float64(1-s)))
+			db[j] = float32(float64(float64(gb[j]) * d))
+		}
 	}
 }

@@ -1,0 +1,24 @@
+package kernels
+
+import "github.com/gtstorm/gtstorm/internal/detmath"
+
+// expBlock is the number of values the exponential activations gather
+// into one exp64s call: their arguments and results live in a stack array
+// of this many float64s.
+const expBlock = 256
+
+// exp64s sets dst[i] = detmath.Exp(src[i]) with its bits on every kernel
+// set: the AVX2 kernel (exp64_amd64.s) runs the same operations in each
+// lane, 12 values a step; the pure-Go set and the last len%4 values call
+// detmath.Exp. dst and src may be the same slice.
+func exp64s(ks *kernelSet, dst, src []float64) {
+	dst = dst[:len(src)]
+	i := 0
+	if n := len(src) &^ 3; n > 0 && elementwiseAsm(ks) {
+		exp64AVX2(&dst[0], &src[0], n)
+		i = n
+	}
+	for ; i < len(src); i++ {
+		dst[i] = detmath.Exp(src[i])
+	}
+}
