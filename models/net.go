@@ -26,7 +26,7 @@ import (
 //	m, err := n.Model(n.Dense("fc", h, 10))
 //
 // Parameter tensors are named after their layer: a convolution's filters
-// name.w [Out,C/Groups,K,K] and bias name.b [Out]; a GroupNorm's scale name.g [C]
+// name.w [Out,C/Groups,KH,KW] and bias name.b [Out]; a GroupNorm's scale name.g [C]
 // and shift name.b [C]; a dense layer's weights name.w [in,out] and bias
 // name.b [out]. A Net is not safe for concurrent use; the Model it makes is.
 type Net struct {
@@ -50,11 +50,30 @@ type Tensor struct{ id int }
 // that many groups, each output channel reading its group's channels only
 // (nn.Conv2d(groups=Groups)); Groups equal to the input channels and to
 // Out is the depthwise convolution.
+//
+// The per-axis fields, zero by default, make the general convolution
+// (nn.Conv2d(kernel_size=(Kernel,KernelW), stride=(Stride,StrideW),
+// padding=(PadH,PadW), dilation=(Dilation,DilationW))): factorised 1×k and
+// k×1 kernels, per-axis strides and padding, and dilated kernels.
 type Conv struct {
 	Out, Kernel, Stride, Pad int
 	Bias                     bool
 	Init                     Init
 	Groups                   int
+	// KernelW, where above 0, is the window's width, Kernel then its
+	// height.
+	KernelW int
+	// StrideW, where above 0, is the step along the columns, Stride then
+	// the step along the rows.
+	StrideW int
+	// PadH and PadW, where either is above 0, are the zero padding of the
+	// top and bottom and of the left and right, in place of Pad (which
+	// must then be 0).
+	PadH, PadW int
+	// Dilation (0 or 1: adjacent taps) is the distance between the
+	// window's taps; DilationW, where above 0, is the distance along the
+	// columns, Dilation then the distance along the rows.
+	Dilation, DilationW int
 }
 
 // Init is how a layer's weights are drawn.

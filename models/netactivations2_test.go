@@ -113,9 +113,12 @@ func TestImportPointwiseRefusals(t *testing.T) {
 			"Mul of two tensors of the network's data"},
 		{"mean of features without keepdims", []int{1, 4, 4}, consts, []onnx.Node{flat, mm, node("ReduceMean", []string{"z"}, "r", onnx.IntsAttr("axes", -1), onnx.IntAttr("keepdims", 0)),
 			node("Sub", []string{"z", "r"}, "y")}, "the import takes a ReduceMean of features only as the first node of torch's nn.LayerNorm"},
-		{"conv 1×3", []int{1, 4, 4}, []onnx.Tensor{onnx.FloatTensor("k", ramp(6, 1), 2, 1, 1, 3)},
-			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.IntsAttr("kernel_shape", 1, 3), onnx.IntsAttr("pads", 0, 1, 0, 1)),
-				node("Flatten", []string{"c"}, "y")}, "kernel 1×3 is not square; the Net's convolutions are k×k"},
+		{"conv kernel_shape not the weights'", []int{1, 4, 4}, []onnx.Tensor{onnx.FloatTensor("k", ramp(6, 1), 2, 1, 1, 3)},
+			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.IntsAttr("kernel_shape", 3, 1), onnx.IntsAttr("pads", 0, 1, 0, 1)),
+				node("Flatten", []string{"c"}, "y")}, "kernel_shape [3 1], but the weights' kernel is 1×3"},
+		{"conv auto_pad", []int{1, 4, 4}, []onnx.Tensor{onnx.FloatTensor("k", ramp(6, 1), 2, 1, 1, 3)},
+			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.StringAttr("auto_pad", "SAME_UPPER")),
+				node("Flatten", []string{"c"}, "y")}, "auto_pad SAME_UPPER is not supported"},
 	} {
 		_, _, err := ImportONNX("refuse", tinyONNX(t, 13, batchN, c.inits, c.nodes...), c.shape, 2)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

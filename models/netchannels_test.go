@@ -58,6 +58,42 @@ func TestChannelsShuffleRoundTrip(t *testing.T) {
 	}
 }
 
+// TestVectorShuffleRoundTrip exports a ShuffleChannels of a vector (Dense
+// 12 → shuffle in 3 groups → ReLU → Dense 3; Reshape to [N,3,4],
+// Transpose perm [0,2,1], Reshape back) and imports it: it trains as the
+// original, bit for bit; with a Transpose of another perm the Reshape is
+// refused.
+func TestVectorShuffleRoundTrip(t *testing.T) {
+	n := NewNet("vshuffle", []int{1, 4, 4}, 3)
+	h := n.ReLU(n.ShuffleChannels(n.Dense("fc1", n.Flatten(n.Input()), 12), 3))
+	m, err := n.Model(n.Dense("fc2", h, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := m.Init(4)
+	om, enc := marshalONNX(t, m, params)
+	im, js := roundTrips(t, "vshuffle", m, params, enc, batchOf(imageSet(5, 4, 3, true, 1, 4, 4), seq(4)...))
+	if !strings.Contains(string(js), `{"op":"shuffle","in":[2],"groups":3}`) {
+		t.Errorf("spec %s: no shuffle in 3 groups", js)
+	}
+	if ispec, _ := specJSON(t, im); len(ispec.Layers) != len(m.(*classifier).net.layers) {
+		t.Errorf("the import has %d layers, the original %d", len(ispec.Layers), len(m.(*classifier).net.layers))
+	}
+	for i := range om.Graph.Nodes {
+		if nd := &om.Graph.Nodes[i]; nd.OpType == "Transpose" {
+			nd.Attrs = []onnx.Attr{onnx.IntsAttr("perm", 0, 1, 2)}
+		}
+	}
+	b, err := om.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ImportONNX("vshuffle.onnx", b, []int{1, 4, 4}, 3)
+	if err == nil || !strings.Contains(err.Error(), "reshapes [N,12] to [N,3,4]") {
+		t.Errorf("a Transpose of perm [0 1 2] after a shuffle's Reshape: %v; want the Reshape refused", err)
+	}
+}
+
 // TestImportSplitAndSlice imports a Split of the data into equal parts
 // (opset 13 without its sizes) and by constant sizes, and a Slice along
 // the channels with a negative end, joined again by Concat: the network

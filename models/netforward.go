@@ -29,7 +29,7 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 		switch l.kind {
 		case kindConv:
 			c := l.conv
-			z := g.Conv2DGrouped(in, p[l.name+".w"], c.Stride, c.Pad, max(c.Groups, 1))
+			z := g.Conv2DAxes(in, p[l.name+".w"], c.mustAxes().graph(), max(c.Groups, 1))
 			switch {
 			case c.Bias && n.fusesPool(i):
 				vals[n.layers[i+2].out] = g.BiasReLUMaxPool2x2(z, p[l.name+".b"])

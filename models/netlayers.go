@@ -17,10 +17,11 @@ import (
 const maxLayerWidth = MaxWidth
 
 // Conv2D adds a 2-D convolution of x [C,H,W] configured by c, writing
-// [c.Out, (H+2·Pad−Kernel)/Stride+1, (W+2·Pad−Kernel)/Stride+1]. Its
-// filters are name.w [Out,C/G,Kernel,Kernel] (G = c.Groups, 1 where 0)
-// and, with c.Bias, its bias name.b [Out], both of fan-in (C/G)·Kernel², as
-// torch's; G must divide C and Out.
+// [c.Out, (H+2·Pad−Kernel)/Stride+1, (W+2·Pad−Kernel)/Stride+1] (with the
+// per-axis fields, [c.Out, (H+2·PH−DH·(KH−1)−1)/SH+1, (W+2·PW−DW·(KW−1)−1)/SW+1]).
+// Its filters are name.w [Out,C/G,KH,KW] (G = c.Groups, 1 where 0; KH =
+// Kernel, KW = KernelW or Kernel) and, with c.Bias, its bias name.b [Out],
+// both of fan-in (C/G)·KH·KW, as torch's; G must divide C and Out.
 func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	if !n.reads(name, x) || !n.named(name) {
 		return Tensor{-1}
@@ -32,6 +33,11 @@ func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	if c.Stride == 0 {
 		c.Stride = 1
 	}
+	a, err := c.axes()
+	if err != nil {
+		return n.fail(name, "%v", err)
+	}
+	c = a.conv(c)
 	groups := max(c.Groups, 1)
 	switch {
 	case c.Groups < 0 || s[0]%groups != 0 || c.Out%groups != 0:
@@ -43,12 +49,15 @@ func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	case c.Init != InitUniform && c.Init != InitKaimingNormal:
 		return n.fail(name, "unknown initialisation %d", c.Init)
 	}
-	oh, ow := window(s[1], c.Kernel, c.Stride, c.Pad), window(s[2], c.Kernel, c.Stride, c.Pad)
+	oh, ow := window(s[1], a.span(0), a.sh, a.ph), window(s[2], a.span(1), a.sw, a.pw)
 	if oh < 1 || ow < 1 {
-		return n.fail(name, "a %d×%d kernel with padding %d does not fit the %d×%d input", c.Kernel, c.Kernel, c.Pad, s[1], s[2])
+		if a.uniform() {
+			return n.fail(name, "a %d×%d kernel with padding %d does not fit the %d×%d input", c.Kernel, c.Kernel, c.Pad, s[1], s[2])
+		}
+		return n.fail(name, "a %d×%d kernel (%s) does not fit the %d×%d input", a.kh, a.kw, a, s[1], s[2])
 	}
-	fanIn := s[0] / groups * c.Kernel * c.Kernel
-	n.addInit(name+".w", fanIn, c.Init, c.Out, s[0]/groups, c.Kernel, c.Kernel)
+	fanIn := s[0] / groups * a.kh * a.kw
+	n.addInit(name+".w", fanIn, c.Init, c.Out, s[0]/groups, a.kh, a.kw)
 	if c.Bias {
 		n.addInit(name+".b", fanIn, InitUniform, c.Out)
 	}

@@ -177,15 +177,20 @@ func (g *onnxGraph) addConv(l netLayer, x, out string, in, shape []int) {
 	if c.Bias {
 		inputs, bias = append(inputs, l.name+".b"), "bias"
 	}
-	k, s, p := int64(c.Kernel), int64(c.Stride), int64(c.Pad)
+	a := c.mustAxes()
+	i64 := func(v int) int64 { return int64(v) }
 	g.node(l.name, "Conv", inputs, out,
-		onnx.IntsAttr("kernel_shape", k, k),
-		onnx.IntsAttr("strides", s, s),
-		onnx.IntsAttr("pads", p, p, p, p),
-		onnx.IntsAttr("dilations", 1, 1),
+		onnx.IntsAttr("kernel_shape", i64(a.kh), i64(a.kw)),
+		onnx.IntsAttr("strides", i64(a.sh), i64(a.sw)),
+		onnx.IntsAttr("pads", i64(a.ph), i64(a.pw), i64(a.ph), i64(a.pw)),
+		onnx.IntsAttr("dilations", i64(a.dh), i64(a.dw)),
 		onnx.IntAttr("group", int64(max(c.Groups, 1))))
 	if c.Groups > 1 {
 		bias += fmt.Sprintf(", %d groups", c.Groups)
+	}
+	if !a.uniform() {
+		g.describe("%s: Conv %d→%d %d×%d (%s, %s) → [N,%s]", l.name, in[0], c.Out, a.kh, a.kw, a, bias, joinInts(shape))
+		return
 	}
 	g.describe("%s: Conv %d→%d %d×%d (stride %d, padding %d, %s) → [N,%s]", l.name, in[0], c.Out, c.Kernel, c.Kernel, c.Stride, c.Pad, bias, joinInts(shape))
 }

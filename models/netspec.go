@@ -28,7 +28,11 @@ type NetSpec struct {
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
 // export keeps from the layer it exported. The other fields are the
 // settings of its Op: a convolution's Out, Kernel, Stride, Pad, Bias,
-// Init (uniform or kaiming-normal) and Groups (written where above 1),
+// Init (uniform or kaiming-normal) and Groups (written where above 1), and
+// its per-axis KernelW, StrideW, PadH, PadW, Dilation and DilationW (see
+// Conv; {"op":"conv","name":"c","in":[0],"out":8,"kernel":3,"kernel_w":1,
+// "stride":2,"stride_w":1,"pad_h":1,"init":"uniform"} is
+// nn.Conv2d(C, 8, (3,1), stride=(2,1), padding=(1,0))),
 // GroupNorm's Groups, a layernorm's Eps ({"op":"layernorm","name":"ln","in":[3],"eps":0.00001}
 // is nn.LayerNorm of tensor 3's shape), a shuffle's Groups, a channels layer's From and To
 // ({"op":"channels","in":[3],"from":4,"to":8} is x[:, 4:8]), a pool's Kernel,
@@ -77,6 +81,15 @@ type LayerSpec struct {
 	// Eps is a layernorm's ε (written always; absent, torch's default
 	// 1e-5).
 	Eps *float32 `json:"eps,omitempty"`
+	// KernelW, StrideW, PadH, PadW, Dilation and DilationW are a
+	// convolution's per-axis settings (Conv's), written only where its
+	// axes differ or it is dilated.
+	KernelW   int `json:"kernel_w,omitempty"`
+	StrideW   int `json:"stride_w,omitempty"`
+	PadH      int `json:"pad_h,omitempty"`
+	PadW      int `json:"pad_w,omitempty"`
+	Dilation  int `json:"dilation,omitempty"`
+	DilationW int `json:"dilation_w,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -113,6 +126,7 @@ func Spec(m Model) (NetSpec, error) {
 			if c.Groups > 1 {
 				ls.Groups = c.Groups
 			}
+			ls.KernelW, ls.StrideW, ls.PadH, ls.PadW, ls.Dilation, ls.DilationW = c.KernelW, c.StrideW, c.PadH, c.PadW, c.Dilation, c.DilationW
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
 		case kindLayerNorm:
@@ -192,7 +206,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		if !ok {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (conv %s): initialisation %q, want uniform or kaiming-normal", n.name, i, l.Name, l.Init)
 		}
-		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init, Groups: l.Groups})
+		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init, Groups: l.Groups,
+			KernelW: l.KernelW, StrideW: l.StrideW, PadH: l.PadH, PadW: l.PadW, Dilation: l.Dilation, DilationW: l.DilationW})
 	case "groupnorm":
 		t = n.GroupNorm(l.Name, in[0], l.Groups)
 	case "layernorm":

@@ -11,9 +11,9 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
+const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis strides, the same padding top and bottom and left and right, dilations), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Slice (constant bounds, step 1) and Split (constant sizes, or equal parts) of the data along the channels (axis 1), " +
-	"Reshape to [N,G,C/G,H,W], Transpose perm [0,2,1,3,4] and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
+	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
@@ -31,10 +31,14 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // graph must read one float input [N,C,H,W] (N the batch, symbolic or
 // fixed) and write the class logits [N,classes].
 //
-// Each node becomes a layer of a Net (see ONNXSupported): Conv (square
-// kernel, equal strides, the same padding on every side, optional bias,
-// any group G dividing the channels, weights [OC,C/G,k,k]: grouped and
-// depthwise convolutions) is Conv2D with Conv.Groups G; Gemm, and MatMul followed by the Add of a bias, are
+// Each node becomes a layer of a Net (see ONNXSupported): Conv (a kernel
+// kh×kw, strides, pads and dilations per axis, with the same padding at
+// the top and bottom and at the left and right, as nn.Conv2d writes;
+// optional bias; any group G dividing the channels, weights
+// [OC,C/G,kh,kw]: grouped and depthwise convolutions, factorised 1×k and
+// k×1 kernels, dilated kernels) is Conv2D with Conv.Groups G and Conv's
+// per-axis fields; it refuses pads that differ between two opposite
+// sides, and auto_pad other than NOTSET or VALID; Gemm, and MatMul followed by the Add of a bias, are
 // Dense (the weights transposed where Gemm's transB is set: gtstorm's are
 // [in,out]; a Gemm without its C input is DenseNoBias); MaxPool and
 // AveragePool are the Net's pools, padded where the node's pads are (an
@@ -77,8 +81,8 @@ const ONNXSupported = "Conv (grouped and depthwise too), Gemm (with or without a
 // Split along another axis are refused. torch's opset-13 channel_shuffle
 // — Reshape of an image [N,C,H,W] to [N,G,C/G,H,W], Transpose perm
 // [0,2,1,3,4], Reshape back to [N,C,H,W], each node the only reader of the
-// one before — is ShuffleChannels in G groups; other 5-D Reshapes are
-// refused. Sub, Div, Mul and Add of the
+// one before; of a vector [N,C], to [N,G,C/G] and perm [0,2,1] — is
+// ShuffleChannels in G groups; other such Reshapes are refused. Sub, Div, Mul and Add of the
 // data and a constant that is one value or one per channel ([C,1,1] or
 // [1,C,1,1] against [N,C,H,W]; an input normalisation (x − mean) / std
 // inside forward) are SubConst, DivConst, MulConst and AddConst, whose
@@ -193,7 +197,7 @@ const (
 	pGELUErf                        // erf(x/√2)
 	pGELUAdd                        // 1 + erf(x/√2)
 	pGELUMul                        // x·(1 + erf(x/√2)), before its Mul by 0.5
-	pShuffle                        // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W]
+	pShuffle                        // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W] (or [N,C] to [N,G,C/G])
 	pShuffled                       // … and transposed, perm [0,2,1,3,4]
 	pLNMean                         // LayerNorm (see onnxlayernorm.go): the sample's mean
 	pLNCentred                      // … x − mean, read by the Pow and the Div
@@ -209,7 +213,7 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pNormed: "GroupNorm's InstanceNormalization", pGN: "GroupNorm before its scale", pGNScaled: "GroupNorm before its shift", pPad: "a zero Pad",
 	pLogSoftmax: "a LogSoftmax, which the import takes only as the network's last node", pSiLU: "the Sigmoid of a SiLU",
 	pHardswish: "the HardSigmoid of a Hardswish", pGELUDiv: "the Div of a GELU", pGELUErf: "the Erf of a GELU", pGELUAdd: "the Add of a GELU",
-	pGELUMul: "a GELU before its Mul by 0.5", pShuffle: "a channel shuffle's Reshape to [N,G,C/G,H,W]",
+	pGELUMul: "a GELU before its Mul by 0.5", pShuffle: "a channel shuffle's Reshape to [N,G,C/G,…]",
 	pShuffled: "a channel shuffle's Transpose", pLNMean: "the ReduceMean of a LayerNorm", pLNCentred: "the Sub of a LayerNorm",
 	pLNSquared: "the Pow of a LayerNorm", pLNVar: "the variance of a LayerNorm", pLNVarEps: "the Add of a LayerNorm's ε",
 	pLNStd: "the Sqrt of a LayerNorm", pLNNormed: "a LayerNorm before its weight", pLNScaled: "a LayerNorm before its bias"}

@@ -125,7 +125,7 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // Linear's weight [out,in] is gtstorm's [in,out], transposed.
 func TestImportONNXMatchesTorch(t *testing.T) {
 	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm"} {
+		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv"} {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
@@ -234,7 +234,7 @@ func torchToGtstorm(name string, ps []Param) string {
 // the same logits, bit for bit.
 func TestImportONNXSpecRoundTrip(t *testing.T) {
 	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm"} {
+		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv"} {
 		m, x0 := importFixture(t, name)
 		spec, js := specJSON(t, m)
 		_, r := fromSpecJSON(t, js)

@@ -20,9 +20,6 @@ func (im *importer) conv(n *onnx.Node) error {
 	if v, ok, err := im.arg(n, 0); err == nil && ok && im.onPoint(v) {
 		return im.convPoint(n, v)
 	}
-	if err := im.squareKernel(n); err != nil {
-		return err
-	}
 	x, pad, err := im.padded(n)
 	if err != nil {
 		return err
@@ -37,17 +34,10 @@ func (im *importer) conv(n *onnx.Node) error {
 		return fmt.Errorf("group %d does not divide the %d input channels", groups, c[0])
 	}
 	cg := c[0] / int(groups)
-	if !w.float || len(w.dims) != 4 || w.dims[1] != cg || w.dims[2] != w.dims[3] || int64(w.dims[0])%groups != 0 {
-		return fmt.Errorf("weights %q of shape %v, want [out,%d,k,k] with out a multiple of group %d (square kernels, input [N,%s])", w.name, w.dims, cg, groups, joinInts(c))
+	if !w.float || len(w.dims) != 4 || w.dims[1] != cg || int64(w.dims[0])%groups != 0 {
+		return fmt.Errorf("weights %q of shape %v, want [out,%d,kh,kw] with out a multiple of group %d (input [N,%s])", w.name, w.dims, cg, groups, joinInts(c))
 	}
-	if err := noDilationNoAutoPad(n); err != nil {
-		return err
-	}
-	stride, err := attrPair(n, "strides", 1)
-	if err != nil {
-		return err
-	}
-	p, err := attrPair(n, "pads", 0)
+	a, err := convSettings(n, w.dims[2], w.dims[3], pad)
 	if err != nil {
 		return err
 	}
@@ -57,7 +47,7 @@ func (im *importer) conv(n *onnx.Node) error {
 		return err
 	}
 	name := im.layerName(n, w.name)
-	t := im.net.Conv2D(name, x.t, Conv{Out: out, Kernel: w.dims[2], Stride: stride, Pad: p + pad, Bias: bias != nil, Groups: int(groups)})
+	t := im.net.Conv2D(name, x.t, a.convOf(out, bias != nil, int(groups)))
 	im.params[name+".w"] = w.f
 	if bias != nil {
 		im.params[name+".b"] = bias
@@ -191,11 +181,13 @@ func (im *importer) settle(name string, v ival) (ival, error) {
 // folds with fi or ff (done); otherwise it returns them with the constant,
 // if any, second.
 func (im *importer) binary(n *onnx.Node, fi func(x, y int64) int64, ff func(x, y float32) float32) (a, b ival, done bool, err error) {
-	if a, _, err = im.arg(n, 0); err != nil {
-		return a, b, false, err
-	}
-	if b, _, err = im.arg(n, 1); err != nil {
-		return a, b, false, err
+	for k, v := range []*ival{&a, &b} {
+		var ok bool
+		if *v, ok, err = im.arg(n, k); err != nil {
+			return a, b, false, err
+		} else if !ok {
+			return a, b, false, fmt.Errorf("input %d is missing", k)
+		}
 	}
 	if a.kind == ivConst && b.kind == ivConst {
 		c, err := elementwise(a.c, b.c, fi, ff)
@@ -238,7 +230,7 @@ func filled(n int, v float32) []float32 {
 // checkEps refuses a normalisation whose ε is not the Net's GroupNorm's.
 func checkEps(n *onnx.Node) error {
 	eps := attrFloat(n, "epsilon", 1e-5)
-	if math.Abs(float64(eps)-groupNormEps) > 1e-9 {
+	if !(math.Abs(float64(eps)-groupNormEps) <= 1e-9) { // NaN too
 		return fmt.Errorf("epsilon %g; the Net's GroupNorm has ε %g (PyTorch's default)", eps, groupNormEps)
 	}
 	return nil

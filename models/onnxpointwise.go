@@ -45,7 +45,7 @@ func (im *importer) hardSigmoid(n *onnx.Node) error {
 	if a := attr(n, "beta"); a != nil {
 		beta = a.F
 	}
-	if math.Abs(float64(alpha)-1.0/6) > 1e-7 || beta != 0.5 {
+	if !(math.Abs(float64(alpha)-1.0/6) <= 1e-7) || beta != 0.5 { // NaN too
 		return fmt.Errorf("HardSigmoid with alpha %g and beta %g; the import takes torch's nn.Hardsigmoid, and nn.Hardswish (HardSigmoid, then Mul of x and it), whose alpha is 1/6 and beta 0.5", alpha, beta)
 	}
 	if !im.ownMul(n) {
@@ -123,7 +123,7 @@ func (im *importer) geluDiv(n *onnx.Node) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if !c.float || c.size() != 1 || math.Abs(float64(c.f[0])-math.Sqrt2) > 1e-6 {
+	if !c.float || c.size() != 1 || !(math.Abs(float64(c.f[0])-math.Sqrt2) <= 1e-6) { // NaN too
 		return true, fmt.Errorf("divides by %q of shape %v before Erf, Add, Mul and Mul, torch's form of nn.GELU; want one value, √2 (the exact GELU)", n.Inputs[1], c.dims)
 	}
 	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pGELUDiv, x: x}})
@@ -203,21 +203,6 @@ func (im *importer) layerNormMean(n *onnx.Node) error {
 		axes, _, _ := im.intsAttrOrInput(n, "axes", 1)
 		return fmt.Errorf("ReduceMean of features [N,%d] over axes %v (keepdims %d): the import takes a ReduceMean of features only as the first node of torch's nn.LayerNorm (axes [-1], keepdims 1, then Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), and ReduceMean of images over the maps, axes (2, 3)",
 			v.view[0], axes, attrInt(n, "keepdims", 1))
-	}
-	return nil
-}
-
-// squareKernel refuses a Conv whose kernel (its kernel_shape, or its
-// weights' last two dimensions) is not square.
-func (im *importer) squareKernel(n *onnx.Node) error {
-	var h, w int64
-	if a := attr(n, "kernel_shape"); a != nil && len(a.Ints) == 2 {
-		h, w = a.Ints[0], a.Ints[1]
-	} else if v, ok, err := im.arg(n, 1); err == nil && ok && v.kind == ivConst && len(v.c.dims) == 4 {
-		h, w = int64(v.c.dims[2]), int64(v.c.dims[3])
-	}
-	if h != w {
-		return fmt.Errorf("kernel %d×%d is not square; the Net's convolutions are k×k", h, w)
 	}
 	return nil
 }

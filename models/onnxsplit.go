@@ -10,7 +10,8 @@ import (
 // The import of ShuffleNet-style blocks: Slice and Split of the data along
 // the channels (x[:, a:b], x.chunk(k, dim=1), torch.split(x, sizes, dim=1))
 // as Net.Channels, and torch's channel_shuffle (Reshape to [N,G,C/G,H,W],
-// Transpose perm [0,2,1,3,4], Reshape back) as Net.ShuffleChannels.
+// Transpose perm [0,2,1,3,4], Reshape back; of a vector [N,C], to
+// [N,G,C/G] and perm [0,2,1]) as Net.ShuffleChannels.
 
 // channelData returns input 0 of n, the network's data as the Net holds it
 // (not a global pool's [C,1,1] view), and its rank with the batch.
@@ -124,29 +125,41 @@ func (im *importer) split(n *onnx.Node) error {
 }
 
 // shuffleStart reports whether the Reshape n of x to [N,to…] starts
-// torch's channel_shuffle: x an image [C,H,W], to [G,C/G,H,W], n read only
-// by a Transpose of perm [0,2,1,3,4], read only by a Reshape.
+// torch's channel_shuffle: x an image [C,H,W] or a vector [C], to
+// [G,C/G,…] (x's other dimensions), n read only by a Transpose that swaps
+// axes 1 and 2, read only by a Reshape.
 func (im *importer) shuffleStart(n *onnx.Node, x ival, to []int) bool {
-	if len(to) != 4 || len(x.view) != 3 || !slices.Equal(im.net.Shape(x.t), x.view) || to[0] < 1 ||
+	if len(x.view) != 3 && len(x.view) != 1 || len(to) != len(x.view)+1 || !slices.Equal(im.net.Shape(x.t), x.view) || to[0] < 1 ||
 		to[0]*to[1] != x.view[0] || !slices.Equal(to[2:], x.view[1:]) {
 		return false
 	}
 	tr := im.soleReader(n, "Transpose")
-	return tr != nil && shufflePerm(tr) && im.soleReader(tr, "Reshape") != nil
+	return tr != nil && slices.Equal(permOf(tr), shufflePerm(len(to)+1)) && im.soleReader(tr, "Reshape") != nil
 }
 
-// shufflePerm reports whether the Transpose n swaps axes 1 and 2 of a
-// 5-D tensor, perm [0,2,1,3,4].
-func shufflePerm(n *onnx.Node) bool {
-	a := attr(n, "perm")
-	return a != nil && slices.Equal(a.Ints, []int64{0, 2, 1, 3, 4})
+// shufflePerm is the perm of a channel shuffle's Transpose of a tensor of
+// the given rank: axes 1 and 2 swapped, [0,2,1,3,…].
+func shufflePerm(rank int) []int64 {
+	perm := []int64{0, 2, 1}
+	for k := 3; k < rank; k++ {
+		perm = append(perm, int64(k))
+	}
+	return perm
+}
+
+// permOf is the perm attribute of the Transpose n, or nil.
+func permOf(n *onnx.Node) []int64 {
+	if a := attr(n, "perm"); a != nil {
+		return a.Ints
+	}
+	return nil
 }
 
 // shuffleTranspose takes the Transpose of a channel shuffle's first
 // Reshape (pShuffle) as the pattern's second step.
 func (im *importer) shuffleTranspose(n *onnx.Node, v ival) error {
-	if !shufflePerm(n) {
-		return fmt.Errorf("transposes %s with perm %v; want [0 2 1 3 4] (torch's channel_shuffle)", pendNames[v.p.kind], attr(n, "perm"))
+	if want := shufflePerm(len(v.p.x.view) + 2); !slices.Equal(permOf(n), want) {
+		return fmt.Errorf("transposes %s with perm %v; want %v (torch's channel_shuffle)", pendNames[v.p.kind], permOf(n), want)
 	}
 	p := *v.p
 	p.kind = pShuffled

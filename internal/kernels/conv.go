@@ -35,24 +35,83 @@ import "fmt"
 // strided or padded convolution moves its data in pure Go, with the same
 // bits on every kernel set (col2im adds in the fixed order of the column
 // matrix's rows, as the vector kernels do).
+//
+// The general convolution (PyTorch's Conv2d(stride=(SH,SW),
+// padding=(PH,PW), dilation=(DH,DW))) sets the per-axis fields below; its
+// kernel taps lie DH rows and DW columns apart, so that row (c·KH+i)·KW+j,
+// column oy·OW+ox holds x[c][oy·SH+i·DH−PH][ox·SW+j·DW−PW], and
+// OH = (H+2·PH−DH·(KH−1)−1)/SH+1, OW likewise. A shape whose two axes
+// agree and that is not dilated runs as the same shape spelt with Stride
+// and Pad, on its paths and with its bits.
 type ConvShape struct {
 	C, H, W     int // input channels, rows and columns of one image
 	KH, KW      int // kernel rows and columns
 	Stride, Pad int // step of the kernel (0 or 1: 1) and zero padding on every side
+	// StrideW, where above 0, is the step along the columns, Stride then
+	// being the step along the rows.
+	StrideW int
+	// PadH and PadW, where either is above 0, are the zero padding of the
+	// top and bottom and of the left and right, in place of Pad (which
+	// must then be 0).
+	PadH, PadW int
+	// DH and DW are the dilation of the kernel's rows and columns (0 or 1:
+	// adjacent taps).
+	DH, DW int
 }
 
-// step is the kernel's stride: Stride, or 1 for the zero value.
-func (s ConvShape) step() int { return max(s.Stride, 1) }
+// sh, sw, ph, pw, dh and dw are the per-axis strides, paddings and
+// dilations, with the zero values and the both-axes fields resolved.
+func (s ConvShape) sh() int { return max(s.Stride, 1) }
+func (s ConvShape) sw() int {
+	if s.StrideW > 0 {
+		return s.StrideW
+	}
+	return s.sh()
+}
+func (s ConvShape) perAxisPad() bool { return s.PadH != 0 || s.PadW != 0 }
+func (s ConvShape) ph() int {
+	if s.perAxisPad() {
+		return s.PadH
+	}
+	return s.Pad
+}
+func (s ConvShape) pw() int {
+	if s.perAxisPad() {
+		return s.PadW
+	}
+	return s.Pad
+}
+func (s ConvShape) dh() int { return max(s.DH, 1) }
+func (s ConvShape) dw() int { return max(s.DW, 1) }
+
+// uniform reports whether s's axes have the same stride and padding and
+// its kernel is not dilated: the convolutions that Stride and Pad describe.
+func (s ConvShape) uniform() bool {
+	return s.sh() == s.sw() && s.ph() == s.pw() && s.dh() == 1 && s.dw() == 1
+}
+
+// canon returns s spelt with Stride and Pad where it is uniform, and s
+// otherwise.
+func (s ConvShape) canon() ConvShape {
+	if !s.uniform() || (s.StrideW == 0 && !s.perAxisPad() && s.DH == 0 && s.DW == 0) {
+		return s
+	}
+	return ConvShape{C: s.C, H: s.H, W: s.W, KH: s.KH, KW: s.KW, Stride: s.Stride, Pad: s.ph()}
+}
+
+// step is the kernel's stride of a uniform shape: Stride, or 1 for the
+// zero value.
+func (s ConvShape) step() int { return s.sh() }
 
 // plain reports whether s is the valid (unpadded) stride-1 convolution that
 // the vector im2col and col2im kernels handle.
-func (s ConvShape) plain() bool { return s.step() == 1 && s.Pad == 0 }
+func (s ConvShape) plain() bool { return s.uniform() && s.step() == 1 && s.ph() == 0 }
 
 // OH is the number of output rows.
-func (s ConvShape) OH() int { return (s.H+2*s.Pad-s.KH)/s.step() + 1 }
+func (s ConvShape) OH() int { return (s.H+2*s.ph()-s.dh()*(s.KH-1)-1)/s.sh() + 1 }
 
 // OW is the number of output columns.
-func (s ConvShape) OW() int { return (s.W+2*s.Pad-s.KW)/s.step() + 1 }
+func (s ConvShape) OW() int { return (s.W+2*s.pw()-s.dw()*(s.KW-1)-1)/s.sw() + 1 }
 
 // K is the number of rows of the column matrix, C·KH·KW.
 func (s ConvShape) K() int { return s.C * s.KH * s.KW }
@@ -68,11 +127,14 @@ func (s ConvShape) Validate() error {
 	if s.C < 1 || s.KH < 1 || s.KW < 1 {
 		return fmt.Errorf("conv shape %+v: channels and kernel sizes must be ≥ 1", s)
 	}
-	if s.Stride < 0 || s.Pad < 0 {
-		return fmt.Errorf("conv shape %+v: negative stride or padding", s)
+	if s.Stride < 0 || s.Pad < 0 || s.StrideW < 0 || s.PadH < 0 || s.PadW < 0 || s.DH < 0 || s.DW < 0 {
+		return fmt.Errorf("conv shape %+v: negative stride, padding or dilation", s)
 	}
-	if s.KH > s.H+2*s.Pad || s.KW > s.W+2*s.Pad {
-		return fmt.Errorf("conv shape %+v: kernel %d×%d larger than the %d×%d image padded by %d", s, s.KH, s.KW, s.H, s.W, s.Pad)
+	if s.Pad != 0 && s.perAxisPad() {
+		return fmt.Errorf("conv shape %+v: both Pad and PadH or PadW set", s)
+	}
+	if eh, ew := s.dh()*(s.KH-1)+1, s.dw()*(s.KW-1)+1; eh > s.H+2*s.ph() || ew > s.W+2*s.pw() {
+		return fmt.Errorf("conv shape %+v: kernel %d×%d (dilated %d×%d) larger than the %d×%d image padded by %d×%d", s, s.KH, s.KW, eh, ew, s.H, s.W, s.ph(), s.pw())
 	}
 	return nil
 }
@@ -94,7 +156,7 @@ func (s ConvShape) mustValid(op string, lenIn, wantIn, lenCols int) {
 // the shape does the same faster.
 func Im2Col(cols, x []float32, s ConvShape) {
 	s.mustValid("Im2Col", len(x), s.InSize(), len(cols))
-	im2col(use(), cols, x, s, nil)
+	im2col(use(), cols, x, s.canon(), nil)
 }
 
 // Col2Im is the adjoint of Im2Col: it sets dx (C×H×W) to the sum, over the
@@ -103,7 +165,7 @@ func Im2Col(cols, x []float32, s ConvShape) {
 // short.
 func Col2Im(dx, cols []float32, s ConvShape) {
 	s.mustValid("Col2Im", len(dx), s.InSize(), len(cols))
-	col2im(use(), dx, cols, s)
+	col2im(use(), dx, cols, s.canon())
 }
 
 // Conv is a convolution shape with the gather table its fastest im2col
@@ -115,14 +177,16 @@ type Conv struct {
 	padded *Conv   // the valid convolution of the padded image (stride 1, Pad > 0), or nil
 }
 
-// NewConv validates s and precomputes its im2col plan.
+// NewConv validates s and precomputes its im2col plan. The Conv's Shape is
+// s spelt with Stride and Pad where its axes agree and it is not dilated.
 func NewConv(s ConvShape) (*Conv, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	s = s.canon()
 	cv := &Conv{s: s, tbl: permTable(s)}
-	if s.step() == 1 && s.Pad > 0 {
-		ps := ConvShape{C: s.C, H: s.H + 2*s.Pad, W: s.W + 2*s.Pad, KH: s.KH, KW: s.KW}
+	if s.sh() == 1 && s.sw() == 1 && s.dh() == 1 && s.dw() == 1 && (s.ph() > 0 || s.pw() > 0) {
+		ps := ConvShape{C: s.C, H: s.H + 2*s.ph(), W: s.W + 2*s.pw(), KH: s.KH, KW: s.KW}
 		cv.padded = &Conv{s: ps, tbl: permTable(ps)}
 	}
 	return cv, nil
@@ -187,6 +251,9 @@ func permTable(s ConvShape) []int32 {
 
 func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 	switch {
+	case !s.uniform():
+		im2colGeneral(cols, x, s)
+		return
 	case !s.plain():
 		im2colStrided(ks, cols, x, s)
 		return
@@ -218,6 +285,9 @@ func im2col(ks *kernelSet, cols, x []float32, s ConvShape, tbl []int32) {
 
 func col2im(ks *kernelSet, dx, cols []float32, s ConvShape) {
 	switch {
+	case !s.uniform():
+		col2imGeneral(dx, cols, s)
+		return
 	case !s.plain():
 		col2imStrided(dx, cols, s)
 		return

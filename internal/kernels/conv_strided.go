@@ -11,8 +11,8 @@ import "fmt"
 // bits: the same copies, and the same additions in the same order.
 
 // Scratch is the number of floats of scratch that Im2ColScratch and
-// Col2ImScratch use: the padded image, C·(H+2·Pad)·(W+2·Pad), for a padded
-// stride-1 convolution; 0 for the others.
+// Col2ImScratch use: the padded image, C·(H+2·PH)·(W+2·PW), for a padded
+// stride-1 convolution that is not dilated; 0 for the others.
 func (cv *Conv) Scratch() int {
 	if cv.padded == nil {
 		return 0
@@ -36,11 +36,12 @@ func (cv *Conv) Im2ColScratch(cols, x, scratch []float32) {
 
 func (cv *Conv) im2colPadded(ks *kernelSet, cols, x, scratch []float32) {
 	s := cv.s
-	ph, pw := s.H+2*s.Pad, s.W+2*s.Pad
+	top, left := s.ph(), s.pw()
+	ph, pw := s.H+2*top, s.W+2*left
 	clear(scratch[:s.C*ph*pw])
 	for c := range s.C {
 		for y := range s.H {
-			copy(scratch[(c*ph+y+s.Pad)*pw+s.Pad:][:s.W], x[(c*s.H+y)*s.W:])
+			copy(scratch[(c*ph+y+top)*pw+left:][:s.W], x[(c*s.H+y)*s.W:])
 		}
 	}
 	im2col(ks, cols, scratch, cv.padded.s, cv.padded.tbl)
@@ -63,10 +64,11 @@ func (cv *Conv) Col2ImScratch(dx, cols, scratch []float32) {
 func (cv *Conv) col2imPadded(ks *kernelSet, dx, cols, scratch []float32) {
 	s := cv.s
 	col2im(ks, scratch, cols, cv.padded.s)
-	ph, pw := s.H+2*s.Pad, s.W+2*s.Pad
+	top, left := s.ph(), s.pw()
+	ph, pw := s.H+2*top, s.W+2*left
 	for c := range s.C {
 		for y := range s.H {
-			copy(dx[(c*s.H+y)*s.W:][:s.W], scratch[(c*ph+y+s.Pad)*pw+s.Pad:])
+			copy(dx[(c*s.H+y)*s.W:][:s.W], scratch[(c*ph+y+top)*pw+left:])
 		}
 	}
 }
@@ -118,6 +120,9 @@ func im2colStrided(ks *kernelSet, cols, x []float32, s ConvShape) {
 					d := dst[oy*ow : (oy+1)*ow]
 					clear(d[:x0])
 					clear(d[x1:])
+					if x0 == x1 { // a stride past the row's end: no tap in the image
+						continue
+					}
 					src := plane[(oy*st+i-s.Pad)*s.W:][:s.W]
 					if st == 1 {
 						copy(d[x0:x1], src[x0+j-s.Pad:])
@@ -145,7 +150,7 @@ func col2imStrided(dx, cols []float32, s ConvShape) {
 			for j := range s.KW {
 				x0, x1 := span(ow, st, j-s.Pad, s.W)
 				src := cols[r*p : (r+1)*p]
-				for oy := y0; oy < y1; oy++ {
+				for oy := y0; oy < y1 && x0 < x1; oy++ {
 					row := src[oy*ow : (oy+1)*ow]
 					dst := plane[(oy*st+i-s.Pad)*s.W:][:s.W]
 					if st == 1 {

@@ -61,8 +61,7 @@ func TestPermTableFallback(t *testing.T) {
 // kernel position (c, i, j) and output (oy, ox) reads, or −1 in the
 // padding: the definition of the column matrix.
 func (s ConvShape) source(c, i, j, oy, ox int) int {
-	st := max(s.Stride, 1)
-	iy, ix := oy*st+i-s.Pad, ox*st+j-s.Pad
+	iy, ix := oy*s.sh()+i*s.dh()-s.ph(), ox*s.sw()+j*s.dw()-s.pw()
 	if iy < 0 || iy >= s.H || ix < 0 || ix >= s.W {
 		return -1
 	}

@@ -89,6 +89,25 @@ func (g *Graph) Conv2DGrouped(x, w *G.Node, stride, pad, groups int) *G.Node {
 	if !g.ok("convolution", x, w) {
 		return nil
 	}
+	if stride < 1 || pad < 0 {
+		g.err = fmt.Errorf("%s: stride %d and padding %d: want stride ≥ 1 and padding ≥ 0", layerName(w, ".w"), stride, pad)
+		return nil
+	}
+	return g.Conv2DAxes(x, w, ConvAxes{SH: stride, SW: stride, PH: pad, PW: pad}, groups)
+}
+
+// Conv2DAxes is Conv2DGrouped with a stride, padding and dilation per
+// axis (ConvAxes; PyTorch's Conv2d(stride=(SH,SW), padding=(PH,PW),
+// dilation=(DH,DW), groups=groups, bias=False)): x [n,C,H,W], filters w
+// [OC,C/groups,KH,KW], output [n,OC,OH,OW] with
+// OH = (H+2·PH−DH·(KH−1)−1)/SH+1 and OW likewise, rounded down. Settings
+// that agree on both axes, undilated, run as Conv2DGrouped's, with its
+// bits; the others move their data in pure Go (kernels.ConvShape), with
+// the same bits on every kernel set.
+func (g *Graph) Conv2DAxes(x, w *G.Node, a ConvAxes, groups int) *G.Node {
+	if !g.ok("convolution", x, w) {
+		return nil
+	}
 	name, inputGrad := layerName(w, ".w"), x.Op() != nil
 	xs, wsh := x.Shape(), w.Shape()
 	if groups < 1 {
@@ -99,11 +118,11 @@ func (g *Graph) Conv2DGrouped(x, w *G.Node, stride, pad, groups int) *G.Node {
 		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution of %d groups", name, xs, wsh, groups)
 		return nil
 	}
-	if stride < 1 || pad < 0 {
-		g.err = fmt.Errorf("%s: stride %d and padding %d: want stride ≥ 1 and padding ≥ 0", name, stride, pad)
+	if a.SH < 1 || a.SW < 1 || a.PH < 0 || a.PW < 0 || a.DH < 0 || a.DW < 0 {
+		g.err = fmt.Errorf("%s: %+v: want strides ≥ 1, paddings ≥ 0 and dilations ≥ 0", name, a)
 		return nil
 	}
-	cv, err := kernels.NewConv(kernels.ConvShape{C: wsh[1], H: xs[2], W: xs[3], KH: wsh[2], KW: wsh[3], Stride: stride, Pad: pad})
+	cv, err := kernels.NewConv(a.shape(wsh[1], xs[2], xs[3], wsh[2], wsh[3]))
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w", name, err)
 		return nil

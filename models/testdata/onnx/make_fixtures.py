@@ -100,6 +100,11 @@ order, then these.
                      [-3, -2, -1], or [-1]), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul by the weight and Add of
                      the bias, which the import takes as Net.LayerNorm. The LayerNorms' weights and biases are
                      perturbed away from 1 and 0 (perturb_group_norms). Seed 30, with NAME.bin.
+  factorized_conv.onnx  factorised and dilated convolutions: conv 1→6 kernel (1,3) padding (0,1) → ReLU → conv
+                     6→8 kernel (3,1) stride (2,1) padding (1,0) → GroupNorm(2, 8) → ReLU → conv3x3 8→8 dilation
+                     2 padding 2 → ReLU → x.mean((2, 3)) → Linear: torch writes each as a Conv with its
+                     kernel_shape, strides, pads and dilations, which the import takes as Conv's per-axis fields.
+                     Seed 31, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -455,11 +460,28 @@ class LayerNormNet(nn.Module):
         return self.fc2(h)
 
 
+class FactorizedConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, (1, 3), padding=(0, 1))
+        self.conv2 = nn.Conv2d(6, 8, (3, 1), stride=(2, 1), padding=(1, 0))
+        self.gn = nn.GroupNorm(2, 8)
+        self.conv3 = nn.Conv2d(8, 8, 3, dilation=2, padding=2)
+        self.fc = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        h = F.relu(self.conv1(x))
+        h = F.relu(self.gn(self.conv2(h)))
+        h = F.relu(self.conv3(h))
+        return self.fc(h.mean((2, 3)))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
-          "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30)}
+          "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
+          "factorized_conv": (FactorizedConv, 31)}
 
 
 def perturb_group_norms(model):
