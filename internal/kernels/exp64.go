@@ -22,3 +22,26 @@ func exp64s(ks *kernelSet, dst, src []float64) {
 		dst[i] = detmath.Exp(src[i])
 	}
 }
+
+// expOf sets e[j] = detmath.Exp(float64(x[j])) for a block of x (at most
+// expBlock values) and returns e[:len(x)].
+func expOf(ks *kernelSet, e *[expBlock]float64, x []float32) []float64 {
+	eb := e[:len(x)]
+	for j, v := range x {
+		eb[j] = float64(v)
+	}
+	exp64s(ks, eb, eb)
+	return eb
+}
+
+// expSigmoidOf sets e[j] = detmath.Exp(sigmoidArg(x[j])), e^−|x|, for a
+// block of x (at most expBlock values), the exponentials sigmoidFrom
+// takes, and returns e[:len(x)].
+func expSigmoidOf(ks *kernelSet, e *[expBlock]float64, x []float32) []float64 {
+	eb := e[:len(x)]
+	for j, v := range x {
+		eb[j] = sigmoidArg(float64(v))
+	}
+	exp64s(ks, eb, eb)
+	return eb
+}

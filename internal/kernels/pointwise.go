@@ -54,11 +54,7 @@ func eluBackwardSet(ks *kernelSet, dx, dy, x []float32, alpha float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(dy); i += expBlock {
 		xb := x[i:min(i+expBlock, len(dy))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = float64(v)
-		}
-		exp64s(ks, eb, eb)
+		eb := expOf(ks, &e, xb)
 		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
 		for j, v := range xb {
 			g := gb[j]
@@ -100,11 +96,7 @@ func softplusSet(ks *kernelSet, y, x []float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(x); i += expBlock {
 		xb := x[i:min(i+expBlock, len(x))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = float64(v)
-		}
-		exp64s(ks, eb, eb)
+		eb := expOf(ks, &e, xb)
 		yb := y[i : i+len(xb)]
 		for j, v := range xb {
 			if v > softplusThreshold {
@@ -126,11 +118,7 @@ func softplusBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(dy); i += expBlock {
 		xb := x[i:min(i+expBlock, len(dy))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = float64(v)
-		}
-		exp64s(ks, eb, eb)
+		eb := expOf(ks, &e, xb)
 		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
 		for j, v := range xb {
 			if v > softplusThreshold {

@@ -13,11 +13,7 @@ func sigmoidSet(ks *kernelSet, y, x []float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(x); i += expBlock {
 		xb := x[i:min(i+expBlock, len(x))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = sigmoidArg(float64(v))
-		}
-		exp64s(ks, eb, eb)
+		eb := expSigmoidOf(ks, &e, xb)
 		yb := y[i : i+len(xb)]
 		for j, v := range xb {
 			yb[j] = float32(sigmoidFrom(float64(v), eb[j]))

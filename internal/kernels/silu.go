@@ -10,11 +10,7 @@ func siluSet(ks *kernelSet, y, x []float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(x); i += expBlock {
 		xb := x[i:min(i+expBlock, len(x))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = sigmoidArg(float64(v))
-		}
-		exp64s(ks, eb, eb)
+		eb := expSigmoidOf(ks, &e, xb)
 		yb := y[i : i+len(xb)]
 		for j, v := range xb {
 			x64 := float64(v)
@@ -35,11 +31,7 @@ func siluBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	var e [expBlock]float64
 	for i := 0; i < len(dy); i += expBlock {
 		xb := x[i:min(i+expBlock, len(dy))]
-		eb := e[:len(xb)]
-		for j, v := range xb {
-			eb[j] = sigmoidArg(float64(v))
-		}
-		exp64s(ks, eb, eb)
+		eb := expSigmoidOf(ks, &e, xb)
 		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
 		for j, v := range xb {
 			v := float64(v)
