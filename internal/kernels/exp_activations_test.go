@@ -81,7 +81,7 @@ func expActivationInputs(r *rand.Rand, n int) []float32 {
 }
 
 // TestExpActivationsSameBits checks Sigmoid, SiLU, Tanh, ELU, Softplus,
-// GELU's backward and their gradients on every kernel set against the
+// GELU and their gradients on every kernel set against the
 // per-value loops above, bit for bit, over lengths that end mid-block and
 // mid-vector, in place as well.
 func TestExpActivationsSameBits(t *testing.T) {
@@ -107,6 +107,7 @@ func TestExpActivationsSameBits(t *testing.T) {
 			}
 			return float32(detmath.Log1p(detmath.Exp(float64(v))))
 		})},
+		{"GELU", geluSet, refUnary(refGELU)},
 	}
 	binary := []struct {
 		name string
@@ -137,7 +138,7 @@ func TestExpActivationsSameBits(t *testing.T) {
 		{"GELUBackward", geluBackwardSet, refBinary(func(g, x float32) float32 {
 			v := float64(x)
 			pdf := float64(detmath.Exp(float64(-0.5*float64(v*v))) * invSqrt2Pi)
-			d := gaussCDF(v) + float64(v*pdf)
+			d := refGaussCDF(v) + float64(v*pdf)
 			return float32(float64(float64(g) * d))
 		})},
 	}

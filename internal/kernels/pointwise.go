@@ -1,14 +1,11 @@
 package kernels
 
-import (
-	"math"
-
-	"github.com/gtstorm/gtstorm/internal/detmath"
-)
+import "math"
 
 // The pointwise activations ELU, Softplus, Hardsigmoid, Hardswish and
 // GELU, forward and backward: in float64 from detmath (the exponentials
-// expBlock at a time through exp64s, detmath.Exp's bits), every
+// expBlock at a time through exp64s, detmath.Exp's bits; erf and log1p
+// through erfs and log1ps, detmath.Erf's and detmath.Log1p's), every
 // product rounded before it meets a sum (so that no architecture fuses
 // them), rounded to float32 once: the same bits on every kernel set and
 // architecture. Each backward reads the layer's input x; dx and dy may be
@@ -97,13 +94,10 @@ func softplusSet(ks *kernelSet, y, x []float32) {
 	for i := 0; i < len(x); i += expBlock {
 		xb := x[i:min(i+expBlock, len(x))]
 		eb := expOf(ks, &e, xb)
+		log1ps(ks, eb, eb)
 		yb := y[i : i+len(xb)]
 		for j, v := range xb {
-			if v > softplusThreshold {
-				yb[j] = v
-				continue
-			}
-			yb[j] = float32(detmath.Log1p(eb[j]))
+			yb[j] = pick32(v > softplusThreshold, v, float32(eb[j]))
 		}
 	}
 }
@@ -121,12 +115,9 @@ func softplusBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 		eb := expOf(ks, &e, xb)
 		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
 		for j, v := range xb {
-			if v > softplusThreshold {
-				db[j] = gb[j]
-				continue
-			}
 			z := eb[j]
-			db[j] = float32(float64(float64(gb[j]) * float64(z/float64(z+1))))
+			g := gb[j]
+			db[j] = pick32(v > softplusThreshold, g, float32(float64(float64(g)*float64(z/float64(z+1)))))
 		}
 	}
 }
@@ -200,11 +191,18 @@ const (
 
 // GELU sets y = x·Φ(x) = x·(1 + erf(x/√2))/2 (torch's nn.GELU(), the
 // exact form). NaN stays NaN.
-func GELU(y, x []float32) {
+func GELU(y, x []float32) { geluSet(use(), y, x) }
+
+func geluSet(ks *kernelSet, y, x []float32) {
 	y = y[:len(x)]
-	for i, v := range x {
-		x64 := float64(v)
-		y[i] = float32(float64(x64 * gaussCDF(x64)))
+	var u [expBlock]float64
+	for i := 0; i < len(x); i += expBlock {
+		xb := x[i:min(i+expBlock, len(x))]
+		ub := erfOfHalf(ks, &u, xb)
+		yb := y[i : i+len(xb)]
+		for j, v := range xb {
+			yb[j] = float32(float64(float64(v) * gaussCDFFrom(ub[j])))
+		}
 	}
 }
 
@@ -214,7 +212,7 @@ func GELUBackward(dx, dy, x []float32) { geluBackwardSet(use(), dx, dy, x) }
 func geluBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 	dx = dx[:len(dy)]
 	x = x[:len(dy)]
-	var e [expBlock]float64
+	var e, u [expBlock]float64
 	for i := 0; i < len(dy); i += expBlock {
 		xb := x[i:min(i+expBlock, len(dy))]
 		eb := e[:len(xb)]
@@ -223,17 +221,29 @@ func geluBackwardSet(ks *kernelSet, dx, dy, x []float32) {
 			eb[j] = float64(-0.5 * float64(v*v))
 		}
 		exp64s(ks, eb, eb)
+		ub := erfOfHalf(ks, &u, xb)
 		gb, db := dy[i:i+len(xb)], dx[i:i+len(xb)]
 		for j, v := range xb {
 			v := float64(v)
 			pdf := float64(eb[j] * invSqrt2Pi)
-			d := gaussCDF(v) + float64(v*pdf)
+			d := gaussCDFFrom(ub[j]) + float64(v*pdf)
 			db[j] = float32(float64(float64(gb[j]) * d))
 		}
 	}
 }
 
-// gaussCDF is Φ(x) = (1 + erf(x/√2))/2.
-func gaussCDF(x float64) float64 {
-	return float64(0.5 * float64(1+detmath.Erf(float64(x*sqrtHalf))))
+// erfOfHalf sets u[j] = detmath.Erf(x[j]/√2) for a block of x (at most
+// expBlock values), through erfs, and returns u[:len(x)].
+func erfOfHalf(ks *kernelSet, u *[expBlock]float64, x []float32) []float64 {
+	ub := u[:len(x)]
+	for j, v := range x {
+		ub[j] = float64(float64(v) * sqrtHalf)
+	}
+	erfs(ks, ub, ub)
+	return ub
+}
+
+// gaussCDFFrom is Φ(x) = (1 + erf(x/√2))/2 given erf(x/√2).
+func gaussCDFFrom(erf float64) float64 {
+	return float64(0.5 * float64(1+erf))
 }

@@ -187,8 +187,9 @@ const envPointwiseChild = "GTSTORM_TEST_POINTWISE_DIGEST"
 // TestPointwiseSameBitsOnEveryKernelSet runs the networks of
 // pointwiseSpecs in a child process per kernel set this CPU runs and
 // checks that every set gives the recorded bits, wantPointwiseDigest: the
-// activations are pure Go in float64 from detmath, rounded once, the same
-// bits on every set and architecture.
+// activations compute detmath's float64 functions (in Go, or in AVX2 with
+// detmath's exact operations: exp64s, erfs, log1ps), rounded once, the
+// same bits on every set and architecture.
 func TestPointwiseSameBitsOnEveryKernelSet(t *testing.T) {
 	digests, parent := kernelstest.Digests(t, "TestPointwiseSameBitsOnEveryKernelSet", envPointwiseChild,
 		func(t testing.TB) string { return specsDigest(t, pointwiseSpecs) })
