@@ -94,6 +94,7 @@ type layout struct {
 const (
 	initOnes Init = -1 - iota
 	initZeros
+	initPReLU // PReLU's slopes: torch's 0.25
 )
 
 // add appends a tensor of the given shape and fan-in, drawn uniformly.
@@ -147,6 +148,10 @@ func (l *layout) Init(seed uint64) []float32 {
 		case initOnes:
 			for k := range v {
 				v[k] = 1
+			}
+		case initPReLU:
+			for k := range v {
+				v[k] = preluInit
 			}
 		}
 	}

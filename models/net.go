@@ -55,6 +55,11 @@ type Tensor struct{ id int }
 // (nn.Conv2d(kernel_size=(Kernel,KernelW), stride=(Stride,StrideW),
 // padding=(PadH,PadW), dilation=(Dilation,DilationW))): factorised 1×k and
 // k×1 kernels, per-axis strides and padding, and dilated kernels.
+// ExtraBottom and ExtraRight pad the bottom and the right unlike the top
+// and the left, as TensorFlow's "SAME" padding and PyTorch's
+// nn.ZeroPad2d((0,1,0,1)) before a convolution do (ONNX's pads
+// [top,left,bottom,right] = [PadH,PadW,PadH+ExtraBottom,PadW+ExtraRight],
+// Pad in place of PadH and PadW where it is set).
 type Conv struct {
 	Out, Kernel, Stride, Pad int
 	Bias                     bool
@@ -74,6 +79,10 @@ type Conv struct {
 	// window's taps; DilationW, where above 0, is the distance along the
 	// columns, Dilation then the distance along the rows.
 	Dilation, DilationW int
+	// ExtraBottom and ExtraRight (0: none) are the rows of zeros below the
+	// input and the columns right of it beyond the top's and the left's
+	// padding, negative for fewer; no side's padding may be negative.
+	ExtraBottom, ExtraRight int
 }
 
 // Init is how a layer's weights are drawn.
@@ -122,6 +131,10 @@ const (
 	kindChannels
 	kindShuffle
 	kindLayerNorm
+	kindPReLU
+	kindGlobalMaxPool
+	kindLayerScale
+	kindChannelNorm
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -138,14 +151,14 @@ type netLayer struct {
 	pad    int       // pooling padding
 	exPad  bool      // kindAvgPool with pad > 0: divide by the in-map count (count_include_pad=False)
 	ceil   bool      // kindMaxPool, kindAvgPool: output size rounded up (ceil_mode=True)
-	units  int       // kindDense: output width
+	units  int       // kindDense: output width; kindPReLU: its slopes
 	noBias bool      // kindDense: without a bias (DenseNoBias)
 	rate   float32   // kindDropout: the probability p of dropping an element
 	key    int       // kindDropout: the index that keys its masks, named by dropout#key+1
 	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0; kindELU: its alpha
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
-	eps    float32   // kindLayerNorm: ε, added to the variance
+	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance
 }
 
 // NewNet starts the description of a network named name on samples of the

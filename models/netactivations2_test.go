@@ -117,8 +117,8 @@ func TestImportPointwiseRefusals(t *testing.T) {
 			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.IntsAttr("kernel_shape", 3, 1), onnx.IntsAttr("pads", 0, 1, 0, 1)),
 				node("Flatten", []string{"c"}, "y")}, "kernel_shape [3 1], but the weights' kernel is 1×3"},
 		{"conv auto_pad", []int{1, 4, 4}, []onnx.Tensor{onnx.FloatTensor("k", ramp(6, 1), 2, 1, 1, 3)},
-			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.StringAttr("auto_pad", "SAME_UPPER")),
-				node("Flatten", []string{"c"}, "y")}, "auto_pad SAME_UPPER is not supported"},
+			[]onnx.Node{node("Conv", []string{"x", "k"}, "c", onnx.StringAttr("auto_pad", "SAME")),
+				node("Flatten", []string{"c"}, "y")}, "auto_pad SAME is not supported (want NOTSET, VALID, SAME_UPPER or SAME_LOWER)"},
 	} {
 		_, _, err := ImportONNX("refuse", tinyONNX(t, 13, batchN, c.inits, c.nodes...), c.shape, 2)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -61,8 +61,12 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			}
 		case kindLayerNorm:
 			vals[l.out] = g.LayerNorm(l.name, in, p[l.name+".g"], p[l.name+".b"], l.eps)
+		case kindChannelNorm:
+			vals[l.out] = g.ChannelNorm(l.name, in, p[l.name+".g"], p[l.name+".b"], l.eps)
 		case kindReLU:
 			vals[l.out] = g.ReLU(l.name, in)
+		case kindPReLU:
+			vals[l.out] = g.PReLU(l.name, in, p[l.name+".a"])
 		case kindLeakyReLU:
 			vals[l.out] = g.LeakyReLU(l.name, in, l.alpha)
 		case kindTanh:
@@ -87,6 +91,10 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.MaxPoolWindow(l.name, in, l.window())
 		case kindAvgPool:
 			vals[l.out] = g.AvgPoolWindow(l.name, in, l.window())
+		case kindLayerScale:
+			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".g"])
+		case kindGlobalMaxPool:
+			vals[l.out] = g.GlobalMaxPool(l.name, in)
 		case kindGlobalAvgPool:
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:

@@ -18,7 +18,8 @@ const maxLayerWidth = MaxWidth
 
 // Conv2D adds a 2-D convolution of x [C,H,W] configured by c, writing
 // [c.Out, (H+2·Pad−Kernel)/Stride+1, (W+2·Pad−Kernel)/Stride+1] (with the
-// per-axis fields, [c.Out, (H+2·PH−DH·(KH−1)−1)/SH+1, (W+2·PW−DW·(KW−1)−1)/SW+1]).
+// per-axis fields, [c.Out, (H+2·PH−DH·(KH−1)−1)/SH+1, (W+2·PW−DW·(KW−1)−1)/SW+1],
+// with ExtraBottom added to 2·PH and ExtraRight to 2·PW).
 // Its filters are name.w [Out,C/G,KH,KW] (G = c.Groups, 1 where 0; KH =
 // Kernel, KW = KernelW or Kernel) and, with c.Bias, its bias name.b [Out],
 // both of fan-in (C/G)·KH·KW, as torch's; G must divide C and Out.
@@ -49,7 +50,7 @@ func (n *Net) Conv2D(name string, x Tensor, c Conv) Tensor {
 	case c.Init != InitUniform && c.Init != InitKaimingNormal:
 		return n.fail(name, "unknown initialisation %d", c.Init)
 	}
-	oh, ow := window(s[1], a.span(0), a.sh, a.ph), window(s[2], a.span(1), a.sw, a.pw)
+	oh, ow := a.out(0, s[1]), a.out(1, s[2])
 	if oh < 1 || ow < 1 {
 		if a.uniform() {
 			return n.fail(name, "a %d×%d kernel with padding %d does not fit the %d×%d input", c.Kernel, c.Kernel, c.Pad, s[1], s[2])
@@ -171,6 +172,23 @@ func (n *Net) GlobalAvgPool(x Tensor) Tensor {
 		return Tensor{-1}
 	}
 	return n.record(netLayer{kind: kindGlobalAvgPool, name: name}, []int{s[0]}, x)
+}
+
+// GlobalMaxPool adds the maximum of each channel of x [C,H,W], writing [C]
+// (PyTorch's AdaptiveMaxPool2d(1) then flatten, or x.amax((2, 3))). Its
+// gradient goes to each map's first largest value, as torch's max pools'
+// does (x.amax's splits it among equal maxima; they differ only where a
+// map's largest value occurs twice).
+func (n *Net) GlobalMaxPool(x Tensor) Tensor {
+	name := n.autoName("maxpool")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	return n.record(netLayer{kind: kindGlobalMaxPool, name: name}, []int{s[0]}, x)
 }
 
 // Add adds a + b, elementwise: the join of a residual block. Both must

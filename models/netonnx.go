@@ -31,16 +31,19 @@ func newONNXGraph(cm *classifier, params []float32) *onnxGraph {
 		if len(shape) == 1 && cm.isGroupNorm(p.Name) {
 			shape = []int{shape[0], 1, 1} // broadcast over the maps
 		}
+		if s := cm.preluSlopeShape(p.Name); s != nil {
+			shape = s
+		}
 		g.inits = append(g.inits, onnx.FloatTensor(p.Name, append([]float32(nil), params[p.Offset:p.Offset+p.Size()]...), shape...))
 	}
 	return g
 }
 
 // isGroupNorm reports whether the parameter tensor name belongs to a
-// GroupNorm layer.
+// GroupNorm or ChannelNorm layer: a scale or shift per channel.
 func (cm *classifier) isGroupNorm(name string) bool {
 	for _, l := range cm.net.layers {
-		if l.kind == kindGroupNorm && (name == l.name+".g" || name == l.name+".b") {
+		if (l.kind == kindGroupNorm || l.kind == kindChannelNorm) && (name == l.name+".g" || name == l.name+".b") {
 			return true
 		}
 	}
@@ -64,9 +67,15 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.addGroupNorm(l, x, out, in)
 	case kindLayerNorm:
 		g.addLayerNorm(l, x, out, in)
+	case kindChannelNorm:
+		g.addChannelNorm(l, x, out, in)
 	case kindReLU:
 		g.node(l.name, "Relu", []string{x}, out)
 		g.describe("%s: Relu", l.name)
+	case kindPReLU:
+		g.addPReLU(l, x, out, in)
+	case kindLayerScale:
+		g.addLayerScale(l, x, out)
 	case kindLeakyReLU:
 		g.node(l.name, "LeakyRelu", []string{x}, out, onnx.FloatAttr("alpha", l.alpha))
 		g.describe("%s: LeakyRelu alpha %g", l.name, l.alpha)
@@ -119,6 +128,10 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.inits = append(g.inits, onnx.FloatTensor(l.name+".ratio", []float32{l.rate}))
 		g.node(l.name, "Dropout", []string{x, l.name + ".ratio"}, out)
 		g.describe("%s: Dropout p %g (the identity in inference)", l.name, l.rate)
+	case kindGlobalMaxPool:
+		g.node(l.name+".max", "GlobalMaxPool", []string{x}, l.name+".max")
+		g.node(l.name, "Flatten", []string{l.name + ".max"}, out, onnx.IntAttr("axis", 1))
+		g.describe("%s: GlobalMaxPool, Flatten → [N,%d]", l.name, shape[0])
 	case kindGlobalAvgPool:
 		g.node(l.name+".mean", "GlobalAveragePool", []string{x}, l.name+".mean")
 		g.node(l.name, "Flatten", []string{l.name + ".mean"}, out, onnx.IntAttr("axis", 1))
@@ -182,7 +195,7 @@ func (g *onnxGraph) addConv(l netLayer, x, out string, in, shape []int) {
 	g.node(l.name, "Conv", inputs, out,
 		onnx.IntsAttr("kernel_shape", i64(a.kh), i64(a.kw)),
 		onnx.IntsAttr("strides", i64(a.sh), i64(a.sw)),
-		onnx.IntsAttr("pads", i64(a.ph), i64(a.pw), i64(a.ph), i64(a.pw)),
+		onnx.IntsAttr("pads", i64(a.ph), i64(a.pw), i64(a.pb), i64(a.pr)),
 		onnx.IntsAttr("dilations", i64(a.dh), i64(a.dw)),
 		onnx.IntAttr("group", int64(max(c.Groups, 1))))
 	if c.Groups > 1 {

@@ -17,13 +17,13 @@ type NetSpec struct {
 	Layers  []LayerSpec `json:"layers"`
 }
 
-// LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, layernorm, relu,
+// LayerSpec is one layer call of a NetSpec. Op is conv, groupnorm, layernorm, channelnorm, relu,
 // leakyrelu, tanh, sigmoid, silu, clamp, elu, softplus, hardsigmoid,
 // hardswish, gelu, maxpool, avgpool, globalavgpool, add, channelscale,
 // concat, channels, shuffle, addconst, subconst, mulconst, divconst,
 // flatten, dense or dropout; In the tensors it reads (two or more for concat, in order).
 // Name is the layer's, which
-// names its parameters (conv, groupnorm, layernorm, dense; the others are named after
+// names its parameters (conv, groupnorm, layernorm, channelnorm, dense; the others are named after
 // their position), and a dropout's where it is not dropout#K at position K−1: the name dropout#K
 // keys its masks (see Net.Dropout), which a network imported from an ONNX
 // export keeps from the layer it exported. The other fields are the
@@ -32,13 +32,15 @@ type NetSpec struct {
 // its per-axis KernelW, StrideW, PadH, PadW, Dilation and DilationW (see
 // Conv; {"op":"conv","name":"c","in":[0],"out":8,"kernel":3,"kernel_w":1,
 // "stride":2,"stride_w":1,"pad_h":1,"init":"uniform"} is
-// nn.Conv2d(C, 8, (3,1), stride=(2,1), padding=(1,0))),
+// nn.Conv2d(C, 8, (3,1), stride=(2,1), padding=(1,0)); ExtraBottom and
+// ExtraRight, "extra_bottom" and "extra_right", pad the bottom and the
+// right unlike the top and the left),
 // GroupNorm's Groups, a layernorm's Eps ({"op":"layernorm","name":"ln","in":[3],"eps":0.00001}
-// is nn.LayerNorm of tensor 3's shape), a shuffle's Groups, a channels layer's From and To
+// is nn.LayerNorm of tensor 3's shape; a channelnorm's Eps likewise, always written), a shuffle's Groups, a channels layer's From and To
 // ({"op":"channels","in":[3],"from":4,"to":8} is x[:, 4:8]), a pool's Kernel,
 // Stride and Pad (and an avgpool's ExcludePad, count_include_pad=False;
 // Ceil, ceil_mode=True), a
-// dense layer's Units, a dropout's Rate (its p;
+// dense layer's Units (and a prelu's, its slopes: 1, or one a channel), a dropout's Rate (its p;
 // {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
 // Alpha (its negative slope, written even where 0), an elu's Alpha
 // (written always; absent, torch's default 1), a clamp's Lo and Hi
@@ -90,6 +92,11 @@ type LayerSpec struct {
 	PadW      int `json:"pad_w,omitempty"`
 	Dilation  int `json:"dilation,omitempty"`
 	DilationW int `json:"dilation_w,omitempty"`
+	// ExtraBottom and ExtraRight are a convolution's padding of the
+	// bottom and the right beyond the top's and the left's (Conv's),
+	// written only where the sides differ.
+	ExtraBottom int `json:"extra_bottom,omitempty"`
+	ExtraRight  int `json:"extra_right,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -100,7 +107,7 @@ var layerOps = map[layerKind]string{
 	kindELU: "elu", kindSoftplus: "softplus", kindHardsigmoid: "hardsigmoid", kindHardswish: "hardswish", kindGELU: "gelu",
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
-	kindLayerNorm: "layernorm",
+	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -127,9 +134,10 @@ func Spec(m Model) (NetSpec, error) {
 				ls.Groups = c.Groups
 			}
 			ls.KernelW, ls.StrideW, ls.PadH, ls.PadW, ls.Dilation, ls.DilationW = c.KernelW, c.StrideW, c.PadH, c.PadW, c.Dilation, c.DilationW
+			ls.ExtraBottom, ls.ExtraRight = c.ExtraBottom, c.ExtraRight
 		case kindGroupNorm:
 			ls.Name, ls.Groups = l.name, l.groups
-		case kindLayerNorm:
+		case kindLayerNorm, kindChannelNorm:
 			eps := l.eps
 			ls.Name, ls.Eps = l.name, &eps
 		case kindShuffle:
@@ -140,6 +148,10 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindMaxPool, kindAvgPool:
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
+		case kindPReLU:
+			ls.Name, ls.Units = l.name, l.units
+		case kindLayerScale:
+			ls.Name = l.name
 		case kindLeakyReLU, kindELU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
@@ -207,7 +219,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (conv %s): initialisation %q, want uniform or kaiming-normal", n.name, i, l.Name, l.Init)
 		}
 		t = n.Conv2D(l.Name, in[0], Conv{Out: l.Out, Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, Bias: l.Bias, Init: init, Groups: l.Groups,
-			KernelW: l.KernelW, StrideW: l.StrideW, PadH: l.PadH, PadW: l.PadW, Dilation: l.Dilation, DilationW: l.DilationW})
+			KernelW: l.KernelW, StrideW: l.StrideW, PadH: l.PadH, PadW: l.PadW, Dilation: l.Dilation, DilationW: l.DilationW,
+			ExtraBottom: l.ExtraBottom, ExtraRight: l.ExtraRight})
 	case "groupnorm":
 		t = n.GroupNorm(l.Name, in[0], l.Groups)
 	case "layernorm":
@@ -216,8 +229,15 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 			eps = *l.Eps
 		}
 		t = n.LayerNorm(l.Name, in[0], eps)
+	case "channelnorm":
+		if l.Eps == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (channelnorm %s): no eps", n.name, i, l.Name)
+		}
+		t = n.ChannelNorm(l.Name, in[0], *l.Eps)
 	case "relu":
 		t = n.ReLU(in[0])
+	case "prelu":
+		t = n.PReLU(l.Name, in[0], l.Units)
 	case "leakyrelu":
 		if l.Alpha == nil {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (leakyrelu): no alpha, the negative slope", n.name, i)
@@ -254,6 +274,10 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.pool(kindAvgPool, "avgpool", in[0], Pooling{Kernel: l.Kernel, Stride: l.Stride, Pad: l.Pad, ExcludePad: l.ExcludePad, Ceil: l.Ceil})
 	case "globalavgpool":
 		t = n.GlobalAvgPool(in[0])
+	case "globalmaxpool":
+		t = n.GlobalMaxPool(in[0])
+	case "layerscale":
+		t = n.LayerScale(l.Name, in[0])
 	case "add":
 		t = n.Add(in[0], in[1])
 	case "channelscale":

@@ -236,7 +236,16 @@ func (im *importer) concatData(n *onnx.Node) error {
 	ts := make([]Tensor, len(xs))
 	view := slices.Clone(xs[0].view)
 	view[0] = 0
+	// A global pool's output, [N,C,1,1] in the file, is a vector [N,C]
+	// in the Net; other 1×1 maps joined with one (fastai's
+	// AdaptiveConcatPool2d: a full-map MaxPool beside a
+	// GlobalAveragePool) are flattened to vectors too.
+	points := slices.ContainsFunc(xs, im.onPoint)
 	for k, x := range xs {
+		if points && len(x.view) == 3 && x.view[1] == 1 && x.view[2] == 1 && len(im.net.Shape(x.t)) == 3 {
+			x.t = im.net.Flatten(x.t)
+			xs[k] = x
+		}
 		s := im.net.Shape(x.t)
 		if len(x.view) != len(view) || !slices.Equal(x.view[1:], view[1:]) {
 			return fmt.Errorf("Concat of [N,%s] and [N,%s]; want the same shape beyond the channels", joinInts(xs[0].view), joinInts(x.view))

@@ -6,16 +6,32 @@ import (
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
 
+// padSides are the zero padding of the top, left, bottom and right of
+// the maps, ONNX's order.
+type padSides [4]int
+
+// even returns the padding of every side where all four agree.
+func (p padSides) even() (int, bool) {
+	return p[0], p[0] == p[1] && p[0] == p[2] && p[0] == p[3]
+}
+
 // convSettings reads a Conv node's kernel_shape, strides, pads, dilations
-// and auto_pad for weights [out,C/G,kh,kw] and the zero padding pad of a
-// Pad before it. It refuses a kernel_shape that is not the weights', pads
-// that differ between the top and bottom or the left and right (torch's
-// nn.Conv2d pads both sides alike), and automatic padding other than
-// VALID.
-func convSettings(n *onnx.Node, kh, kw, pad int) (convAxes, error) {
+// and auto_pad for weights [out,C/G,kh,kw] and an input [C,H,W] that a
+// Pad before it pads with the zeros zero. Pads may differ between opposite
+// sides (Conv.ExtraBottom, ExtraRight); auto_pad SAME_UPPER and SAME_LOWER
+// are resolved from the input's size as ONNX defines them: a total of
+// max((⌈H/s⌉−1)·s + span − H, 0) rows of zeros (span the dilated
+// kernel's), half of it at the top and the odd one at the bottom
+// (SAME_UPPER) or the top (SAME_LOWER), and likewise the columns. It
+// refuses a kernel_shape that is not the weights', negative pads, auto_pad
+// beside pads, and other auto_pad values than NOTSET, VALID and SAME_*.
+func convSettings(n *onnx.Node, kh, kw int, in []int, zero padSides) (convAxes, error) {
 	a := convAxes{kh: kh, kw: kw, sh: 1, sw: 1, dh: 1, dw: 1}
-	if p := attrString(n, "auto_pad", "NOTSET"); p != "NOTSET" && p != "VALID" {
-		return a, fmt.Errorf("auto_pad %s is not supported (write explicit pads)", p)
+	auto := attrString(n, "auto_pad", "NOTSET")
+	switch auto {
+	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER":
+	default:
+		return a, fmt.Errorf("auto_pad %s is not supported (want NOTSET, VALID, SAME_UPPER or SAME_LOWER)", auto)
 	}
 	if k := attr(n, "kernel_shape"); k != nil && len(k.Ints) > 0 && (len(k.Ints) != 2 || k.Ints[0] != int64(kh) || k.Ints[1] != int64(kw)) {
 		return a, fmt.Errorf("kernel_shape %v, but the weights' kernel is %d×%d", k.Ints, kh, kw)
@@ -42,23 +58,45 @@ func convSettings(n *onnx.Node, kh, kw, pad int) (convAxes, error) {
 	if err := pair("dilations", 1, &a.dh, &a.dw); err != nil {
 		return a, err
 	}
+	var pads padSides
 	if p := attr(n, "pads"); p != nil && len(p.Ints) > 0 {
 		v := p.Ints
 		if len(v) != 4 {
 			return a, fmt.Errorf("pads %v: want four values, [top, left, bottom, right]", v)
 		}
-		for _, x := range v {
+		for i, x := range v {
 			if x < 0 || x > maxLayerWidth {
-				return a, fmt.Errorf("pads %v out of range", v)
+				return a, fmt.Errorf("pads %v out of range (want 0 to %d; a negative pad crops)", v, maxLayerWidth)
+			}
+			pads[i] = int(x)
+		}
+		if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
+			if pads != (padSides{}) {
+				return a, fmt.Errorf("auto_pad %s with pads %v: set one", auto, v)
 			}
 		}
-		if v[0] != v[2] || v[1] != v[3] {
-			return a, fmt.Errorf("pads %v differ between the top and bottom or the left and right; the Net's convolutions pad both sides alike (asymmetric settings are not supported)", v)
-		}
-		a.ph, a.pw = int(v[0]), int(v[1])
 	}
-	a.ph, a.pw = a.ph+pad, a.pw+pad
+	if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
+		if len(in) != 3 {
+			return a, fmt.Errorf("auto_pad %s of an input of shape %v, want [C,H,W]", auto, in)
+		}
+		h, w := in[1]+zero[0]+zero[2], in[2]+zero[1]+zero[3]
+		pads[0], pads[2] = samePads(h, a.sh, a.span(0), auto == "SAME_LOWER")
+		pads[1], pads[3] = samePads(w, a.sw, a.span(1), auto == "SAME_LOWER")
+	}
+	a.ph, a.pw, a.pb, a.pr = pads[0]+zero[0], pads[1]+zero[1], pads[2]+zero[2], pads[3]+zero[3]
 	return a, nil
+}
+
+// samePads returns the padding before and after a side of size that
+// auto_pad SAME_UPPER (lower false) or SAME_LOWER gives a window of span
+// moved by stride: ⌈size/stride⌉ outputs.
+func samePads(size, stride, span int, lower bool) (before, after int) {
+	total := max(((size+stride-1)/stride-1)*stride+span-size, 0)
+	if lower {
+		return total - total/2, total / 2
+	}
+	return total / 2, total - total/2
 }
 
 // conv returns the Conv of out filters with a's settings.

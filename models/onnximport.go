@@ -11,17 +11,18 @@ import (
 
 // ONNXSupported lists the operators ImportONNX reads, as its refusals name
 // them.
-const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis strides, the same padding top and bottom and left and right, dilations), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
+const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis strides, pads [top,left,bottom,right] alike or not on opposite sides, auto_pad SAME_UPPER and SAME_LOWER, dilations), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Slice (constant bounds, step 1) and Split (constant sizes, or equal parts) of the data along the channels (axis 1), " +
-	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, " +
+	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, PRelu (one slope, or one a channel), " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
-	"GlobalAveragePool, ReduceMean over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
-	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
+	"GlobalAveragePool, ReduceMean over axes (2, 3), GlobalMaxPool and ReduceMax over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
+	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), the same chain over axis 1 of an image (ConvNeXt's channels_first LayerNorm), " +
+	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + ", a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
-	"before a Conv or an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
+	"before a Conv, or the same on every side before an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Sub, Mul, Div"
 
 // ImportONNX turns the ONNX model data (e.g. what PyTorch's
@@ -32,13 +33,14 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // fixed) and write the class logits [N,classes].
 //
 // Each node becomes a layer of a Net (see ONNXSupported): Conv (a kernel
-// kh×kw, strides, pads and dilations per axis, with the same padding at
-// the top and bottom and at the left and right, as nn.Conv2d writes;
-// optional bias; any group G dividing the channels, weights
-// [OC,C/G,kh,kw]: grouped and depthwise convolutions, factorised 1×k and
-// k×1 kernels, dilated kernels) is Conv2D with Conv.Groups G and Conv's
-// per-axis fields; it refuses pads that differ between two opposite
-// sides, and auto_pad other than NOTSET or VALID; Gemm, and MatMul followed by the Add of a bias, are
+// kh×kw, strides, pads and dilations per axis; pads [top,left,bottom,right]
+// that may differ between opposite sides (Conv.ExtraBottom, ExtraRight),
+// and auto_pad SAME_UPPER and SAME_LOWER (tf2onnx's "SAME"), resolved from
+// the input's static size as ONNX defines them; optional bias; any group
+// G dividing the channels, weights [OC,C/G,kh,kw]: grouped and depthwise
+// convolutions, factorised 1×k and k×1 kernels, dilated kernels) is Conv2D
+// with Conv.Groups G and Conv's per-axis fields; it refuses negative pads,
+// auto_pad beside pads, and other auto_pad values; Gemm, and MatMul followed by the Add of a bias, are
 // Dense (the weights transposed where Gemm's transB is set: gtstorm's are
 // [in,out]; a Gemm without its C input is DenseNoBias); MaxPool and
 // AveragePool are the Net's pools, padded where the node's pads are (an
@@ -47,14 +49,30 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // PyTorch's ceil_mode=True); GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
-// GlobalAvgPool; torch's opset-13 form of nn.LayerNorm over the whole
+// GlobalAvgPool; GlobalMaxPool and ReduceMax over the maps are
+// GlobalMaxPool; torch's opset-13 form of nn.LayerNorm over the whole
 // sample (nn.LayerNorm(F) of features [N,F], nn.LayerNorm([C,H,W]) of
 // images) — ReduceMean over axes [-1] or [-3,-2,-1] with keepdims 1, Sub
 // of it from the same x, Pow 2, ReduceMean over the same axes, Add of ε (a
 // constant), Sqrt, Div of x − mean by it, Mul by the weight and Add of the
 // bias (constants of the normalised shape), each read only by the next (x
 // − mean by the Pow and the Div) — is LayerNorm with the file's ε, and
-// other ReduceMeans of features are refused; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
+// other ReduceMeans of features are refused; the same chain over axis 1 of
+// an image [N,C,H,W] (ConvNeXt's channels_first LayerNorm, its weight and
+// bias [C,1,1]) is ChannelNorm. A Transpose perm [0,2,3,1] of an image
+// starts a channels-last value (ConvNeXt's block, onnxchanlast.go), on
+// which the import takes nn.LayerNorm(C) (the chain over axes [-1], its
+// weight and bias [C]) as ChannelNorm, MatMul by a constant [C,K] followed
+// by the Add of a bias [K] (nn.Linear) as a 1×1 Conv with that bias (its
+// weights transposed to [K,C,1,1]) and without the Add as one without a
+// bias, torch's GELU as GELU, Mul by a constant [C] as LayerScale
+// (ConvNeXt's layer scale gamma, trained as torch trains it, x⁰ the
+// file's), Mul by one value and Add of a constant [C] or one value as
+// MulConst and AddConst, Add
+// of two channels-last values as Add, and Transpose perm [0,3,1,2] as the
+// image again; any other reader of a channels-last value is refused; PRelu is PReLU (one slope, or
+// one a channel: torch's [C,1,1] of an image, [F] of features), its slopes
+// from the file; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
 // Sigmoid are the Net's activations, Clip (nn.ReLU6, nn.Hardtanh,
 // torch.clamp) is Clamp, its bounds constants (the attributes min and max
 // at opset 6, the inputs 1 and 2 from opset 11; a missing or infinite
@@ -70,8 +88,11 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // the next (torch's opset-13 form of the exact nn.GELU), is GELU (an Erf
 // outside that pattern, and nn.GELU(approximate='tanh'), are refused); a
 // final Softmax is refused with the advice to remove it (the loss takes
-// the logits); a zero Pad before a Conv or an
-// AveragePool joins its padding. Concat of the data along axis 1
+// the logits); a zero Pad before a Conv joins its padding, any
+// non-negative amount on each side of the maps (torch's nn.ZeroPad2d and
+// F.pad before a Conv, EfficientNet-PyTorch's Conv2dStaticSamePadding),
+// and one before an AveragePool where it pads every side alike; a Pad
+// that crops (negative pads) or pads with another value is refused. Concat of the data along axis 1
 // (torch.cat of branches, dim=1) is Concat; Slice of the data along axis 1
 // with constant bounds and step 1 (x[:, a:b], and each part of x.chunk(k,
 // dim=1), which torch 1.13 writes as Slices whose bounds are folded shape
@@ -166,6 +187,10 @@ type ival struct {
 	t    Tensor
 	view []int
 	p    *pending
+	// last marks a channels-last value (see onnxchanlast.go): t is an
+	// image [C,H,W] of the Net that the graph holds permuted, view
+	// [H,W,C]. Only the operators channelsLast takes may read it.
+	last bool
 }
 
 // iconst is a constant tensor: float data or integer data (which may hold
@@ -189,7 +214,7 @@ const (
 	pNormed                         // … and InstanceNormalization with scale 1, shift 0
 	pGN                             // … and reshaped back: normalised, not yet scaled
 	pGNScaled                       // … and multiplied by the scale
-	pPad                            // x padded with zeros on every side of its maps
+	pPad                            // x padded with zeros on the sides of its maps
 	pLogSoftmax                     // log_softmax(x) over the classes: only the graph's output
 	pSiLU                           // σ(x), which only the Mul of x and it reads: SiLU
 	pHardswish                      // HardSigmoid(x), which only the Mul of x and it reads: Hardswish
@@ -225,7 +250,7 @@ type pending struct {
 	node   *onnx.Node // pMatMul: the MatMul, whose output a layer without a bias becomes
 	groups int
 	gamma  []float32 // pGNScaled
-	pad    int       // pPad
+	pads   padSides  // pPad
 	name   string    // the layer's name
 	ln     *lnChain  // pLNMean … pLNScaled: the LayerNorm's chain
 }

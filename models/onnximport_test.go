@@ -102,6 +102,12 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 
 // importFixture imports testdata/onnx/name.onnx on the shape and classes
 // its NAME.bin records, or MNIST's where it has none.
+// torchFixtures are the ONNX files of testdata/onnx that
+// make_fixtures.py writes with torch's gradient beside them (NAME.bin):
+// the networks every import test runs.
+var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
+	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max"}
+
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
 	shape, classes := []int{1, 28, 28}, 10
@@ -124,8 +130,7 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // everywhere). Torch's tensors are matched to gtstorm's in order: a
 // Linear's weight [out,in] is gtstorm's [in,out], transposed.
 func TestImportONNXMatchesTorch(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv"} {
+	for _, name := range torchFixtures {
 		t.Run(name, func(t *testing.T) {
 			f := readONNXFixture(t, name)
 			m, x0 := importFixture(t, name)
@@ -164,7 +169,9 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 4 && e.Shape[2]*e.Shape[3] == 1 && len(p.Shape) == 2 {
 					e.Shape = e.Shape[:2] // a 1×1 Conv on a global pool's output: a dense layer, transposed below
 				}
-				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 {
+				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 && len(p.Shape) == 4 && p.Shape[2]*p.Shape[3] == 1 && slices.Equal(e.Shape, p.Shape[:2]) {
+					e.Shape = p.Shape // nn.Linear on a channels-last tensor: a 1×1 Conv, torch's [out,in] layout
+				} else if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 {
 					want = transpose2(&iconst{dims: e.Shape, float: true, f: want}).f
 					e.Shape = []int{e.Shape[1], e.Shape[0]}
 				}
@@ -221,10 +228,16 @@ func torchToGtstorm(name string, ps []Param) string {
 		if slices.ContainsFunc(ps, func(p Param) bool { return p.Name == base+".g" }) {
 			return base + ".g"
 		}
+		if slices.ContainsFunc(ps, func(p Param) bool { return p.Name == base+".a" }) {
+			return base + ".a" // nn.PReLU's slopes
+		}
 		return base + ".w"
 	}
 	if base, ok := strings.CutSuffix(name, ".bias"); ok {
 		return base + ".b"
+	}
+	if slices.ContainsFunc(ps, func(p Param) bool { return p.Name == name+".g" }) {
+		return name + ".g" // a layer scale's gamma
 	}
 	return map[string]string{"w2": "w2.w", "b2": "w2.b"}[name]
 }
@@ -233,8 +246,7 @@ func torchToGtstorm(name string, ps []Param) string {
 // (JSON, as a model file holds it) and rebuilds it: the same layout and
 // the same logits, bit for bit.
 func TestImportONNXSpecRoundTrip(t *testing.T) {
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations", "sigmoid",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv"} {
+	for _, name := range append(slices.Clone(torchFixtures), "sigmoid") {
 		m, x0 := importFixture(t, name)
 		spec, js := specJSON(t, m)
 		_, r := fromSpecJSON(t, js)
@@ -282,4 +294,22 @@ func logSoftmaxRows(z []float32, k int) []float32 {
 		}
 	}
 	return out
+}
+
+// TestTorchFixturesListed checks that torchFixtures names every fixture
+// make_fixtures.py wrote with torch's gradient (testdata/onnx/*.bin), so
+// that none is left out of the import tests.
+func TestTorchFixturesListed(t *testing.T) {
+	bins, err := filepath.Glob(filepath.Join("testdata", "onnx", "*.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range bins {
+		names = append(names, strings.TrimSuffix(filepath.Base(b), ".bin"))
+	}
+	want := slices.Sorted(slices.Values(torchFixtures))
+	if slices.Sort(names); !slices.Equal(names, want) {
+		t.Errorf("testdata/onnx holds the fixtures %v, torchFixtures lists %v", names, want)
+	}
 }

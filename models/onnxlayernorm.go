@@ -32,6 +32,12 @@ type lnChain struct {
 	eps    float32
 	gamma  []float32
 	weight string // the weight's initialiser, which names the layer
+	// channel marks a LayerNorm across the channels at each position,
+	// which becomes the Net's ChannelNorm: ConvNeXt's channels_first
+	// form (ReduceMean axes [1] of an image) or nn.LayerNorm(C) of a
+	// channels-last value (axes [-1]; see onnxchanlast.go).
+	channel bool
+	affine  []int // the weight's and bias's shape, leading 1s aside
 }
 
 // lnAxes returns the ReduceMean n's axes, and whether they are all of the
@@ -66,12 +72,22 @@ func (im *importer) layerNormStart(n *onnx.Node) (bool, error) {
 	if err != nil || !slices.Equal(im.net.Shape(x.t), x.view) || (len(x.view) != 1 && len(x.view) != 3) {
 		return false, nil
 	}
+	if len(x.view) == 3 && attrInt(n, "keepdims", 1) == 1 {
+		// ConvNeXt's channels_first LayerNorm: x.mean(1, keepdim=True).
+		if axes, _, err := im.intsAttrOrInput(n, "axes", 1); err == nil && len(axes) == 1 && (axes[0] == 1 || axes[0] == -3) {
+			return true, im.lnStart(n, &lnChain{x: x, xName: n.Inputs[0], axes: axes, start: n, channel: true, affine: []int{x.view[0], 1, 1}})
+		}
+	}
 	axes, whole, err := im.lnAxes(n, x.view)
 	if err != nil || !whole {
 		return false, err
 	}
-	c := &lnChain{x: x, xName: n.Inputs[0], axes: axes, start: n}
-	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pLNMean, x: x, ln: c}})
+	return true, im.lnStart(n, &lnChain{x: x, xName: n.Inputs[0], axes: axes, start: n, affine: x.view})
+}
+
+// lnStart records n, the ReduceMean that starts the chain c.
+func (im *importer) lnStart(n *onnx.Node, c *lnChain) error {
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pLNMean, x: c.x, ln: c}})
 }
 
 // layerNormStep imports n where it reads a value of a LayerNorm's chain,
@@ -172,6 +188,11 @@ func (im *importer) lnNext(n *onnx.Node, p *pending) error {
 			return err
 		}
 		name := im.layerName(c.start, c.weight)
+		if c.channel {
+			t := im.net.ChannelNorm(name, c.x.t, c.eps)
+			im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
+			return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last})
+		}
 		t := im.net.LayerNorm(name, c.x.t, c.eps)
 		im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
 		return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view)})
@@ -206,16 +227,16 @@ func (im *importer) lnAffine(n *onnx.Node, first bool, c *lnChain, what string) 
 	dims := []int(nil)
 	if ok && v.kind == ivConst {
 		dims = v.c.dims
-		for len(dims) > len(c.x.view) && dims[0] == 1 {
+		for len(dims) > len(c.affine) && dims[0] == 1 {
 			dims = dims[1:]
 		}
 	}
-	if !ok || v.kind != ivConst || !v.c.float || !slices.Equal(dims, c.x.view) {
+	if !ok || v.kind != ivConst || !v.c.float || !slices.Equal(dims, c.affine) {
 		got := "not a constant"
 		if ok && v.kind == ivConst {
 			got = fmt.Sprintf("%q of shape %v", v.c.name, v.c.dims)
 		}
-		return nil, fmt.Errorf("the %s of a LayerNorm over [N,%s] is %s; want a float constant of shape [%s]", what, joinInts(c.x.view), got, joinInts(c.x.view))
+		return nil, fmt.Errorf("the %s of a LayerNorm over [N,%s] is %s; want a float constant of shape [%s]", what, joinInts(c.x.view), got, joinInts(c.affine))
 	}
 	return v.c, nil
 }

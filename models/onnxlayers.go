@@ -37,7 +37,7 @@ func (im *importer) conv(n *onnx.Node) error {
 	if !w.float || len(w.dims) != 4 || w.dims[1] != cg || int64(w.dims[0])%groups != 0 {
 		return fmt.Errorf("weights %q of shape %v, want [out,%d,kh,kw] with out a multiple of group %d (input [N,%s])", w.name, w.dims, cg, groups, joinInts(c))
 	}
-	a, err := convSettings(n, w.dims[2], w.dims[3], pad)
+	a, err := convSettings(n, w.dims[2], w.dims[3], c, pad)
 	if err != nil {
 		return err
 	}
@@ -57,12 +57,12 @@ func (im *importer) conv(n *onnx.Node) error {
 
 // padded returns n's input 0, an image, and the zero padding of a Pad
 // before it.
-func (im *importer) padded(n *onnx.Node) (ival, int, error) {
+func (im *importer) padded(n *onnx.Node) (ival, padSides, error) {
 	if v, ok, err := im.arg(n, 0); err == nil && ok && v.kind == ivPending && v.p.kind == pPad {
-		return v.p.x, v.p.pad, nil
+		return v.p.x, v.p.pads, nil
 	}
 	x, err := im.image(n, 0)
-	return x, 0, err
+	return x, padSides{}, err
 }
 
 func (im *importer) gemm(n *onnx.Node) error {
@@ -171,6 +171,12 @@ func (im *importer) settle(name string, v ival) (ival, error) {
 		return v, nil
 	}
 	p := v.p
+	if p.x.last { // a 1×1 Conv without a bias (onnxchanlast.go)
+		if err := im.lastConv(p.node, p, nil); err != nil {
+			return v, err
+		}
+		return im.vals[name], nil
+	}
 	if err := im.dense(p.node, p.x, p.w, p.w.name, nil); err != nil {
 		return v, err
 	}

@@ -12,11 +12,12 @@ import (
 var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Conv": (*importer).conv, "Gemm": (*importer).gemm, "MatMul": (*importer).matMul,
 	"Add": (*importer).add, "Mul": (*importer).mul, "Sub": (*importer).sub, "Div": (*importer).div, "Relu": (*importer).relu,
-	"LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid, "Clip": (*importer).clip,
+	"PRelu": (*importer).prelu, "LeakyRelu": (*importer).leakyRelu, "Tanh": (*importer).tanh, "Sigmoid": (*importer).sigmoid, "Clip": (*importer).clip,
 	"Elu": (*importer).elu, "Softplus": (*importer).softplus, "HardSigmoid": (*importer).hardSigmoid, "HardSwish": (*importer).hardSwish,
 	"Erf": (*importer).erf, "Softmax": (*importer).softmax,
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
+	"GlobalMaxPool": (*importer).globalMaxPool, "ReduceMax": (*importer).reduceMax,
 	"Flatten": (*importer).flatten, "Reshape": (*importer).reshape, "Squeeze": (*importer).squeeze,
 	"Dropout": (*importer).dropout, "Identity": (*importer).identity,
 	"GroupNormalization": (*importer).groupNormalization, "InstanceNormalization": (*importer).instanceNorm,
@@ -35,6 +36,9 @@ func (im *importer) node(n *onnx.Node) error {
 		return fmt.Errorf("the node has no output")
 	}
 	if done, err := im.layerNormStep(n); done {
+		return err
+	}
+	if done, err := im.channelsLast(n); done {
 		return err
 	}
 	h, ok := importOps[n.OpType]
@@ -87,6 +91,8 @@ func (im *importer) data(n *onnx.Node, k int) (ival, error) {
 		return v, fmt.Errorf("reads %q, which is %s; the import recognises that pattern only in the order PyTorch writes it", n.Inputs[k], pendNames[v.p.kind])
 	case v.kind == ivConst:
 		return v, fmt.Errorf("reads the constant %q where the network's data is expected", n.Inputs[k])
+	case v.last:
+		return v, lastRefusal(n.Inputs[k])
 	}
 	return v, nil
 }

@@ -183,7 +183,7 @@ func TestImportONNXRefusals(t *testing.T) {
 		{"dynamic height", tinyONNX(t, 13, []onnx.Dim{{Param: "N"}, {Value: 1}, {Param: "h"}, {Value: 4}}, nil, node("Relu", []string{"x"}, "y")),
 			[]int{1, 4, 4}, 2, []string{`dimension 2 is dynamic ("h")`}},
 		{"no input shape", tinyONNX(t, 13, nil, nil, node("Relu", []string{"x"}, "y")), []int{1, 4, 4}, 2, []string{"no shape"}},
-		{"asymmetric padding", conv(onnx.IntsAttr("pads", 0, 0, 1, 1)), []int{1, 4, 4}, 2, []string{"pads [0 0 1 1] differ", "asymmetric"}},
+		{"negative padding", conv(onnx.IntsAttr("pads", 0, 0, -1, 1)), []int{1, 4, 4}, 2, []string{"pads [0 0 -1 1] out of range", "a negative pad crops"}},
 		{"groups not dividing", conv(onnx.IntAttr("group", 2)), []int{1, 4, 4}, 2, []string{"group 2 does not divide the 1 input channels"}},
 		{"dilated past the image", conv(onnx.IntsAttr("dilations", 2, 2)), []int{1, 4, 4}, 2, []string{"3×3 kernel (stride (1,1), padding (0,0), dilation (2,2)) does not fit the 4×4 input"}},
 		{"dilation 0", conv(onnx.IntsAttr("dilations", 0, 1)), []int{1, 4, 4}, 2, []string{"dilations [0 1] out of range"}},

@@ -18,8 +18,7 @@ import (
 func TestImportONNXRuntime(t *testing.T) {
 	skipShort(t)
 	node, modules := onnxRuntime(t)
-	for _, name := range []string{"gn_resnet", "mlp_dropout", "pad_cnn", "linear_nobias", "mnist_example", "activations",
-		"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv"} {
+	for _, name := range torchFixtures {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join("testdata", "onnx", name+".onnx")
 			m, x0 := importFixture(t, name)

@@ -38,8 +38,13 @@ func (im *importer) convPoint(n *onnx.Node, x ival) error {
 	if !w.float || len(w.dims) != 4 || w.dims[1] != c || w.dims[2] != w.dims[3] {
 		return fmt.Errorf("weights %q of shape %v, want [out,%d,1,1] (input [N,%d,1,1], a global pool's output)", w.name, w.dims, c, c)
 	}
-	if err := noDilationNoAutoPad(n); err != nil {
-		return err
+	if d, err := attrPair(n, "dilations", 1); err != nil || d != 1 {
+		return fmt.Errorf("dilations %v are not supported (want 1)", attr(n, "dilations").Ints)
+	}
+	switch auto := attrString(n, "auto_pad", "NOTSET"); auto {
+	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER": // SAME_*: no padding for a 1×1 kernel on a 1×1 map (other kernels are refused below)
+	default:
+		return fmt.Errorf("auto_pad %s is not supported", auto)
 	}
 	if _, err := attrPair(n, "strides", 1); err != nil {
 		return err

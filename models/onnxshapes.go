@@ -13,6 +13,9 @@ func (im *importer) maxPool(n *onnx.Node) error {
 	if attrInt(n, "storage_order", 0) != 0 {
 		return fmt.Errorf("storage_order 1 is not supported")
 	}
+	if ok, err := im.wholeMapMaxPool(n); ok {
+		return err
+	}
 	return im.pool(n, kindMaxPool)
 }
 
@@ -28,9 +31,13 @@ func (im *importer) avgPool(n *onnx.Node) error { return im.pool(n, kindAvgPool)
 // Net's Pooling.Ceil (PyTorch's ceil_mode=True, whose divisor an
 // AveragePool with count_include_pad 1 takes too).
 func (im *importer) pool(n *onnx.Node, kind layerKind) error {
-	x, pad, err := im.padded(n)
+	x, sides, err := im.padded(n)
 	if err != nil {
 		return err
+	}
+	pad, even := sides.even()
+	if !even {
+		return fmt.Errorf("pools after a zero Pad of %v (top, left, bottom, right): the Net's pools pad every side alike", sides)
 	}
 	avg := n.OpType == "AveragePool"
 	if pad > 0 && !avg {
@@ -363,12 +370,18 @@ func (im *importer) pad(n *onnx.Node) error {
 	if (value != nil && value[0] != 0) || attrFloat(n, "value", 0) != 0 {
 		return fmt.Errorf("pads with a value other than 0")
 	}
-	if len(pads) != 8 || pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0 ||
-		pads[2] != pads[3] || pads[2] != pads[6] || pads[2] != pads[7] || pads[2] < 0 || pads[2] > maxLayerWidth {
-		return fmt.Errorf("pads %v: the import takes the same zero padding on every side of the maps only", pads)
+	if len(pads) != 8 || pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0 {
+		return fmt.Errorf("pads %v: the import takes zero padding of the maps only, [0,0,top,left,0,0,bottom,right]", pads)
 	}
-	if p := base + int(pads[2]); p > 0 {
-		return im.set(n, ival{kind: ivPending, p: &pending{kind: pPad, x: x, pad: p}})
+	sides := base
+	for i, k := range [4]int{2, 3, 6, 7} {
+		if pads[k] < 0 || pads[k] > maxLayerWidth {
+			return fmt.Errorf("pads %v: want 0 to %d on each side of the maps (a negative pad crops)", pads, maxLayerWidth)
+		}
+		sides[i] += int(pads[k])
+	}
+	if sides != (padSides{}) {
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pPad, x: x, pads: sides}})
 	}
 	return im.set(n, x)
 }

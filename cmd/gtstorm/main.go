@@ -29,6 +29,7 @@ func commands() []command {
 		{"resume", "continue an interrupted run from its last checkpoint", runResume},
 		{"eval", "test accuracy and loss of a saved model", runEval},
 		{"export", "write a saved image model as an ONNX model (--model FILE --onnx FILE)", runExport},
+		{"summary", "list a network's layers, output shapes and parameters (--model NAME|FILE.onnx|model.gtck)", runSummary},
 		{"predict", "classify PNG or JPEG images with a saved image model", runPredict},
 		{"compare", "run algorithms × partitions × seeds and print the accuracy table", runCompare},
 		{"sweep", "vary settings (rho, pc, nodes, eta0, …; --vary once or more, every combination) and tabulate their effect", runSweep},

@@ -43,6 +43,13 @@ import "fmt"
 // OH = (H+2·PH−DH·(KH−1)−1)/SH+1, OW likewise. A shape whose two axes
 // agree and that is not dilated runs as the same shape spelt with Stride
 // and Pad, on its paths and with its bits.
+//
+// ExtraBottom and ExtraRight pad the bottom and the right unlike the top
+// and the left (ONNX's pads [PH,PW,PH+ExtraBottom,PW+ExtraRight], as
+// auto_pad SAME_UPPER and SAME_LOWER make): the taps are placed as above,
+// and OH = (H+PH+(PH+ExtraBottom)−DH·(KH−1)−1)/SH+1, OW likewise. Such a
+// shape runs on the general path (or, at stride 1 undilated, on the valid
+// kernels of its padded image).
 type ConvShape struct {
 	C, H, W     int // input channels, rows and columns of one image
 	KH, KW      int // kernel rows and columns
@@ -57,6 +64,11 @@ type ConvShape struct {
 	// DH and DW are the dilation of the kernel's rows and columns (0 or 1:
 	// adjacent taps).
 	DH, DW int
+	// ExtraBottom and ExtraRight (0: none) are the rows of zeros below the
+	// image and the columns right of it beyond the top's and the left's
+	// padding, negative for fewer: the bottom is padded by
+	// PadH+ExtraBottom (Pad+ExtraBottom) rows, which must not be negative.
+	ExtraBottom, ExtraRight int
 }
 
 // sh, sw, ph, pw, dh and dw are the per-axis strides, paddings and
@@ -81,13 +93,18 @@ func (s ConvShape) pw() int {
 	}
 	return s.Pad
 }
+
+// pb and pr are the bottom's and the right's padding.
+func (s ConvShape) pb() int { return s.ph() + s.ExtraBottom }
+func (s ConvShape) pr() int { return s.pw() + s.ExtraRight }
 func (s ConvShape) dh() int { return max(s.DH, 1) }
 func (s ConvShape) dw() int { return max(s.DW, 1) }
 
-// uniform reports whether s's axes have the same stride and padding and
-// its kernel is not dilated: the convolutions that Stride and Pad describe.
+// uniform reports whether s's axes have the same stride and padding, its
+// sides the same padding, and its kernel is not dilated: the convolutions
+// that Stride and Pad describe.
 func (s ConvShape) uniform() bool {
-	return s.sh() == s.sw() && s.ph() == s.pw() && s.dh() == 1 && s.dw() == 1
+	return s.sh() == s.sw() && s.ph() == s.pw() && s.ExtraBottom == 0 && s.ExtraRight == 0 && s.dh() == 1 && s.dw() == 1
 }
 
 // canon returns s spelt with Stride and Pad where it is uniform, and s
@@ -108,10 +125,10 @@ func (s ConvShape) step() int { return s.sh() }
 func (s ConvShape) plain() bool { return s.uniform() && s.step() == 1 && s.ph() == 0 }
 
 // OH is the number of output rows.
-func (s ConvShape) OH() int { return (s.H+2*s.ph()-s.dh()*(s.KH-1)-1)/s.sh() + 1 }
+func (s ConvShape) OH() int { return (s.H+s.ph()+s.pb()-s.dh()*(s.KH-1)-1)/s.sh() + 1 }
 
 // OW is the number of output columns.
-func (s ConvShape) OW() int { return (s.W+2*s.pw()-s.dw()*(s.KW-1)-1)/s.sw() + 1 }
+func (s ConvShape) OW() int { return (s.W+s.pw()+s.pr()-s.dw()*(s.KW-1)-1)/s.sw() + 1 }
 
 // K is the number of rows of the column matrix, C·KH·KW.
 func (s ConvShape) K() int { return s.C * s.KH * s.KW }
@@ -133,8 +150,11 @@ func (s ConvShape) Validate() error {
 	if s.Pad != 0 && s.perAxisPad() {
 		return fmt.Errorf("conv shape %+v: both Pad and PadH or PadW set", s)
 	}
-	if eh, ew := s.dh()*(s.KH-1)+1, s.dw()*(s.KW-1)+1; eh > s.H+2*s.ph() || ew > s.W+2*s.pw() {
-		return fmt.Errorf("conv shape %+v: kernel %d×%d (dilated %d×%d) larger than the %d×%d image padded by %d×%d", s, s.KH, s.KW, eh, ew, s.H, s.W, s.ph(), s.pw())
+	if s.pb() < 0 || s.pr() < 0 {
+		return fmt.Errorf("conv shape %+v: negative bottom or right padding", s)
+	}
+	if eh, ew := s.dh()*(s.KH-1)+1, s.dw()*(s.KW-1)+1; eh > s.H+s.ph()+s.pb() || ew > s.W+s.pw()+s.pr() {
+		return fmt.Errorf("conv shape %+v: kernel %d×%d (dilated %d×%d) larger than the %d×%d image padded by %d×%d", s, s.KH, s.KW, eh, ew, s.H, s.W, s.ph()+s.pb(), s.pw()+s.pr())
 	}
 	return nil
 }
@@ -185,8 +205,8 @@ func NewConv(s ConvShape) (*Conv, error) {
 	}
 	s = s.canon()
 	cv := &Conv{s: s, tbl: permTable(s)}
-	if s.sh() == 1 && s.sw() == 1 && s.dh() == 1 && s.dw() == 1 && (s.ph() > 0 || s.pw() > 0) {
-		ps := ConvShape{C: s.C, H: s.H + 2*s.ph(), W: s.W + 2*s.pw(), KH: s.KH, KW: s.KW}
+	if s.sh() == 1 && s.sw() == 1 && s.dh() == 1 && s.dw() == 1 && (s.ph() > 0 || s.pw() > 0 || s.pb() > 0 || s.pr() > 0) {
+		ps := ConvShape{C: s.C, H: s.H + s.ph() + s.pb(), W: s.W + s.pw() + s.pr(), KH: s.KH, KW: s.KW}
 		cv.padded = &Conv{s: ps, tbl: permTable(ps)}
 	}
 	return cv, nil

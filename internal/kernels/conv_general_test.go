@@ -22,6 +22,15 @@ var generalShapes = []ConvShape{
 	{C: 1, H: 9, W: 9, KH: 3, KW: 3, Stride: 2, DH: 1}, // uniform, dilation 1 spelt out
 	{C: 3, H: 16, W: 16, KH: 3, KW: 3, Pad: 1, DH: 2, DW: 1},
 	{C: 1, H: 3, W: 3, KH: 3, KW: 3, Stride: 5, StrideW: 4, PadH: 1, PadW: 1}, // strides past the image
+	// Unequal padding of the two sides (ONNX pads [top,left,bottom,right]).
+	{C: 2, H: 8, W: 8, KH: 3, KW: 3, Stride: 2, ExtraBottom: 1, ExtraRight: 1},                       // [0,0,1,1]: SAME_UPPER, stride 2
+	{C: 2, H: 8, W: 9, KH: 3, KW: 3, Stride: 2, Pad: 1, ExtraBottom: -1, ExtraRight: -1},             // [1,1,0,0]: SAME_LOWER
+	{C: 3, H: 7, W: 9, KH: 4, KW: 4, Pad: 1, ExtraBottom: 1, ExtraRight: 1},                          // [1,1,2,2]: padding='same', k = 4, the scratch kernels
+	{C: 2, H: 5, W: 6, KH: 2, KW: 2, Pad: 1, ExtraBottom: -1, ExtraRight: -1},                        // [1,1,0,0], stride 1
+	{C: 1, H: 9, W: 10, KH: 3, KW: 2, Stride: 2, StrideW: 1, PadH: 1, ExtraBottom: 1, DH: 2},         // [1,0,2,0], dilated rows
+	{C: 2, H: 10, W: 7, KH: 3, KW: 3, StrideW: 2, PadH: 1, PadW: 2, ExtraRight: -2, DW: 2},           // [1,2,1,0], dilated columns
+	{C: 1, H: 3, W: 4, KH: 3, KW: 3, ExtraBottom: 4, ExtraRight: 1},                                  // rows of taps wholly in the bottom padding
+	{C: 1, H: 4, W: 4, KH: 3, KW: 3, Stride: 3, StrideW: 7, PadH: 2, ExtraBottom: -2, ExtraRight: 5}, // [2,0,0,5], a stride past the image
 }
 
 // naiveCol2Im is the definition of the column matrix's adjoint, adding in
@@ -57,6 +66,12 @@ func TestConvShapeGeneralOutput(t *testing.T) {
 		{ConvShape{C: 1, H: 14, W: 28, KH: 3, KW: 3, Pad: 2, DH: 2, DW: 2}, 14, 28},
 		{ConvShape{C: 1, H: 32, W: 32, KH: 3, KW: 3, Stride: 2, Pad: 2, DH: 2, DW: 2}, 16, 16},
 		{ConvShape{C: 1, H: 10, W: 10, KH: 3, KW: 2, DH: 4, DW: 9}, 2, 1},
+		// (H + top + bottom − span)/stride + 1
+		{ConvShape{C: 1, H: 28, W: 27, KH: 3, KW: 3, Stride: 2, ExtraBottom: 1, ExtraRight: 1}, 14, 13},
+		{ConvShape{C: 1, H: 28, W: 27, KH: 3, KW: 3, Stride: 2, Pad: 1, ExtraBottom: -1, ExtraRight: -1}, 14, 13},
+		{ConvShape{C: 1, H: 7, W: 9, KH: 4, KW: 4, Pad: 1, ExtraBottom: 1, ExtraRight: 1}, 7, 9},
+		{ConvShape{C: 1, H: 9, W: 10, KH: 3, KW: 2, Stride: 2, StrideW: 1, PadH: 1, ExtraBottom: 1, DH: 2}, 4, 9},
+		{ConvShape{C: 1, H: 2, W: 2, KH: 3, KW: 3, ExtraBottom: 1, ExtraRight: 3}, 1, 3},
 	}
 	for _, tt := range tests {
 		if err := tt.s.Validate(); err != nil {
@@ -72,6 +87,10 @@ func TestConvShapeGeneralOutput(t *testing.T) {
 		{C: 1, H: 4, W: 4, KH: 1, KW: 3, DW: 3, PadW: 1},
 		{C: 1, H: 4, W: 4, KH: 1, KW: 1, StrideW: -1},
 		{C: 1, H: 4, W: 4, KH: 1, KW: 1, DW: -1},
+		{C: 1, H: 4, W: 4, KH: 3, KW: 3, ExtraBottom: -1},
+		{C: 1, H: 4, W: 4, KH: 3, KW: 3, Pad: 1, ExtraRight: -2},
+		{C: 1, H: 4, W: 4, KH: 3, KW: 3, PadH: 1, PadW: 1, ExtraBottom: -2},
+		{C: 1, H: 1, W: 4, KH: 3, KW: 3, ExtraBottom: 1}, // 3 rows of kernel over 2 rows
 	} {
 		if s.Validate() == nil {
 			t.Errorf("%+v: valid", s)
@@ -129,7 +148,7 @@ func TestConvGeneralMatchesDefinition(t *testing.T) {
 				cv.col2imPadded(ks, dx, y, scratch)
 			})
 		}
-		if want := s.sh() == 1 && s.sw() == 1 && s.dh() == 1 && s.dw() == 1 && (s.ph() > 0 || s.pw() > 0); (cv.Scratch() > 0) != want {
+		if want := s.sh() == 1 && s.sw() == 1 && s.dh() == 1 && s.dw() == 1 && (s.ph() > 0 || s.pw() > 0 || s.pb() > 0 || s.pr() > 0); (cv.Scratch() > 0) != want {
 			t.Errorf("%+v: scratch %d", s, cv.Scratch())
 		}
 
@@ -173,6 +192,46 @@ func TestConvGeneralPathAgreesOnUniformShapes(t *testing.T) {
 			col2im(ks, dx, y, s)
 			sameFloats(t, fmt.Sprint(ks.name, " im2col ", s), cols, gcols)
 			sameFloats(t, fmt.Sprint(ks.name, " col2im ", s), dx, gdx)
+		}
+	}
+}
+
+// TestConvUnequalSidesDispatch checks that only shapes that need it take
+// the general path: a uniform shape (the ResNet and CNN convolutions,
+// spelt with Stride and Pad, per axis, or with zero ExtraBottom and
+// ExtraRight) keeps its own path, and a shape padded unequally on its two
+// sides is not uniform; at stride 1 undilated it gets the scratch kernels.
+func TestConvUnequalSidesDispatch(t *testing.T) {
+	uniform := append([]ConvShape{
+		{C: 64, H: 56, W: 56, KH: 3, KW: 3, Pad: 1},            // ResNet 3×3
+		{C: 64, H: 56, W: 56, KH: 3, KW: 3, Stride: 2, Pad: 1}, // ResNet down-sampling 3×3
+		{C: 3, H: 224, W: 224, KH: 7, KW: 7, Stride: 2, Pad: 3},
+		{C: 64, H: 56, W: 56, KH: 1, KW: 1, Stride: 2},
+		{C: 2, H: 8, W: 8, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	}, convShapes...)
+	for _, s := range uniform {
+		cv, err := NewConv(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cv.Shape().uniform() || cv.Shape().ExtraBottom != 0 || cv.Shape().ExtraRight != 0 {
+			t.Errorf("%+v: runs as %+v, not uniform", s, cv.Shape())
+		}
+	}
+	for _, s := range []ConvShape{
+		{C: 2, H: 8, W: 8, KH: 3, KW: 3, Stride: 2, ExtraBottom: 1, ExtraRight: 1},
+		{C: 2, H: 8, W: 8, KH: 3, KW: 3, Stride: 2, Pad: 1, ExtraBottom: -1},
+		{C: 2, H: 8, W: 8, KH: 4, KW: 4, Pad: 1, ExtraRight: 1},
+	} {
+		cv, err := NewConv(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cv.Shape().uniform() || cv.Shape() != s {
+			t.Errorf("%+v: runs as uniform %+v", s, cv.Shape())
+		}
+		if want := s.sh() == 1; (cv.Scratch() > 0) != want {
+			t.Errorf("%+v: scratch %d", s, cv.Scratch())
 		}
 	}
 }

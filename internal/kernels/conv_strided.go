@@ -11,8 +11,9 @@ import "fmt"
 // bits: the same copies, and the same additions in the same order.
 
 // Scratch is the number of floats of scratch that Im2ColScratch and
-// Col2ImScratch use: the padded image, C·(H+2·PH)·(W+2·PW), for a padded
-// stride-1 convolution that is not dilated; 0 for the others.
+// Col2ImScratch use: the padded image, C·(H+PH+PB)·(W+PW+PR) with PB and
+// PR the bottom's and the right's padding, for a padded stride-1
+// convolution that is not dilated; 0 for the others.
 func (cv *Conv) Scratch() int {
 	if cv.padded == nil {
 		return 0
@@ -37,7 +38,7 @@ func (cv *Conv) Im2ColScratch(cols, x, scratch []float32) {
 func (cv *Conv) im2colPadded(ks *kernelSet, cols, x, scratch []float32) {
 	s := cv.s
 	top, left := s.ph(), s.pw()
-	ph, pw := s.H+2*top, s.W+2*left
+	ph, pw := s.H+top+s.pb(), s.W+left+s.pr()
 	clear(scratch[:s.C*ph*pw])
 	for c := range s.C {
 		for y := range s.H {
@@ -65,7 +66,7 @@ func (cv *Conv) col2imPadded(ks *kernelSet, dx, cols, scratch []float32) {
 	s := cv.s
 	col2im(ks, scratch, cols, cv.padded.s)
 	top, left := s.ph(), s.pw()
-	ph, pw := s.H+2*top, s.W+2*left
+	ph, pw := s.H+top+s.pb(), s.W+left+s.pr()
 	for c := range s.C {
 		for y := range s.H {
 			copy(dx[(c*s.H+y)*s.W:][:s.W], scratch[(c*ph+y+top)*pw+left:])

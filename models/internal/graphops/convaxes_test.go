@@ -9,8 +9,9 @@ import (
 )
 
 // convAxesSpecs check Conv2DAxes — factorised 1×3 and 3×1 kernels,
-// per-axis strides and padding, dilation with and without stride, dense
-// and grouped — through small networks of them, run by
+// per-axis strides and padding, dilation with and without stride, sides
+// padded unequally (ONNX's pads [top,left,bottom,right]), dense and
+// grouped — through small networks of them, run by
 // TestLayersMatchFiniteDifferences and TestLayersProgramMatchesTapeMachine;
 // their bits are wantConvShapesDigest's, not layersDigest's.
 var convAxesSpecs = []netSpec{
@@ -29,6 +30,15 @@ var convAxesSpecs = []netSpec{
 		h = a.axesConv(h, "dxy", 3, 2, 3, ConvAxes{SH: 1, SW: 2, PH: 1, DH: 3, DW: 1}, 1)         // 2×3, d = (3,1), stride (1,2), padding (1,0): 3×2
 		return b.dense(h, "fc", 3, false)
 	}},
+	{"conv-unequal-pads", []int{3, 8, 8}, 3, func(b net, x any) any {
+		a := b.(axesNet)
+		h := a.axesConv(x, "s2", 4, 3, 3, ConvAxes{SH: 2, SW: 2, EB: 1, ER: 1}, 1) // pads [0,0,1,1], stride 2 (SAME_UPPER): 4×4
+		h = b.relu("r1", b.bias(h, "s2"))
+		h = a.axesConv(h, "g", 4, 3, 3, ConvAxes{SH: 1, SW: 1, PH: 1, EB: 1, ER: 1, DH: 2}, 2)    // grouped, pads [1,0,2,1], dilation (2,1): 3×3
+		h = a.axesConv(h, "k4", 4, 4, 4, ConvAxes{SH: 1, SW: 1, PH: 1, PW: 1, EB: 1, ER: 1}, 1)   // pads [1,1,2,2], padding='same': 3×3, the scratch kernels
+		h = a.axesConv(h, "lo", 3, 2, 2, ConvAxes{SH: 2, SW: 2, PH: 1, PW: 1, EB: -1, ER: -1}, 1) // pads [1,1,0,0], stride 2 (SAME_LOWER): 2×2
+		return b.dense(h, "fc", 3, false)
+	}},
 }
 
 // axesNet is the convolution of convAxesSpecs: name.w [out,C/groups,kh,kw]
@@ -43,13 +53,14 @@ func (b *graphNet) axesConv(x any, name string, out, kh, kw int, a ConvAxes, gro
 
 // axesConv is the float64 convolution with per-axis settings: output
 // (oy, ox) of channel o reads x[c][oy·SH+i·DH−PH][ox·SW+j·DW−PW] for the
-// input channels c of its group, o/(out/groups).
+// input channels c of its group, o/(out/groups), with OH·OW outputs,
+// OH = (H+PH+(PH+EB)−DH·(KH−1)−1)/SH+1.
 func (r *refNet) axesConv(xa any, name string, out, kh, kw int, a ConvAxes, groups int) any {
 	x, w := t(xa), r.p[name+".w"]
 	n, c, h, wd := x.shape[0], x.shape[1], x.shape[2], x.shape[3]
 	dh, dw := max(a.DH, 1), max(a.DW, 1)
 	cg, og := c/groups, out/groups
-	oh, ow := (h+2*a.PH-dh*(kh-1)-1)/a.SH+1, (wd+2*a.PW-dw*(kw-1)-1)/a.SW+1
+	oh, ow := (h+2*a.PH+a.EB-dh*(kh-1)-1)/a.SH+1, (wd+2*a.PW+a.ER-dw*(kw-1)-1)/a.SW+1
 	y := newT64(n, out, oh, ow)
 	for i := range n {
 		for o := range out {
@@ -88,6 +99,9 @@ func TestConvAxesErrors(t *testing.T) {
 		{"negative padding", ConvAxes{SH: 1, SW: 1, PW: -1}, 3, "want strides ≥ 1"},
 		{"negative dilation", ConvAxes{SH: 1, SW: 1, DH: -2}, 3, "want strides ≥ 1"},
 		{"dilated past the image", ConvAxes{SH: 1, SW: 1, DH: 3}, 3, "c: conv shape"},
+		{"negative bottom padding", ConvAxes{SH: 1, SW: 1, PH: 1, EB: -2}, 3, "want strides ≥ 1"},
+		{"negative right padding", ConvAxes{SH: 1, SW: 1, ER: -1}, 3, "want strides ≥ 1"},
+		{"past the image padded below", ConvAxes{SH: 1, SW: 1, PH: 1, EB: -1}, 7, "c: conv shape"},
 	}
 	for _, tt := range tests {
 		err := Build(func() error {
@@ -110,8 +124,8 @@ func TestConvAxesErrors(t *testing.T) {
 const envConvShapesChild = "GTSTORM_TEST_CONVSHAPES_DIGEST"
 
 // TestConvShapesSameBitsOnEveryKernelSet runs the networks of
-// convAxesSpecs (factorised, per-axis strided and padded, and dilated
-// convolutions, dense and grouped) in a child process per kernel set this
+// convAxesSpecs (factorised, per-axis strided and padded, dilated, and
+// padded unequally on two sides, dense and grouped) in a child process per kernel set this
 // CPU runs and checks that every set gives the recorded bits,
 // wantConvShapesDigest: their im2col copies and their col2im adds in one
 // fixed order, in pure Go or on the valid kernels of the padded image,
@@ -130,5 +144,7 @@ func TestConvShapesSameBitsOnEveryKernelSet(t *testing.T) {
 }
 
 // wantConvShapesDigest is specsDigest(convAxesSpecs) on every kernel set
-// and architecture, recorded with the pure-Go set on amd64.
-const wantConvShapesDigest = "758850bc17e15e8477851b0c56de898fb0c6cf4af7763bfced8b4afb163ef334"
+// and architecture, recorded with the pure-Go set on amd64 (and the same
+// on avx2, and on neon and pure Go under qemu-aarch64-static) when
+// conv-unequal-pads joined.
+const wantConvShapesDigest = "1d8b09fa6d38c14058c5e0ed7aed84330476d4fa4fc044e91ad58db7820b9ed3"

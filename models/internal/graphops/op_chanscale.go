@@ -9,17 +9,29 @@ import (
 
 // scaleLayer is y[i,c,…] = x[i,c,…]·gate[i,c]: each channel of each
 // sample scaled by that sample's gate, the excitation of a
-// squeeze-and-excitation block. Forward and the input's gradient are one
-// float32 product per value; the gate's gradient sums a channel's products
-// in float64 in a fixed order. Pure Go: the same bits on every kernel set
+// squeeze-and-excitation block; or, shared, y[i,c,…] = x[i,c,…]·gate[c],
+// one gate a channel for every sample (ConvNeXt's layer scale). Forward
+// and the input's gradient are one float32 product per value; the gate's
+// gradient sums a channel's products in float64 in a fixed order (a shared
+// gate's, sample by sample). Pure Go: the same bits on every kernel set
 // and architecture.
 type scaleLayer struct {
-	name  string
-	n, c  int // batch and channels
-	plane int // values per channel of a sample of x
-	y     tensor.Tensor
-	dx    tensor.Tensor // gradient of x; nil where it is not formed
-	dg    tensor.Tensor // gradient of the gate; nil where it is not formed
+	name   string
+	n, c   int // batch and channels
+	plane  int // values per channel of a sample of x
+	shared bool
+	y      tensor.Tensor
+	dx     tensor.Tensor // gradient of x; nil where it is not formed
+	dg     tensor.Tensor // gradient of the gate; nil where it is not formed
+	sums   []float64     // a shared gate's gradient sums
+}
+
+// gates returns the number of gate values: n·C, or C where shared.
+func (l *scaleLayer) gates() int {
+	if l.shared {
+		return l.c
+	}
+	return l.n * l.c
 }
 
 // scaleOp is the forward pass: (x, gate) → y.
@@ -65,29 +77,63 @@ func (g *Graph) ChannelScale(name string, x, gate *G.Node) *G.Node {
 		return nil
 	}
 	l := &scaleLayer{name: name, n: xs[0], c: xs[1], plane: xs.TotalSize() / xs[0] / xs[1], y: g.ws.tensor(name+".y", xs...)}
+	return g.scale(l, x, gate, gate.Op() != nil)
+}
+
+// ChannelMul adds y = x·scale for x [n,C,…] and a parameter scale [C]:
+// channel c of every sample multiplied by scale[c] (ConvNeXt's layer
+// scale, torch's gamma * x of x [N,H,W,C]). The layer takes name, unique
+// within the graph, for its buffers and ops. The scale's gradient, the sum
+// over channel c of dy·x in float64 in order, is formed in a training
+// graph; the input's, dy·scale[c], only where x is computed by another op.
+func (g *Graph) ChannelMul(name string, x, scale *G.Node) *G.Node {
+	if !g.ok(name, x, scale) {
+		return nil
+	}
+	xs := x.Shape()
+	if len(xs) < 2 || scale.Shape().TotalSize() != xs[1] {
+		g.err = fmt.Errorf("%s: input of shape %v and %d scales, want [n,C,…] and C", name, xs, scale.Shape().TotalSize())
+		return nil
+	}
+	if !g.claim(name) {
+		return nil
+	}
+	l := &scaleLayer{name: name, n: xs[0], c: xs[1], plane: xs.TotalSize() / xs[0] / xs[1], shared: true, y: g.ws.tensor(name+".y", xs...)}
+	l.sums = make([]float64, l.c)
+	return g.scale(l, x, scale, true)
+}
+
+// scale completes the layer l of input x and gate, whose gradient it
+// forms in a training graph where gradGate is set, and adds its forward
+// op.
+func (g *Graph) scale(l *scaleLayer, x, gate *G.Node, gradGate bool) *G.Node {
 	if g.training && x.Op() != nil {
-		l.dx = g.ws.tensor(name+".dx", xs...)
+		l.dx = g.ws.tensor(l.name+".dx", x.Shape()...)
 	}
-	if g.training && gate.Op() != nil {
-		l.dg = g.ws.tensor(name+".dgate", gs...)
+	if g.training && gradGate {
+		l.dg = g.ws.tensor(l.name+".dgate", gate.Shape()...)
 	}
-	return g.apply(&scaleOp{kop{name + ".forward", l, dims(x, gate), l.y.Shape()}, l}, name, x, gate)
+	return g.apply(&scaleOp{kop{l.name + ".forward", l, dims(x, gate), l.y.Shape()}, l}, l.name, x, gate)
+}
+
+// apply writes out = in·gate for each channel of each sample.
+func (l *scaleLayer) apply(out, in, gate []float32) {
+	for k := range l.n * l.c {
+		s, lo := gate[k%len(gate)], k*l.plane
+		ob := out[lo : lo+l.plane]
+		for i, v := range in[lo : lo+l.plane] {
+			ob[i] = v * s
+		}
+	}
 }
 
 func (op *scaleOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
-	a, err := op.args(inputs, l.n*l.c*l.plane, l.n*l.c)
+	a, err := op.args(inputs, l.n*l.c*l.plane, l.gates())
 	if err != nil {
 		return nil, err
 	}
-	x, gate, y := a[0], a[1], f32(l.y)
-	for k, s := range gate {
-		lo := k * l.plane
-		yb := y[lo : lo+l.plane]
-		for i, v := range x[lo : lo+l.plane] {
-			yb[i] = v * s
-		}
-	}
+	l.apply(f32(l.y), a[0], a[1])
 	return l.y, nil
 }
 
@@ -115,18 +161,11 @@ func (op *scaleOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 
 func (op *scaleDXOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
-	a, err := op.args(inputs, l.n*l.c*l.plane, l.n*l.c)
+	a, err := op.args(inputs, l.n*l.c*l.plane, l.gates())
 	if err != nil {
 		return nil, err
 	}
-	dy, gate, dx := a[0], a[1], f32(l.dx)
-	for k, s := range gate {
-		lo := k * l.plane
-		db := dx[lo : lo+l.plane]
-		for i, v := range dy[lo : lo+l.plane] {
-			db[i] = v * s
-		}
-	}
+	l.apply(f32(l.dx), a[0], a[1])
 	return l.dx, nil
 }
 
@@ -137,17 +176,28 @@ func (op *scaleDGOp) Do(inputs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	dy, x, dg := a[0], a[1], f32(l.dg)
-	for k := range dg {
+	clear(l.sums)
+	for k := range l.n * l.c {
 		lo := k * l.plane
 		xb := x[lo : lo+l.plane]
 		var s float64
+		if l.shared {
+			s = l.sums[k%l.c]
+		}
 		for i, v := range dy[lo : lo+l.plane] {
 			// The explicit conversion rounds the product (exact in
 			// float64 anyway), so that no architecture fuses it with
 			// the sum.
 			s += float64(float64(v) * float64(xb[i]))
 		}
-		dg[k] = float32(s)
+		if l.shared {
+			l.sums[k%l.c] = s
+		} else {
+			dg[k] = float32(s)
+		}
+	}
+	for c, s := range l.sums {
+		dg[c] = float32(s)
 	}
 	return l.dg, nil
 }

@@ -100,10 +100,10 @@ func (g *Graph) Conv2DGrouped(x, w *G.Node, stride, pad, groups int) *G.Node {
 // axis (ConvAxes; PyTorch's Conv2d(stride=(SH,SW), padding=(PH,PW),
 // dilation=(DH,DW), groups=groups, bias=False)): x [n,C,H,W], filters w
 // [OC,C/groups,KH,KW], output [n,OC,OH,OW] with
-// OH = (H+2·PH−DH·(KH−1)−1)/SH+1 and OW likewise, rounded down. Settings
-// that agree on both axes, undilated, run as Conv2DGrouped's, with its
-// bits; the others move their data in pure Go (kernels.ConvShape), with
-// the same bits on every kernel set.
+// OH = (H+2·PH+EB−DH·(KH−1)−1)/SH+1 and OW likewise, rounded down.
+// Settings that agree on both axes and both sides, undilated, run as
+// Conv2DGrouped's, with its bits; the others move their data in pure Go
+// (kernels.ConvShape), with the same bits on every kernel set.
 func (g *Graph) Conv2DAxes(x, w *G.Node, a ConvAxes, groups int) *G.Node {
 	if !g.ok("convolution", x, w) {
 		return nil
@@ -118,7 +118,7 @@ func (g *Graph) Conv2DAxes(x, w *G.Node, a ConvAxes, groups int) *G.Node {
 		g.err = fmt.Errorf("%s: input %v and weights %v do not make a convolution of %d groups", name, xs, wsh, groups)
 		return nil
 	}
-	if a.SH < 1 || a.SW < 1 || a.PH < 0 || a.PW < 0 || a.DH < 0 || a.DW < 0 {
+	if a.SH < 1 || a.SW < 1 || a.PH < 0 || a.PW < 0 || a.PH+a.EB < 0 || a.PW+a.ER < 0 || a.DH < 0 || a.DW < 0 {
 		g.err = fmt.Errorf("%s: %+v: want strides ≥ 1, paddings ≥ 0 and dilations ≥ 0", name, a)
 		return nil
 	}

@@ -105,6 +105,22 @@ order, then these.
                      2 padding 2 → ReLU → x.mean((2, 3)) → Linear: torch writes each as a Conv with its
                      kernel_shape, strides, pads and dilations, which the import takes as Conv's per-axis fields.
                      Seed 31, with NAME.bin.
+  same_pad.onnx      padding that differs between opposite sides, as TensorFlow's "SAME" and EfficientNet-PyTorch's
+                     Conv2dStaticSamePadding write it: nn.ZeroPad2d((0, 1, 0, 1)) → conv3x3 1→6 stride 2 → ReLU →
+                     F.pad(h, (1, 2, 1, 2)) (nn.Conv2d(padding='same')'s padding of a 4×4 kernel, which torch 1.13
+                     cannot export itself) → conv4x4 6→8 → GroupNorm(2, 8) → ReLU → nn.ZeroPad2d((2, 1, 1, 0)) →
+                     conv3x3 8→8 stride 2 → ReLU → x.mean((2, 3)) → Linear: torch writes each padding as a Pad
+                     (its pads folded shape arithmetic on constants) before a Conv without pads, which the import
+                     joins into the Conv as pads [top, left, bottom, right] (Conv.ExtraBottom, ExtraRight).
+                     Seed 32, with NAME.bin.
+  convnext_block.onnx  a tiny ConvNeXt (facebookresearch/ConvNeXt) on 3×32×32 samples: stem conv 4×4 stride 4 3→8
+                     → LayerNorm(data_format="channels_first") (ReduceMean over axis 1, Sub, Pow, ReduceMean, Add
+                     ε 1e-6, Sqrt, Div, Mul and Add of [8,1,1]) → Block: depthwise conv 7×7 padding 3 → permute(0, 2,
+                     3, 1) → nn.LayerNorm(8) → Linear 8→32 → GELU → Linear 32→8 → gamma · x (a buffer, 0.5 + 0.1·N(0,1):
+                     the import takes it as MulConst, a constant) → permute(0, 3, 1, 2) → residual Add → channels_first
+                     LayerNorm → conv 2×2 stride 2 8→16 → x.mean([-2, -1]) → nn.LayerNorm(16) → Linear. The import
+                     takes each LayerNorm across the channels as Net.ChannelNorm and each Linear on the channels-last
+                     tensor (MatMul by [C,K], Add of the bias) as a 1×1 Conv. Seed 33, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -476,18 +492,118 @@ class FactorizedConv(nn.Module):
         return self.fc(h.mean((2, 3)))
 
 
+class SamePad(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pad1 = nn.ZeroPad2d((0, 1, 0, 1))
+        self.conv1 = nn.Conv2d(1, 6, 3, stride=2)
+        self.conv2 = nn.Conv2d(6, 8, 4)
+        self.gn = nn.GroupNorm(2, 8)
+        self.pad3 = nn.ZeroPad2d((2, 1, 1, 0))
+        self.conv3 = nn.Conv2d(8, 8, 3, stride=2)
+        self.fc = nn.Linear(8, CLASSES)
+
+    def forward(self, x):
+        h = F.relu(self.conv1(self.pad1(x)))
+        h = F.relu(self.gn(self.conv2(F.pad(h, (1, 2, 1, 2)))))
+        h = F.relu(self.conv3(self.pad3(h)))
+        return self.fc(h.mean((2, 3)))
+
+
+class LayerNormCF(nn.Module):
+    """ConvNeXt's LayerNorm(data_format="channels_first"), as facebookresearch/ConvNeXt writes it."""
+    def __init__(self, c, eps=1e-6):
+        super().__init__()
+        self.weight, self.bias, self.eps = nn.Parameter(torch.ones(c)), nn.Parameter(torch.zeros(c)), eps
+
+    def forward(self, x):
+        u = x.mean(1, keepdim=True)
+        s = (x - u).pow(2).mean(1, keepdim=True)
+        x = (x - u) / torch.sqrt(s + self.eps)
+        return self.weight[:, None, None] * x + self.bias[:, None, None]
+
+
+class ConvNeXtBlock(nn.Module):
+    """ConvNeXt's Block (facebookresearch/ConvNeXt): dwconv 7×7 → permute → LayerNorm → Linear → GELU → Linear →
+    gamma · x (a parameter, layer scale) → permute back → residual."""
+    def __init__(self, c):
+        super().__init__()
+        self.dwconv = nn.Conv2d(c, c, 7, padding=3, groups=c)
+        self.norm = nn.LayerNorm(c, eps=1e-6)
+        self.pwconv1, self.act, self.pwconv2 = nn.Linear(c, 4 * c), nn.GELU(), nn.Linear(4 * c, c)
+        self.gamma = nn.Parameter(0.5 + 0.1 * torch.randn(c))
+
+    def forward(self, x):
+        y = self.dwconv(x).permute(0, 2, 3, 1)
+        y = self.gamma * self.pwconv2(self.act(self.pwconv1(self.norm(y))))
+        return x + y.permute(0, 3, 1, 2)
+
+
+class ConvNeXtTiny(nn.Module):
+    SHAPE = (3, 32, 32)
+
+    def __init__(self):
+        super().__init__()
+        self.stem, self.stem_norm = nn.Conv2d(3, 8, 4, stride=4), LayerNormCF(8)
+        self.block = ConvNeXtBlock(8)
+        self.down_norm, self.down = LayerNormCF(8), nn.Conv2d(8, 16, 2, stride=2)
+        self.norm, self.head = nn.LayerNorm(16, eps=1e-6), nn.Linear(16, CLASSES)
+
+    def forward(self, x):
+        x = self.block(self.stem_norm(self.stem(x)))
+        x = self.down(self.down_norm(x))
+        return self.head(self.norm(x.mean([-2, -1])))
+
+
+class PReLUNet(nn.Module):
+    """nn.PReLU with a slope a channel on maps and on features, and one shared slope."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3)
+        self.act1 = nn.PReLU(6)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2)
+        self.act2 = nn.PReLU()
+        self.fc1 = nn.Linear(8, 16)
+        self.act3 = nn.PReLU(16)
+        self.fc2 = nn.Linear(16, CLASSES)
+        with torch.no_grad():
+            for a in (self.act1, self.act2, self.act3):
+                a.weight.copy_(0.1 + 0.3 * torch.rand_like(a.weight))
+
+    def forward(self, x):
+        h = F.max_pool2d(self.act1(self.conv1(x)), 2)
+        h = self.act2(self.conv2(h))
+        return self.fc2(self.act3(self.fc1(h.mean((2, 3)))))
+
+
+class GlobalMax(nn.Module):
+    """Global max pooling: fastai's AdaptiveConcatPool2d (max and mean of the maps, concatenated) and x.amax."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2)
+        self.fc = nn.Linear(24, CLASSES)
+
+    def forward(self, x):
+        h = F.max_pool2d(torch.tanh(self.conv1(x)), 2)
+        h = torch.tanh(self.conv2(h))
+        a = torch.cat([F.adaptive_max_pool2d(h, 1), F.adaptive_avg_pool2d(h, 1)], 1).flatten(1)
+        return self.fc(torch.cat([a, h.amax((2, 3))], 1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
-          "factorized_conv": (FactorizedConv, 31)}
+          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36),
+          "convnext_block": (ConvNeXtTiny, 33)}
 
 
 def perturb_group_norms(model):
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, (nn.GroupNorm, nn.LayerNorm)):
+            if isinstance(m, (nn.GroupNorm, nn.LayerNorm, LayerNormCF)):
                 m.weight.copy_(1 + 0.2 * torch.randn_like(m.weight))
                 m.bias.copy_(0.2 * torch.randn_like(m.bias))
 
