@@ -88,6 +88,9 @@ func (im *importer) mul(n *onnx.Node) error {
 	if ok, err := im.scaleMul(n, a, b); ok || err != nil {
 		return err
 	}
+	if ok, err := im.layerScaleMul(n, a, b); ok || err != nil {
+		return err
+	}
 	if a.kind != ivPending || a.p.kind != pGN || b.kind != ivConst {
 		return im.dataOp(n, kindMulConst)
 	}
@@ -223,8 +226,13 @@ func (im *importer) concatData(n *onnx.Node) error {
 		}
 		xs[k] = x
 	}
-	if len(xs) < 2 {
-		return fmt.Errorf("Concat of %d tensors; want 2 or more", len(xs))
+	switch len(xs) {
+	case 0:
+		return fmt.Errorf("Concat of no tensors")
+	case 1:
+		// torch.cat of a one-tensor list (torchvision's DenseNet's
+		// first layer of a block): the tensor itself.
+		return im.set(n, xs[0])
 	}
 	a := attrInt(n, "axis", 0)
 	if a < 0 {

@@ -15,9 +15,10 @@ import (
 // such a value as the image it is (ival.last): the operators along the
 // channels become the image's layers — LayerNorm over the last axis is
 // ChannelNorm, MatMul by a constant [C,K] (and the Add of a [K] bias) a
-// 1×1 Conv, Mul and Add of a [C] constant or one value MulConst and
-// AddConst — and every other reader of a channels-last value is refused,
-// so that nothing reads it in the wrong layout.
+// 1×1 Conv, Mul by a [C] constant (the layer scale) LayerScale, Mul by one
+// value and Add of a [C] constant or one value MulConst and AddConst — and
+// every other reader of a channels-last value is refused, so that nothing
+// reads it in the wrong layout.
 
 // lastSupported is what the import takes on a channels-last value.
 const lastSupported = "ReduceMean over the last axis starting nn.LayerNorm(C), MatMul by a constant [C,K] (with or without the Add of a bias [K]), " +
@@ -35,7 +36,9 @@ func lastRefusal(name string) error {
 // nodes.
 func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 	if n.OpType == "Transpose" && len(n.Inputs) == 1 {
-		if v, ok := im.vals[n.Inputs[0]]; ok && v.kind == ivAct && !v.last && len(v.view) == 3 && slices.Equal(im.net.Shape(v.t), v.view) && permIs(n, 0, 2, 3, 1) {
+		// An image, or a global pool's output [C] (view [C,1,1]: the
+		// LayerNorm2d of torchvision's ConvNeXt head).
+		if v, ok := im.vals[n.Inputs[0]]; ok && v.kind == ivAct && !v.last && len(v.view) == 3 && (slices.Equal(im.net.Shape(v.t), v.view) || im.onPoint(v)) && permIs(n, 0, 2, 3, 1) {
 			return true, im.set(n, ival{kind: ivAct, t: v.t, view: []int{v.view[1], v.view[2], v.view[0]}, last: true})
 		}
 	}
@@ -71,7 +74,10 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		if !permIs(n, 0, 3, 1, 2) {
 			break
 		}
-		return true, im.set(n, ival{kind: ivAct, t: v.t, view: im.net.Shape(v.t)})
+		if s := im.net.Shape(v.t); len(s) == 1 {
+			return true, im.set(n, ival{kind: ivAct, t: v.t, view: []int{s[0], 1, 1}}) // a global pool's output again
+		}
+		return true, im.set(n, ival{kind: ivAct, t: v.t, view: im.net.Shape(v.t), unpermuted: true})
 	case "ReduceMean":
 		axes, _, err := im.intsAttrOrInput(n, "axes", 1)
 		if err != nil {
@@ -187,6 +193,17 @@ func lastConsts(x ival, c *iconst) ([]float32, error) {
 func (im *importer) lastConv(n *onnx.Node, p *pending, bias []float32) error {
 	name := im.layerName(p.node, p.w.name)
 	k := p.w.dims[1]
+	if len(im.net.Shape(p.x.t)) == 1 { // a global pool's output: a dense layer, its weights [C,K] as they are
+		var t Tensor
+		if bias != nil {
+			t = im.net.Dense(name, p.x.t, k)
+			im.params[name+".b"] = bias
+		} else {
+			t = im.net.DenseNoBias(name, p.x.t, k)
+		}
+		im.params[name+".w"] = slices.Clone(p.w.f)
+		return im.set(n, ival{kind: ivAct, t: t, view: []int{1, 1, k}, last: true})
+	}
 	t := im.net.Conv2D(name, p.x.t, Conv{Out: k, Kernel: 1, Bias: bias != nil})
 	im.params[name+".w"] = transpose2(p.w).f
 	if bias != nil {
@@ -224,4 +241,33 @@ func (im *importer) lastGELU(n *onnx.Node, x ival) error {
 		im.vals[n.Outputs[0]] = v
 	}
 	return nil
+}
+
+// layerScaleMul imports the Mul n of an image that a channels-last block
+// has just permuted back and a constant of one value a channel ([C,1,1],
+// or [1,C,1,1]) as LayerScale, trained, its values x⁰: torchvision's
+// ConvNeXt block (layer_scale * block(x), layer_scale an nn.Parameter
+// [C,1,1]). It reports false for other Muls.
+func (im *importer) layerScaleMul(n *onnx.Node, a, b ival) (bool, error) {
+	if b.kind == ivAct {
+		a, b = b, a
+	}
+	if a.kind != ivAct || !a.unpermuted || b.kind != ivConst || !b.c.float {
+		return false, nil
+	}
+	c := a.view[0]
+	dims := b.c.dims
+	if len(dims) == 4 && dims[0] == 1 {
+		dims = dims[1:]
+	}
+	if c < 2 || !slices.Equal(dims, []int{c, 1, 1}) {
+		return false, nil
+	}
+	if slices.ContainsFunc(b.c.f, func(v float32) bool { return v != v }) {
+		return true, fmt.Errorf("scales by %q, which holds NaN", b.c.name)
+	}
+	name := im.layerName(n, b.c.name)
+	t := im.net.LayerScale(name, a.t)
+	im.params[name+".g"] = slices.Clone(b.c.f)
+	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(a.view)})
 }

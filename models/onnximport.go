@@ -70,7 +70,12 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // file's), Mul by one value and Add of a constant [C] or one value as
 // MulConst and AddConst, Add
 // of two channels-last values as Add, and Transpose perm [0,3,1,2] as the
-// image again; any other reader of a channels-last value is refused; PRelu is PReLU (one slope, or
+// image again (a Mul of that image by a constant [C,1,1] is LayerScale too:
+// torchvision's ConvNeXt block); a global pool's output [N,C,1,1] may be
+// held channels-last too, its LayerNorm(C) then a LayerNorm of the vector
+// (torchvision's ConvNeXt head); any other reader of a channels-last
+// value is refused; a Concat of one tensor is that tensor (torchvision's
+// DenseNet); PRelu is PReLU (one slope, or
 // one a channel: torch's [C,1,1] of an image, [F] of features), its slopes
 // from the file; Relu, LeakyRelu (its alpha, default 0.01), Tanh and
 // Sigmoid are the Net's activations, Clip (nn.ReLU6, nn.Hardtanh,
@@ -189,8 +194,13 @@ type ival struct {
 	p    *pending
 	// last marks a channels-last value (see onnxchanlast.go): t is an
 	// image [C,H,W] of the Net that the graph holds permuted, view
-	// [H,W,C]. Only the operators channelsLast takes may read it.
+	// [H,W,C] (or a global pool's output [C], view [1,1,C]). Only the
+	// operators channelsLast takes may read it.
 	last bool
+	// unpermuted marks the image a channels-last value became again
+	// (Transpose perm [0,3,1,2]): a Mul of it by a constant [C,1,1] is
+	// torchvision's ConvNeXt layer scale (see layerScaleMul).
+	unpermuted bool
 }
 
 // iconst is a constant tensor: float data or integer data (which may hold
@@ -439,20 +449,29 @@ func (im *importer) free(name string) bool {
 }
 
 // scopeOf returns the module path of a node named as PyTorch names them,
-// "/layer1/layer1.0/conv1/Conv" → "layer1.0.conv1", or "".
+// "/layer1/layer1.0/conv1/Conv" → "layer1.0.conv1", or "". A scope that
+// extends the one before it names a child of a container by the
+// container's attribute: "/block/block/block.3/MatMul" (the fourth module
+// of a Sequential named block inside a module named block) →
+// "block.block.3".
 func scopeOf(node string) string {
 	parts := strings.Split(strings.Trim(node, "/"), "/")
 	if len(parts) < 2 {
 		return ""
 	}
-	acc := ""
+	acc, last := "", ""
 	for _, p := range parts[:len(parts)-1] {
 		switch {
-		case acc == "" || strings.HasPrefix(p, acc+"."):
+		case p == "":
+			continue
+		case acc == "":
 			acc = p
-		case p != "":
+		case strings.HasPrefix(p, last+"."):
+			acc += p[len(last):]
+		default:
 			acc += "." + p
 		}
+		last = p
 	}
 	return acc
 }

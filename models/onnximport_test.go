@@ -106,7 +106,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 // make_fixtures.py writes with torch's gradient beside them (NAME.bin):
 // the networks every import test runs.
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
-	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max"}
+	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv"}
 
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
@@ -168,6 +168,9 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 				want := f.floats(e.GradOffset, e.GradCount)
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 4 && e.Shape[2]*e.Shape[3] == 1 && len(p.Shape) == 2 {
 					e.Shape = e.Shape[:2] // a 1×1 Conv on a global pool's output: a dense layer, transposed below
+				}
+				if strings.HasSuffix(p.Name, ".g") && len(e.Shape) == 3 && e.Shape[1]*e.Shape[2] == 1 && len(p.Shape) == 1 {
+					e.Shape = e.Shape[:1] // torchvision's layer scale [C,1,1], LayerScale's [C]
 				}
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 && len(p.Shape) == 4 && p.Shape[2]*p.Shape[3] == 1 && slices.Equal(e.Shape, p.Shape[:2]) {
 					e.Shape = p.Shape // nn.Linear on a channels-last tensor: a 1×1 Conv, torch's [out,in] layout
@@ -311,5 +314,23 @@ func TestTorchFixturesListed(t *testing.T) {
 	want := slices.Sorted(slices.Values(torchFixtures))
 	if slices.Sort(names); !slices.Equal(names, want) {
 		t.Errorf("testdata/onnx holds the fixtures %v, torchFixtures lists %v", names, want)
+	}
+}
+
+// TestScopeOf checks the module paths read from torch's node names, which
+// name the imported layers as torch's state_dict does.
+func TestScopeOf(t *testing.T) {
+	for node, want := range map[string]string{
+		"/layer1/layer1.0/conv1/Conv":                            "layer1.0.conv1",
+		"/block/block/block.3/MatMul":                            "block.block.3",
+		"/features/features.1/features.1.0/block/block.3/MatMul": "features.1.0.block.3",
+		"/fc/Gemm":    "fc",
+		"/Flatten":    "",
+		"Conv_0":      "",
+		"//a//b/Relu": "a.b",
+	} {
+		if got := scopeOf(node); got != want {
+			t.Errorf("scopeOf(%q) = %q, want %q", node, got, want)
+		}
 	}
 }

@@ -188,14 +188,16 @@ func (im *importer) lnNext(n *onnx.Node, p *pending) error {
 			return err
 		}
 		name := im.layerName(c.start, c.weight)
-		if c.channel {
+		if c.channel && len(im.net.Shape(c.x.t)) == 3 {
 			t := im.net.ChannelNorm(name, c.x.t, c.eps)
 			im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
 			return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last})
 		}
+		// A sample's whole shape, or the channels of a global pool's output
+		// [C] held channels-last: its features.
 		t := im.net.LayerNorm(name, c.x.t, c.eps)
 		im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
-		return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view)})
+		return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last})
 	}
 	return refuse()
 }

@@ -50,17 +50,18 @@ func (im *importer) reduceMax(n *onnx.Node) error {
 // wholeMapMaxPool imports n, a MaxPool, as Net.GlobalMaxPool where its
 // window is the whole map of its input, an image [N,C,H,W] (kernel_shape
 // [H,W], no padding, no dilation: torch's F.adaptive_max_pool2d(x, 1) and
-// F.max_pool2d(x, H) of a static H×W map), and reports whether it did: the
-// same values and gradient as the pool, for maps of any size, and the
-// [N,C,1,1] a GlobalAveragePool writes, so that the two join
-// (AdaptiveConcatPool2d).
+// F.max_pool2d(x, H) of a static H×W map), larger than the Net's pools
+// take, and reports whether it did: the same values and gradient as the
+// pool would give. Smaller windows stay pools, whose [N,C,1,1] output is
+// an image that convolutions may read (SqueezeNet's last pool on a small
+// input) and that a Concat with a global pool's output flattens.
 func (im *importer) wholeMapMaxPool(n *onnx.Node) (bool, error) {
 	v, ok, err := im.arg(n, 0)
 	if err != nil || !ok || v.kind != ivAct || len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view) {
 		return false, nil
 	}
 	k := attr(n, "kernel_shape")
-	if k == nil || !slices.Equal(k.Ints, []int64{int64(v.view[1]), int64(v.view[2])}) {
+	if k == nil || !slices.Equal(k.Ints, []int64{int64(v.view[1]), int64(v.view[2])}) || max(v.view[1], v.view[2]) <= maxPoolWindow {
 		return false, nil
 	}
 	for _, a := range []string{"pads", "dilations"} {

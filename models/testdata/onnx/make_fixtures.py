@@ -591,12 +591,57 @@ class GlobalMax(nn.Module):
         return self.fc(torch.cat([a, h.amax((2, 3))], 1))
 
 
+class LayerNorm2dTV(nn.LayerNorm):
+    """torchvision's LayerNorm2d (convnext.py): permute, F.layer_norm over the channels, permute back."""
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
+class CNBlockTV(nn.Module):
+    """torchvision's CNBlock: the layer scale a [C,1,1] parameter applied after permuting back."""
+    def __init__(self, c):
+        super().__init__()
+        self.block = nn.Sequential(nn.Conv2d(c, c, 7, padding=3, groups=c), Permute(0, 2, 3, 1), nn.LayerNorm(c, eps=1e-6),
+                                   nn.Linear(c, 4 * c), nn.GELU(), nn.Linear(4 * c, c), Permute(0, 3, 1, 2))
+        self.layer_scale = nn.Parameter(0.5 + 0.1 * torch.randn(c, 1, 1))
+
+    def forward(self, x):
+        return x + self.layer_scale * self.block(x)
+
+
+class Permute(nn.Module):
+    def __init__(self, *dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return x.permute(*self.dims)
+
+
+class ConvNeXtTV(nn.Module):
+    """A tiny torchvision-style ConvNeXt: stem with LayerNorm2d, a CNBlock, a downsampling layer, and the head
+    AdaptiveAvgPool2d(1) → LayerNorm2d → Flatten → Linear."""
+    SHAPE = (3, 32, 32)
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 4, stride=4), LayerNorm2dTV(8, eps=1e-6))
+        self.block = CNBlockTV(8)
+        self.down = nn.Sequential(LayerNorm2dTV(8, eps=1e-6), nn.Conv2d(8, 16, 2, stride=2))
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), LayerNorm2dTV(16, eps=1e-6), nn.Flatten(1), nn.Linear(16, CLASSES))
+
+    def forward(self, x):
+        return self.head(self.down(self.block(self.stem(x))))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
-          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36),
+          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
