@@ -16,7 +16,7 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, PRelu (one slope, or one a channel), " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
-	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1), " +
+	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1; pads or auto_pad SAME_UPPER padding the bottom and right more where ceil mode gives the same windows), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), GlobalMaxPool and ReduceMax over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
 	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), the same chain over axis 1 of an image (ConvNeXt's channels_first LayerNorm), " +
 	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + ", a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
@@ -46,7 +46,10 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // AveragePool are the Net's pools, padded where the node's pads are (an
 // AveragePool's counted in the divisor with count_include_pad 1, not with
 // 0: AvgPoolExcludePad), with ceil_mode 1 in ceil mode (Pooling.Ceil,
-// PyTorch's ceil_mode=True); GroupNormalization,
+// PyTorch's ceil_mode=True), and in ceil mode too where pads or auto_pad
+// SAME_UPPER pad the bottom and right more than the top and left and ceil
+// mode has the same windows (TensorFlow's "SAME" pools, see poolPads);
+// GroupNormalization,
 // InstanceNormalization and PyTorch's opset-13 form of nn.GroupNorm are
 // GroupNorm (ε 1e-5); GlobalAveragePool and ReduceMean over the maps are
 // GlobalAvgPool; GlobalMaxPool and ReduceMax over the maps are

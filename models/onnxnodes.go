@@ -223,14 +223,3 @@ func attrPair(n *onnx.Node, name string, def int) (int, error) {
 	}
 	return int(a.Ints[0]), nil
 }
-
-// noDilationNoAutoPad refuses dilated windows and automatic padding.
-func noDilationNoAutoPad(n *onnx.Node) error {
-	if d, err := attrPair(n, "dilations", 1); err != nil || d != 1 {
-		return fmt.Errorf("dilations %v are not supported (want 1)", attr(n, "dilations").Ints)
-	}
-	if p := attrString(n, "auto_pad", "NOTSET"); p != "NOTSET" && p != "VALID" {
-		return fmt.Errorf("auto_pad %s is not supported (write explicit pads)", p)
-	}
-	return nil
-}

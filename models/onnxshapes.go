@@ -43,9 +43,6 @@ func (im *importer) pool(n *onnx.Node, kind layerKind) error {
 	if pad > 0 && !avg {
 		return fmt.Errorf("max-pools after a zero Pad of %d, whose zeros it could select; the Net's padded MaxPool pads with −∞ (write the padding in the node's pads)", pad)
 	}
-	if err := noDilationNoAutoPad(n); err != nil {
-		return err
-	}
 	k, err := attrPair(n, "kernel_shape", 0)
 	if err != nil {
 		return err
@@ -54,7 +51,7 @@ func (im *importer) pool(n *onnx.Node, kind layerKind) error {
 	if err != nil {
 		return err
 	}
-	p, err := attrPair(n, "pads", 0)
+	p, ceil, err := poolPads(n, im.net.Shape(x.t), k, stride)
 	if err != nil {
 		return err
 	}
@@ -69,7 +66,6 @@ func (im *importer) pool(n *onnx.Node, kind layerKind) error {
 	if 2*pad > k {
 		return fmt.Errorf("padding %d with a %d×%d window: want at most half the window (as PyTorch)", pad, k, k)
 	}
-	ceil := attrInt(n, "ceil_mode", 0) != 0
 	if err := ceilAfterPad(im.net.Shape(x.t), k, stride, pad, pad-p, ceil); err != nil {
 		return err
 	}
