@@ -33,9 +33,9 @@ func (g *onnxGraph) addPReLU(l netLayer, x, out string, in []int) {
 	g.describe("%s: PRelu of [N,%s] with %d slope(s)", l.name, joinInts(in), l.units)
 }
 
-// preluSlopeShape returns the shape the export gives the slopes of the
-// PReLU layer l, or nil where l is none: [C,1,1] for one a channel of an
-// image, else the parameter's own.
+// preluSlopeShape returns the shape the export gives the parameter
+// tensor name where it is a PReLU layer's slopes, and nil where it is
+// not: [C,1,1] for one a channel of an image, else the parameter's own.
 func (cm *classifier) preluSlopeShape(name string) []int {
 	for _, l := range cm.net.layers {
 		if l.kind == kindPReLU && name == l.name+".a" {

@@ -29,6 +29,19 @@ func (im *importer) reduceMax(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
+	if !ok || !overMaps(axes) {
+		return fmt.Errorf("axes %v: the import takes ReduceMax of images over the maps, axes (2, 3) (x.amax((2, 3)))", axes)
+	}
+	view := []int{x.view[0]}
+	if attrInt(n, "keepdims", 1) != 0 {
+		view = append(view, 1, 1)
+	}
+	return im.set(n, ival{kind: ivAct, t: im.net.GlobalMaxPool(x.t), view: view})
+}
+
+// overMaps reports whether axes of an image [N,C,H,W] are its maps', 2
+// and 3 (or −2 and −1) in any order.
+func overMaps(axes []int64) bool {
 	norm := make([]int64, len(axes))
 	for i, a := range axes {
 		norm[i] = a
@@ -37,14 +50,7 @@ func (im *importer) reduceMax(n *onnx.Node) error {
 		}
 	}
 	slices.Sort(norm)
-	if !ok || !slices.Equal(norm, []int64{2, 3}) {
-		return fmt.Errorf("axes %v: the import takes ReduceMax of images over the maps, axes (2, 3) (x.amax((2, 3)))", axes)
-	}
-	view := []int{x.view[0]}
-	if attrInt(n, "keepdims", 1) != 0 {
-		view = append(view, 1, 1)
-	}
-	return im.set(n, ival{kind: ivAct, t: im.net.GlobalMaxPool(x.t), view: view})
+	return slices.Equal(norm, []int64{2, 3})
 }
 
 // wholeMapMaxPool imports n, a MaxPool, as Net.GlobalMaxPool where its

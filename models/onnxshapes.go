@@ -116,15 +116,7 @@ func (im *importer) reduceMean(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	norm := make([]int64, len(axes))
-	for i, a := range axes {
-		norm[i] = a
-		if a < 0 {
-			norm[i] = a + 4
-		}
-	}
-	slices.Sort(norm)
-	if !slices.Equal(norm, []int64{2, 3}) {
+	if !overMaps(axes) {
 		return fmt.Errorf("axes %v: the import takes ReduceMean of images over the maps, axes (2, 3) (x.mean((2, 3))), or over axes (1, 2, 3) with keepdims 1 as the first node of torch's nn.LayerNorm([C,H,W])", axes)
 	}
 	t := im.net.GlobalAvgPool(x.t)
