@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/data"
@@ -153,6 +154,18 @@ func specJSON(t *testing.T, m Model) (NetSpec, []byte) {
 		t.Fatal(err)
 	}
 	return spec, js
+}
+
+// specOps returns the ops of m's layers as its NetSpec names them,
+// separated by spaces ("conv relu flatten dense").
+func specOps(t *testing.T, m Model) string {
+	t.Helper()
+	spec, _ := specJSON(t, m)
+	ops := make([]string, len(spec.Layers))
+	for i, l := range spec.Layers {
+		ops[i] = l.Op
+	}
+	return strings.Join(ops, " ")
 }
 
 // fromSpecJSON reads a NetSpec's JSON and rebuilds its network.

@@ -121,17 +121,8 @@ func TestImportChannelsLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSpec, _ := specJSON(t, want)
-	gotSpec, _ := specJSON(t, m)
-	var wantOps, gotOps []string
-	for i := range wantSpec.Layers {
-		wantOps = append(wantOps, wantSpec.Layers[i].Op)
-	}
-	for i := range gotSpec.Layers {
-		gotOps = append(gotOps, gotSpec.Layers[i].Op)
-	}
-	if strings.Join(gotOps, " ") != strings.Join(wantOps, " ") {
-		t.Fatalf("imported layers %v, want %v", gotOps, wantOps)
+	if got, wantOps := specOps(t, m), specOps(t, want); got != wantOps {
+		t.Fatalf("imported layers %s, want %s", got, wantOps)
 	}
 	b := batchOf(imageSet(3, 4, 2, true, 1, 4, 4), seq(4)...)
 	z, err := Logits(m, x0, b)

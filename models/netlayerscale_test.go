@@ -22,13 +22,8 @@ func TestNewLayersRoundTrip(t *testing.T) {
 	params := onnxrtParams(m, 4) // slopes and scales off their starts
 	_, enc := marshalONNX(t, m, params)
 	im, _ := roundTrips(t, "newlayers", m, params, enc, batchOf(imageSet(29, 5, 3, true, 3, 8, 8), seq(5)...))
-	spec, _ := specJSON(t, im)
-	var ops []string
-	for _, l := range spec.Layers {
-		ops = append(ops, l.Op)
-	}
-	if want := "conv prelu conv layerscale add prelu globalmaxpool globalavgpool concat dense"; strings.Join(ops, " ") != want {
-		t.Errorf("the imported export's layers %v, want %s", ops, want)
+	if ops, want := specOps(t, im), "conv prelu conv layerscale add prelu globalmaxpool globalavgpool concat dense"; ops != want {
+		t.Errorf("the imported export's layers %s, want %s", ops, want)
 	}
 	for _, c := range []struct {
 		name string

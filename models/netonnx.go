@@ -26,28 +26,33 @@ func newONNXGraph(cm *classifier, params []float32) *onnxGraph {
 		g.names[l.out] = l.name
 	}
 	g.names[len(g.names)-1] = ONNXOutput
+	overMaps := cm.perChannelOfMaps()
 	for _, p := range cm.params {
 		shape := p.Shape
-		if len(shape) == 1 && cm.isGroupNorm(p.Name) {
+		if overMaps[p.Name] {
 			shape = []int{shape[0], 1, 1} // broadcast over the maps
-		}
-		if s := cm.preluSlopeShape(p.Name); s != nil {
-			shape = s
 		}
 		g.inits = append(g.inits, onnx.FloatTensor(p.Name, append([]float32(nil), params[p.Offset:p.Offset+p.Size()]...), shape...))
 	}
 	return g
 }
 
-// isGroupNorm reports whether the parameter tensor name belongs to a
-// GroupNorm or ChannelNorm layer: a scale or shift per channel.
-func (cm *classifier) isGroupNorm(name string) bool {
+// perChannelOfMaps returns the names of the parameter tensors that hold
+// one value a channel of an image and that the export writes [C,1,1], so
+// that they broadcast over the maps: GroupNorm's and ChannelNorm's scales
+// and shifts, and PReLU's slopes where there is one a channel.
+// (LayerScale's [C] scales multiply a channels-last tensor.)
+func (cm *classifier) perChannelOfMaps() map[string]bool {
+	names := map[string]bool{}
 	for _, l := range cm.net.layers {
-		if (l.kind == kindGroupNorm || l.kind == kindChannelNorm) && (name == l.name+".g" || name == l.name+".b") {
-			return true
+		switch {
+		case l.kind == kindGroupNorm || l.kind == kindChannelNorm:
+			names[l.name+".g"], names[l.name+".b"] = true, true
+		case l.kind == kindPReLU && l.units > 1 && len(cm.net.shapes[l.in[0]]) == 3:
+			names[l.name+".a"] = true
 		}
 	}
-	return false
+	return names
 }
 
 // node appends an ONNX node of the given type reading in and writing out.

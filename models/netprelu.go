@@ -27,23 +27,8 @@ func (n *Net) PReLU(name string, x Tensor, slopes int) Tensor {
 
 // addPReLU appends PReLU as torch writes it: PRelu of x and the slopes,
 // which the initialiser holds as [C,1,1] for an image so that they
-// broadcast over the maps.
+// broadcast over the maps (perChannelOfMaps).
 func (g *onnxGraph) addPReLU(l netLayer, x, out string, in []int) {
 	g.node(l.name, "PRelu", []string{x, l.name + ".a"}, out)
 	g.describe("%s: PRelu of [N,%s] with %d slope(s)", l.name, joinInts(in), l.units)
-}
-
-// preluSlopeShape returns the shape the export gives the parameter
-// tensor name where it is a PReLU layer's slopes, and nil where it is
-// not: [C,1,1] for one a channel of an image, else the parameter's own.
-func (cm *classifier) preluSlopeShape(name string) []int {
-	for _, l := range cm.net.layers {
-		if l.kind == kindPReLU && name == l.name+".a" {
-			if in := cm.net.shapes[l.in[0]]; len(in) == 3 && l.units > 1 {
-				return []int{l.units, 1, 1}
-			}
-			return []int{l.units}
-		}
-	}
-	return nil
 }

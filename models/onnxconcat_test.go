@@ -19,12 +19,7 @@ func TestImportConcatOfOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := specJSON(t, m)
-	var ops []string
-	for _, l := range spec.Layers {
-		ops = append(ops, l.Op)
-	}
-	if got := strings.Join(ops, " "); got != "conv relu flatten" {
+	if got := specOps(t, m); got != "conv relu flatten" {
 		t.Errorf("layers %s, want conv relu flatten", got)
 	}
 	_, _, err = ImportONNX("cat", tinyONNX(t, 13, batchN, []onnx.Tensor{k},

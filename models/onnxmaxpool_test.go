@@ -54,12 +54,7 @@ func TestImportWholeMapMaxPool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, _ := specJSON(t, m)
-			var ops []string
-			for _, l := range spec.Layers {
-				ops = append(ops, l.Op)
-			}
-			if got := strings.Join(ops, " "); got != c.ops {
+			if got := specOps(t, m); got != c.ops {
 				t.Errorf("layers %s, want %s", got, c.ops)
 			}
 		})

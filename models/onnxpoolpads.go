@@ -8,8 +8,7 @@ import (
 
 // poolPads reads the padding of the pool n of a k×k window moved by
 // stride over maps [C,H,W] (in): pads, or auto_pad SAME_UPPER and
-// SAME_LOWER resolved as ONNX defines them (as convSettings does), and
-// ceil_mode. The Net's pools pad every side alike; pads whose bottom and
+// SAME_LOWER resolved as ONNX defines them (nodePads), and ceil_mode. The Net's pools pad every side alike; pads whose bottom and
 // right exceed an equal top and left (TensorFlow's "SAME" pools, written
 // by tf2onnx as pads [0,0,1,1] or SAME_UPPER) are ceil mode's padding
 // where they give its output size: a last window reaching past the map is
@@ -22,32 +21,9 @@ func poolPads(n *onnx.Node, in []int, k, stride int) (pad int, ceil bool, err er
 		return 0, false, fmt.Errorf("dilations %v are not supported (want 1)", attr(n, "dilations").Ints)
 	}
 	ceil = attrInt(n, "ceil_mode", 0) != 0
-	var sides padSides
-	auto := attrString(n, "auto_pad", "NOTSET")
-	switch auto {
-	case "NOTSET", "VALID":
-		if p := attr(n, "pads"); p != nil && len(p.Ints) > 0 {
-			if len(p.Ints) != 4 {
-				return 0, false, fmt.Errorf("pads %v: want four values, [top, left, bottom, right]", p.Ints)
-			}
-			for i, v := range p.Ints {
-				if v < 0 || v > maxLayerWidth {
-					return 0, false, fmt.Errorf("pads %v out of range (want 0 to %d)", p.Ints, maxLayerWidth)
-				}
-				sides[i] = int(v)
-			}
-		}
-	case "SAME_UPPER", "SAME_LOWER":
-		if p := attr(n, "pads"); p != nil && len(p.Ints) > 0 {
-			return 0, false, fmt.Errorf("auto_pad %s with pads %v: set one", auto, p.Ints)
-		}
-		if len(in) != 3 {
-			return 0, false, fmt.Errorf("auto_pad %s of an input of shape %v, want [C,H,W]", auto, in)
-		}
-		sides[0], sides[2] = samePads(in[1], stride, k, auto == "SAME_LOWER")
-		sides[1], sides[3] = samePads(in[2], stride, k, auto == "SAME_LOWER")
-	default:
-		return 0, false, fmt.Errorf("auto_pad %s is not supported (want NOTSET, VALID, SAME_UPPER or SAME_LOWER)", auto)
+	sides, err := nodePads(n, in, [2]int{k, k}, [2]int{stride, stride})
+	if err != nil {
+		return 0, false, err
 	}
 	if p, even := sides.even(); even {
 		return p, ceil, nil

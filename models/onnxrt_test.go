@@ -216,3 +216,14 @@ func onnxrtParams(m Model, seed uint64) []float32 {
 	}
 	return params
 }
+
+// isGroupNorm reports whether the parameter tensor name belongs to a
+// GroupNorm or ChannelNorm layer: a scale or shift per channel.
+func (cm *classifier) isGroupNorm(name string) bool {
+	for _, l := range cm.net.layers {
+		if (l.kind == kindGroupNorm || l.kind == kindChannelNorm) && (name == l.name+".g" || name == l.name+".b") {
+			return true
+		}
+	}
+	return false
+}
