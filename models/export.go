@@ -17,7 +17,9 @@ const (
 	// Elu, Softplus and HardSigmoid of opset 6–13, Erf of 13: Hardswish is
 	// HardSigmoid and Mul, GELU Div, Erf, Add, Mul and Mul, as torch writes them;
 	// Slice of opset 13 for a range of channels, and Reshape, Transpose,
-	// Reshape for a channel shuffle).
+	// Reshape for a channel shuffle; the token layers as torch writes a
+	// ViT's and an MLP-Mixer's: Reshape, Transpose, Gather, MatMul,
+	// Softmax, Shape, Slice, Expand and Concat, see nettokens_onnx.go).
 	ONNXOpset = 13
 	// ONNXInput names the graph's input: the network's input tensor,
 	// float32 NCHW [N,C,H,W] with a dynamic batch dimension N.

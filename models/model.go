@@ -94,7 +94,8 @@ type layout struct {
 const (
 	initOnes Init = -1 - iota
 	initZeros
-	initPReLU // PReLU's slopes: torch's 0.25
+	initPReLU       // PReLU's slopes: torch's 0.25
+	initTokenNormal // a class token's and position embedding's values: N(0, 0.02²), timm's
 )
 
 // add appends a tensor of the given shape and fan-in, drawn uniformly.
@@ -152,6 +153,10 @@ func (l *layout) Init(seed uint64) []float32 {
 		case initPReLU:
 			for k := range v {
 				v[k] = preluInit
+			}
+		case initTokenNormal:
+			for k := range v {
+				v[k] = float32(detmath.NormFloat64(rng) * tokenInitStd)
 			}
 		}
 	}

@@ -135,6 +135,12 @@ const (
 	kindGlobalMaxPool
 	kindLayerScale
 	kindChannelNorm
+	kindTokens
+	kindAttention
+	kindTokenLinear
+	kindClassToken
+	kindPositionEmbedding
+	kindToken
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -159,6 +165,9 @@ type netLayer struct {
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
 	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance
+	heads  int       // kindAttention: the heads
+	scale  float32   // kindAttention: the scores' scale
+	index  int       // kindToken: the position taken
 }
 
 // NewNet starts the description of a network named name on samples of the

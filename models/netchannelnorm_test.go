@@ -1,7 +1,6 @@
 package models
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -210,16 +209,7 @@ func TestImportChannelsLast(t *testing.T) {
 func TestConvNeXtFixtureRoundTrip(t *testing.T) {
 	m, x0 := importFixture(t, "convnext_block")
 	b := batchOf(imageSet(17, 6, 10, true, 3, 32, 32), seq(6)...)
-	w := newWorker(t, m)
-	params, g := slices.Clone(x0), make([]float32, len(x0))
-	for step := range 3 {
-		if _, err := w.Grad(params, batchOf(b.Data, step, step+1, step+2), g); err != nil {
-			t.Fatal(err)
-		}
-		for i := range params {
-			params[i] -= float32(0.5 * g[i])
-		}
-	}
+	params := sgdSteps(t, m, x0, b, 3)
 	_, enc := marshalONNX(t, m, params)
 	im, _ := roundTrips(t, "convnext_block", m, params, enc, b)
 	want, _ := specJSON(t, m)

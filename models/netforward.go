@@ -93,6 +93,22 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.AvgPoolWindow(l.name, in, l.window())
 		case kindLayerScale:
 			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".g"])
+		case kindTokens:
+			vals[l.out] = g.Reshape(l.name, in, n.shapes[l.out]...)
+		case kindAttention:
+			vals[l.out] = g.Attention(l.name, in, l.heads, l.scale)
+		case kindTokenLinear:
+			var b *G.Node
+			if !l.noBias {
+				b = p[l.name+".b"]
+			}
+			vals[l.out] = g.TokenLinear(l.name, in, p[l.name+".w"], b)
+		case kindClassToken:
+			vals[l.out] = g.ClassToken(l.name, in, p[l.name+".c"])
+		case kindPositionEmbedding:
+			vals[l.out] = g.PositionAdd(l.name, in, p[l.name+".p"])
+		case kindToken:
+			vals[l.out] = g.Token(l.name, in, l.index)
 		case kindGlobalMaxPool:
 			vals[l.out] = g.GlobalMaxPool(l.name, in)
 		case kindGlobalAvgPool:

@@ -81,6 +81,18 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.addPReLU(l, x, out, in)
 	case kindLayerScale:
 		g.addLayerScale(l, x, out)
+	case kindTokens:
+		g.addTokens(l, x, out, shape)
+	case kindAttention:
+		g.addAttention(l, x, out, in, shape)
+	case kindTokenLinear:
+		g.addTokenLinear(l, x, out, in, shape)
+	case kindClassToken:
+		g.addClassToken(l, x, out, in, shape)
+	case kindPositionEmbedding:
+		g.addPositionEmbedding(l, x, out, in)
+	case kindToken:
+		g.addToken(l, x, out, in)
 	case kindLeakyReLU:
 		g.node(l.name, "LeakyRelu", []string{x}, out, onnx.FloatAttr("alpha", l.alpha))
 		g.describe("%s: LeakyRelu alpha %g", l.name, l.alpha)

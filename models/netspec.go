@@ -97,6 +97,12 @@ type LayerSpec struct {
 	// written only where the sides differ.
 	ExtraBottom int `json:"extra_bottom,omitempty"`
 	ExtraRight  int `json:"extra_right,omitempty"`
+	// Heads and Scale are an attention's heads and its scores' scale
+	// (written always).
+	Heads int      `json:"heads,omitempty"`
+	Scale *float32 `json:"scale,omitempty"`
+	// Index is the position a token layer takes.
+	Index int `json:"index,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -108,6 +114,8 @@ var layerOps = map[layerKind]string{
 	kindConcat: "concat", kindAddConst: "addconst", kindSubConst: "subconst", kindMulConst: "mulconst", kindDivConst: "divconst",
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
+	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
+	kindPositionEmbedding: "positionembedding", kindToken: "token",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -150,8 +158,15 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
 		case kindPReLU:
 			ls.Name, ls.Units = l.name, l.units
-		case kindLayerScale:
+		case kindLayerScale, kindClassToken, kindPositionEmbedding:
 			ls.Name = l.name
+		case kindAttention:
+			scale := l.scale
+			ls.Name, ls.Heads, ls.Scale = l.name, l.heads, &scale
+		case kindTokenLinear:
+			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
+		case kindToken:
+			ls.Index = l.index
 		case kindLeakyReLU, kindELU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
@@ -278,6 +293,21 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GlobalMaxPool(in[0])
 	case "layerscale":
 		t = n.LayerScale(l.Name, in[0])
+	case "tokens":
+		t = n.Tokens(in[0])
+	case "attention":
+		if l.Scale == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (attention %s): no scale", n.name, i, l.Name)
+		}
+		t = n.Attention(l.Name, in[0], l.Heads, *l.Scale)
+	case "tokenlinear":
+		t = n.TokenLinear(l.Name, in[0], l.Units, l.NoBias)
+	case "classtoken":
+		t = n.ClassToken(l.Name, in[0])
+	case "positionembedding":
+		t = n.PositionEmbedding(l.Name, in[0])
+	case "token":
+		t = n.Token(in[0], l.Index)
 	case "add":
 		t = n.Add(in[0], in[1])
 	case "channelscale":

@@ -61,7 +61,7 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		if err := im.lastConv(v.p.node, v.p, nil); err != nil {
 			return true, err
 		}
-		return im.channelsLast(n)
+		return true, im.node(n)
 	}
 	switch {
 	case v.kind == ivPending && v.p.kind >= pGELUDiv && v.p.kind <= pGELUMul:
@@ -83,10 +83,10 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		if len(axes) != 1 || (axes[0] != -1 && axes[0] != 3) || attrInt(n, "keepdims", 1) != 1 {
+		if len(axes) != 1 || (axes[0] != -1 && axes[0] != int64(len(v.view))) || attrInt(n, "keepdims", 1) != 1 {
 			return true, fmt.Errorf("ReduceMean of a channels-last tensor over axes %v (keepdims %d); the import takes one over the last axis (axes [-1], keepdims 1) as the start of nn.LayerNorm(C)", axes, attrInt(n, "keepdims", 1))
 		}
-		return true, im.lnStart(n, &lnChain{x: v, xName: n.Inputs[0], axes: axes, start: n, channel: true, affine: []int{v.view[2]}})
+		return true, im.lnStart(n, &lnChain{x: v, xName: n.Inputs[0], axes: axes, start: n, channel: true, affine: []int{lastChannels(v)}})
 	case "MatMul":
 		if k != 0 {
 			break
@@ -95,8 +95,8 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		if !w.float || len(w.dims) != 2 || w.dims[0] != v.view[2] {
-			return true, fmt.Errorf("MatMul of a channels-last tensor [N,%s] by %q of shape %v; want a float constant [%d,K] (nn.Linear)", joinInts(v.view), w.name, w.dims, v.view[2])
+		if !w.float || len(w.dims) != 2 || w.dims[0] != lastChannels(v) {
+			return true, fmt.Errorf("MatMul of a channels-last tensor [N,%s] by %q of shape %v; want a float constant [%d,K] (nn.Linear)", joinInts(v.view), w.name, w.dims, lastChannels(v))
 		}
 		return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pMatMul, x: v, w: w, node: n}})
 	case "Div":
@@ -171,7 +171,7 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 }
 
 // lastConsts returns the values of c, a constant that ONNX broadcasts
-// against the channels-last x [N,H,W,C]: one value, or one per channel
+// against the channels-last x [N,H,W,C] (or tokens [N,T,C]): one value, or one per channel
 // ([C], or [1,…,1,C]).
 func lastConsts(x ival, c *iconst) ([]float32, error) {
 	switch {
@@ -181,8 +181,8 @@ func lastConsts(x ival, c *iconst) ([]float32, error) {
 		return nil, fmt.Errorf("a constant of shape %v holding NaN", c.dims)
 	case c.size() == 1:
 		return []float32{c.f[0]}, nil
-	case len(c.dims) == 0 || len(c.dims) > 4 || c.dims[len(c.dims)-1] != x.view[2] || c.size() != x.view[2]:
-		return nil, fmt.Errorf("shape %v is neither one value nor one per channel ([%d] against [N,%s])", c.dims, x.view[2], joinInts(x.view))
+	case len(c.dims) == 0 || len(c.dims) > 4 || c.dims[len(c.dims)-1] != lastChannels(x) || c.size() != lastChannels(x):
+		return nil, fmt.Errorf("shape %v is neither one value nor one per channel ([%d] against [N,%s])", c.dims, lastChannels(x), joinInts(x.view))
 	}
 	return slices.Clone(c.f), nil
 }
@@ -209,9 +209,14 @@ func (im *importer) lastConv(n *onnx.Node, p *pending, bias []float32) error {
 	if bias != nil {
 		im.params[name+".b"] = bias
 	}
-	s := im.net.Shape(t)
-	return im.set(n, ival{kind: ivAct, t: t, view: []int{s[1], s[2], s[0]}, last: true})
+	view := slices.Clone(p.x.view) // [H,W,K], or the tokens' [T,K]
+	view[len(view)-1] = k
+	return im.set(n, ival{kind: ivAct, t: t, view: view, last: true})
 }
+
+// lastChannels returns the channels of the channels-last value v: its
+// view's last dimension.
+func lastChannels(v ival) int { return v.view[len(v.view)-1] }
 
 // lastGELUDiv starts torch's GELU (see geluDiv) on the channels-last x.
 func (im *importer) lastGELUDiv(n *onnx.Node, x ival) error {

@@ -19,11 +19,15 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1; pads or auto_pad SAME_UPPER padding the bottom and right more where ceil mode gives the same windows), " +
 	"GlobalAveragePool, ReduceMean over axes (2, 3), GlobalMaxPool and ReduceMax over axes (2, 3), ReduceMean (axes [-1] of features or [-3,-2,-1] of images, keepdims 1), Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, " +
 	"Mul by a weight and Add of a bias of the normalised shape, each read only by the next (torch's nn.LayerNorm), the same chain over axis 1 of an image (ConvNeXt's channels_first LayerNorm), " +
-	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + ", a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
+	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + "; " +
+	"Reshape of an image [N,D,H,W] to the tokens [N,D,H·W], Transpose perm [0,2,1] to [N,T,D] and back, and on them the channels-last operators above, " +
+	"MatMul by a constant [T,K] and Add of its bias along the tokens (MLP-Mixer's token mixing), a class token (Expand or Tile of a constant [1,1,D]) " +
+	"concatenated before them, Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "), " +
+	"Gather of one token along axis 1 and ReduceMean over them (axes [1], keepdims 0); a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv, or the same on every side before an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
-	"Transpose, Cast, Add, Sub, Mul, Div"
+	"Transpose, Cast, Add, Sub, Mul, Div, Equal, Where, Expand"
 
 // ImportONNX turns the ONNX model data (e.g. what PyTorch's
 // torch.onnx.export writes) into a network on samples of the given shape
@@ -174,6 +178,9 @@ type importer struct {
 	// readers lists the nodes reading each value, once per input that
 	// reads it, and nil for each graph output it is.
 	readers map[string][]*onnx.Node
+	// tokenImages holds the token image [C,H·W,1] made of each Net image
+	// (Tokens; see onnxtokens.go).
+	tokenImages map[int]Tensor
 }
 
 // ivKind is what a value of the graph is.
@@ -222,29 +229,41 @@ func (c *iconst) size() int { return product(c.dims) }
 type pendKind int
 
 const (
-	pMatMul     pendKind = iota + 1 // x·W, waiting for the Add of a bias
-	pGrouped                        // GroupNorm: x reshaped to [N,G,−1]
-	pNormed                         // … and InstanceNormalization with scale 1, shift 0
-	pGN                             // … and reshaped back: normalised, not yet scaled
-	pGNScaled                       // … and multiplied by the scale
-	pPad                            // x padded with zeros on the sides of its maps
-	pLogSoftmax                     // log_softmax(x) over the classes: only the graph's output
-	pSiLU                           // σ(x), which only the Mul of x and it reads: SiLU
-	pHardswish                      // HardSigmoid(x), which only the Mul of x and it reads: Hardswish
-	pGELUDiv                        // x/√2 of torch's GELU (see geluDiv)
-	pGELUErf                        // erf(x/√2)
-	pGELUAdd                        // 1 + erf(x/√2)
-	pGELUMul                        // x·(1 + erf(x/√2)), before its Mul by 0.5
-	pShuffle                        // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W] (or [N,C] to [N,G,C/G])
-	pShuffled                       // … and transposed, perm [0,2,1,3,4]
-	pLNMean                         // LayerNorm (see onnxlayernorm.go): the sample's mean
-	pLNCentred                      // … x − mean, read by the Pow and the Div
-	pLNSquared                      // … (x − mean)²
-	pLNVar                          // … the variance
-	pLNVarEps                       // … plus ε
-	pLNStd                          // … its square root
-	pLNNormed                       // … x̂, not yet scaled
-	pLNScaled                       // … scaled, not yet shifted
+	pMatMul        pendKind = iota + 1 // x·W, waiting for the Add of a bias
+	pGrouped                           // GroupNorm: x reshaped to [N,G,−1]
+	pNormed                            // … and InstanceNormalization with scale 1, shift 0
+	pGN                                // … and reshaped back: normalised, not yet scaled
+	pGNScaled                          // … and multiplied by the scale
+	pPad                               // x padded with zeros on the sides of its maps
+	pLogSoftmax                        // log_softmax(x) over the classes: only the graph's output
+	pSiLU                              // σ(x), which only the Mul of x and it reads: SiLU
+	pHardswish                         // HardSigmoid(x), which only the Mul of x and it reads: Hardswish
+	pGELUDiv                           // x/√2 of torch's GELU (see geluDiv)
+	pGELUErf                           // erf(x/√2)
+	pGELUAdd                           // 1 + erf(x/√2)
+	pGELUMul                           // x·(1 + erf(x/√2)), before its Mul by 0.5
+	pShuffle                           // channel shuffle: x [N,C,H,W] reshaped to [N,G,C/G,H,W] (or [N,C] to [N,G,C/G])
+	pShuffled                          // … and transposed, perm [0,2,1,3,4]
+	pLNMean                            // LayerNorm (see onnxlayernorm.go): the sample's mean
+	pLNCentred                         // … x − mean, read by the Pow and the Div
+	pLNSquared                         // … (x − mean)²
+	pLNVar                             // … the variance
+	pLNVarEps                          // … plus ε
+	pLNStd                             // … its square root
+	pLNNormed                          // … x̂, not yet scaled
+	pLNScaled                          // … scaled, not yet shifted
+	pTokenMatMul                       // tokens [N,D,T]·W [T,K], waiting for the Add of a bias (see onnxtokens.go)
+	pClassToken                        // a class token expanded to [N,1,D], which a Concat prepends
+	pQKV                               // attention: qkv [N,T,3D] reshaped to [N,T,3,h,D/h]
+	pQKVPerm                           // … and transposed, perm [2,0,3,1,4]
+	pQKVChunk                          // attention: q, k or v sliced out of qkv [N,T,3D] along the last axis
+	pQKVChunkHeads                     // … and reshaped to [N,T,h,D/h]
+	pQKVPart                           // … q, k or v taken out of it
+	pKeysT                             // … kᵀ
+	pScores                            // … q @ kᵀ, scaled or not
+	pProbs                             // … its softmax over the keys
+	pContext                           // … @ v: the Attention layer's output as [N,h,T,D/h]
+	pContextT                          // … transposed, perm [0,2,1,3]
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -254,7 +273,10 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pGELUMul: "a GELU before its Mul by 0.5", pShuffle: "a channel shuffle's Reshape to [N,G,C/G,…]",
 	pShuffled: "a channel shuffle's Transpose", pLNMean: "the ReduceMean of a LayerNorm", pLNCentred: "the Sub of a LayerNorm",
 	pLNSquared: "the Pow of a LayerNorm", pLNVar: "the variance of a LayerNorm", pLNVarEps: "the Add of a LayerNorm's ε",
-	pLNStd: "the Sqrt of a LayerNorm", pLNNormed: "a LayerNorm before its weight", pLNScaled: "a LayerNorm before its bias"}
+	pLNStd: "the Sqrt of a LayerNorm", pLNNormed: "a LayerNorm before its weight", pLNScaled: "a LayerNorm before its bias",
+	pTokenMatMul: "a MatMul of the tokens without its bias", pClassToken: "an expanded class token", pQKV: "an attention's qkv reshaped to [N,T,3,h,D/h]",
+	pQKVPerm: "an attention's permuted qkv", pQKVChunk: "a third of an attention's qkv", pQKVChunkHeads: "a third of an attention's qkv split into heads", pQKVPart: "an attention's q, k or v", pKeysT: "an attention's kᵀ", pScores: "an attention's scores",
+	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed"}
 
 type pending struct {
 	kind   pendKind
@@ -262,15 +284,17 @@ type pending struct {
 	w      *iconst    // pMatMul: the weights [in,out]
 	node   *onnx.Node // pMatMul: the MatMul, whose output a layer without a bias becomes
 	groups int
-	gamma  []float32 // pGNScaled
-	pads   padSides  // pPad
-	name   string    // the layer's name
-	ln     *lnChain  // pLNMean … pLNScaled: the LayerNorm's chain
+	gamma  []float32  // pGNScaled
+	pads   padSides   // pPad
+	name   string     // the layer's name
+	ln     *lnChain   // pLNMean … pLNScaled: the LayerNorm's chain
+	tok    *tokenPart // pQKV … pContextT: the attention's chain
 }
 
 func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {
 	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
-		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph)}
+		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph),
+		tokenImages: map[int]Tensor{}}
 	if err := im.net.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -421,17 +445,22 @@ func dimsText(ds []onnx.Dim) string {
 }
 
 // layerName names the layer node n makes: after its weights' initialiser
-// (conv1.weight → conv1), else after the node's scope (/gn1/Reshape →
-// gn1), else after its operator and position; always a name no layer has.
+// (conv1.weight → conv1, and gtstorm's conv1.w → conv1), else after the
+// node's scope (/gn1/Reshape → gn1; gtstorm's attn.heads → attn), else
+// after its operator and position; always a name no layer has.
 func (im *importer) layerName(n *onnx.Node, init string) string {
 	var cands []string
 	if base, ok := strings.CutSuffix(init, ".weight"); ok {
 		cands = append(cands, base)
+	} else if i := strings.LastIndexByte(init, '.'); i > 0 && strings.Contains(".w.g.c.p.a", init[i:]+".") {
+		cands = append(cands, init[:i]) // gtstorm's export: the layer's own name again
 	} else if init != "" && !strings.Contains(init, "::") {
 		cands = append(cands, init)
 	}
 	if s := scopeOf(n.Name); s != "" {
 		cands = append(cands, s)
+	} else if i := strings.LastIndexByte(n.Name, '.'); i > 0 && !strings.Contains(n.Name, "/") {
+		cands = append(cands, n.Name[:i]) // gtstorm's export: layer.step
 	}
 	for _, c := range cands {
 		if im.free(c) {

@@ -24,7 +24,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Pad": (*importer).pad, "Constant": (*importer).constant, "ConstantOfShape": (*importer).constantOfShape,
 	"Shape": (*importer).shape, "Gather": (*importer).gather, "Unsqueeze": (*importer).unsqueeze, "Expand": (*importer).expand,
 	"Concat": (*importer).concat, "Slice": (*importer).slice, "Split": (*importer).split, "Transpose": (*importer).transpose,
-	"Cast": (*importer).cast, "LogSoftmax": (*importer).logSoftmax,
+	"Cast": (*importer).cast, "LogSoftmax": (*importer).logSoftmax, "Equal": (*importer).equal, "Where": (*importer).where,
 }
 
 // node imports one node of the graph.
@@ -36,6 +36,9 @@ func (im *importer) node(n *onnx.Node) error {
 		return fmt.Errorf("the node has no output")
 	}
 	if done, err := im.layerNormStep(n); done {
+		return err
+	}
+	if done, err := im.tokens(n); done {
 		return err
 	}
 	if done, err := im.channelsLast(n); done {

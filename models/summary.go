@@ -93,6 +93,15 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("prelu, %d slope(s)", l.units)
 	case kindLayerScale:
 		return "layerscale, a trainable scale a channel"
+	case kindAttention:
+		return fmt.Sprintf("attention, %d heads, scale %g", l.heads, l.scale)
+	case kindTokenLinear:
+		if l.noBias {
+			return fmt.Sprintf("tokenlinear → %d positions, no bias", l.units)
+		}
+		return fmt.Sprintf("tokenlinear → %d positions", l.units)
+	case kindToken:
+		return fmt.Sprintf("token %d", l.index)
 	case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
 		if len(l.consts) == 1 {
 			return fmt.Sprintf("%s %g", op, l.consts[0])

@@ -124,6 +124,12 @@ func (s ConvShape) step() int { return s.sh() }
 // the vector im2col and col2im kernels handle.
 func (s ConvShape) plain() bool { return s.uniform() && s.step() == 1 && s.ph() == 0 }
 
+// Pointwise reports whether the convolution is a 1×1 kernel moved by 1
+// without padding, whose columns (Im2Col) are the image itself, [C×H·W].
+func (s ConvShape) Pointwise() bool {
+	return s.KH == 1 && s.KW == 1 && s.sh() == 1 && s.sw() == 1 && s.ph() == 0 && s.pw() == 0 && s.pb() == 0 && s.pr() == 0
+}
+
 // OH is the number of output rows.
 func (s ConvShape) OH() int { return (s.H+s.ph()+s.pb()-s.dh()*(s.KH-1)-1)/s.sh() + 1 }
 

@@ -23,6 +23,10 @@ func exp64s(ks *kernelSet, dst, src []float64) {
 	}
 }
 
+// Exp64s sets dst[i] = detmath.Exp(src[i]), with its bits, on the native
+// kernel set (AVX2: 12 values a step). dst and src may be the same slice.
+func Exp64s(dst, src []float64) { exp64s(use(), dst, src) }
+
 // expOf sets e[j] = detmath.Exp(float64(x[j])) for a block of x (at most
 // expBlock values) and returns e[:len(x)].
 func expOf(ks *kernelSet, e *[expBlock]float64, x []float32) []float64 {

@@ -28,7 +28,8 @@ type convLayer struct {
 	groups    int // G ≥ 1
 	inSize    int // elements of one input image, C·H·W (G·cv.Shape().InSize())
 	cv        *kernels.Conv
-	cols      []float32     // K×P column matrix of one group of one image (also its gradient)
+	cols      []float32     // K×P column matrix of one group of one image (also its gradient); nil where pointwise
+	pointwise bool          // a 1×1 kernel moved by 1 without padding: the columns are the image itself
 	scratch   []float32     // one group of one padded image, for a padded stride-1 convolution (kernels.Conv.Scratch)
 	z         tensor.Tensor // output [n,OC,OH,OW]
 	dw        tensor.Tensor // weight gradient [OC,C/G,KH,KW]
@@ -134,10 +135,12 @@ func (g *Graph) Conv2DAxes(x, w *G.Node, a ConvAxes, groups int) *G.Node {
 	n, oc := xs[0], wsh[0]
 	ocg := oc / groups
 	l := &convLayer{
-		name: name, n: n, oc: oc, groups: groups, inSize: xs[1] * xs[2] * xs[3], cv: cv,
-		cols:    g.ws.Floats(name+".cols", s.K()*s.P()),
+		name: name, n: n, oc: oc, groups: groups, inSize: xs[1] * xs[2] * xs[3], cv: cv, pointwise: s.Pointwise(),
 		scratch: g.ws.Floats(name+".xpad", cv.Scratch()),
 		z:       g.ws.tensor(name+".z", n, oc, s.OH(), s.OW()),
+	}
+	if !l.pointwise {
+		l.cols = g.ws.Floats(name+".cols", s.K()*s.P())
 	}
 	if g.training {
 		l.dw = g.ws.tensor(name+".dw", wsh...)
@@ -165,11 +168,22 @@ func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 	k, p, ocg := s.K(), s.P(), l.oc/l.groups
 	for i := range l.n {
 		for gr := range l.groups {
-			l.cv.Im2ColScratch(l.cols, x[i*l.inSize+gr*s.InSize():], l.scratch)
-			kernels.Sgemm(false, false, ocg, p, k, 1, w[gr*ocg*k:], k, l.cols, p, 0, z[(i*l.oc+gr*ocg)*p:], p)
+			cols := l.columns(x[i*l.inSize+gr*s.InSize():])
+			kernels.Sgemm(false, false, ocg, p, k, 1, w[gr*ocg*k:], k, cols, p, 0, z[(i*l.oc+gr*ocg)*p:], p)
 		}
 	}
 	return l.z, nil
+}
+
+// columns returns the K×P columns of one group of one image x: x itself
+// where the convolution is pointwise, else Im2Col's in l.cols.
+func (l *convLayer) columns(x []float32) []float32 {
+	s := l.cv.Shape()
+	if l.pointwise {
+		return x[:s.K()*s.P()]
+	}
+	l.cv.Im2ColScratch(l.cols, x, l.scratch)
+	return l.cols
 }
 
 func (op *convOp) DiffWRT(int) []bool { return []bool{op.l.dx != nil, true} }
@@ -206,15 +220,15 @@ func (op *convFilterGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	for i := range l.n {
 		beta := float32(min(i, 1))
 		for gr := range l.groups {
-			l.cv.Im2ColScratch(l.cols, x[i*l.inSize+gr*s.InSize():], l.scratch)
+			cols := l.columns(x[i*l.inSize+gr*s.InSize():])
 			dzi := dz[(i*oc+gr*ocg)*p:]
 			if l.transpose {
 				// dWᵀ [K×OC/G] += cols [K×P] · dzᵀ [P×OC/G], group gr's block of dwT
 				kernels.Transpose(l.dzT, ocg, dzi, p, ocg, p)
-				kernels.Sgemm(false, false, k, ocg, p, 1, l.cols, p, l.dzT, ocg, beta, l.dwT[gr*k*ocg:], ocg)
+				kernels.Sgemm(false, false, k, ocg, p, 1, cols, p, l.dzT, ocg, beta, l.dwT[gr*k*ocg:], ocg)
 			} else {
 				// dW [OC/G×K] += dz [OC/G×P] · colsᵀ, group gr's rows of dW
-				kernels.Sgemm(false, true, ocg, k, p, 1, dzi, p, l.cols, p, beta, dw[gr*ocg*k:], k)
+				kernels.Sgemm(false, true, ocg, k, p, 1, dzi, p, cols, p, beta, dw[gr*ocg*k:], k)
 			}
 		}
 	}
@@ -240,8 +254,18 @@ func (op *convInputGradOp) Do(inputs ...G.Value) (G.Value, error) {
 		for gr := range l.groups {
 			// dcols [K×P] = W_grᵀ · dz_i,gr, then scattered back to the
 			// group's channels of the image (disjoint from the others')
+			dxi := dx[i*l.inSize+gr*s.InSize():][:s.InSize()]
+			if l.pointwise {
+				// The columns are the image: no scatter, but Col2Im's
+				// bits, 0 + dcols (a −0 becomes +0).
+				kernels.Sgemm(true, false, k, p, ocg, 1, w[gr*ocg*k:], k, dz[(i*oc+gr*ocg)*p:], p, 0, dxi, p)
+				for j := range dxi {
+					dxi[j] += 0
+				}
+				continue
+			}
 			kernels.Sgemm(true, false, k, p, ocg, 1, w[gr*ocg*k:], k, dz[(i*oc+gr*ocg)*p:], p, 0, l.cols, p)
-			l.cv.Col2ImScratch(dx[i*l.inSize+gr*s.InSize():], l.cols, l.scratch)
+			l.cv.Col2ImScratch(dxi, l.cols, l.scratch)
 		}
 	}
 	return l.dx, nil

@@ -121,6 +121,24 @@ order, then these.
                      LayerNorm → conv 2×2 stride 2 8→16 → x.mean([-2, -1]) → nn.LayerNorm(16) → Linear. The import
                      takes each LayerNorm across the channels as Net.ChannelNorm and each Linear on the channels-last
                      tensor (MatMul by [C,K], Add of the bias) as a 1×1 Conv. Seed 33, with NAME.bin.
+  vit_tiny.onnx      a tiny timm-style ViT on 3×16×16 samples: patch embedding conv 4×4 stride 4 3→16 →
+                     flatten(2).transpose(1, 2) → torch.cat of the class token (an nn.Parameter [1,1,16], Expand)
+                     → + pos_embed (an nn.Parameter [1,17,16]) → 2 blocks of x + attn(norm1(x)), x + mlp(norm2(x))
+                     (attention: qkv Linear 16→48, reshape [N,T,3,2,8], permute(2,0,3,1,4), unbind, (q @ kᵀ)·8^-½,
+                     softmax, @ v, transpose(1,2), reshape, proj Linear; mlp: Linear 16→32, GELU, Linear 32→16) →
+                     LayerNorm → x[:, 0] → Linear. The import takes the class token as ClassToken, pos_embed as
+                     PositionEmbedding (both trained), the attention between its Linears as Attention and x[:, 0] as
+                     Token. Seed 38, with NAME.bin.
+  mixer_tiny.onnx    a tiny MLP-Mixer on 3×16×16 samples: patch conv 4×4 stride 4 3→16 → flatten(2).transpose(1, 2)
+                     → 2 blocks of x + mlp_tokens(norm1(x).transpose(1, 2)).transpose(1, 2) (Linear 16→8, GELU,
+                     Linear 8→16 along the tokens), x + mlp_channels(norm2(x)) → LayerNorm → x.mean(1) → Linear.
+                     The import takes each Linear along the tokens as TokenLinear and the mean as GlobalAvgPool.
+                     Seed 39, with NAME.bin.
+  vit_chunked.onnx   a one-block ViT as lucidrains/vit-pytorch writes it, on 3×16×16 samples: patch conv 4×4 stride 4
+                     3→16 → torch.cat((cls.repeat(N, 1, 1), x), dim=1) (Expand, Tile) + pos → x + attn(x) with
+                     LayerNorm, a bias-free qkv Linear 16→48, qkv.chunk(3, dim=-1) (three Slices), each reshaped to
+                     [N,T,2,8] and transposed (1, 2), q @ k.transpose(-1, -2) (one Transpose perm [0,2,3,1]) · 8^-½,
+                     softmax, @ v, transpose and reshape back, Linear 16→16 → x[:, 0] → Linear. Seed 40, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -636,12 +654,124 @@ class ConvNeXtTV(nn.Module):
         return self.head(self.down(self.block(self.stem(x))))
 
 
+class ViTAttention(nn.Module):
+    """timm's ViT attention: qkv Linear, heads split by reshape and permute, softmax(q·kᵀ·scale)·v, proj Linear."""
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.scale = (dim // heads) ** -0.5
+        self.qkv = nn.Linear(dim, dim * 3)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        B, N, C = x.shape
+        qkv = self.qkv(x).reshape(B, N, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0)
+        attn = (q @ k.transpose(-2, -1)) * self.scale
+        attn = attn.softmax(dim=-1)
+        x = (attn @ v).transpose(1, 2).reshape(B, N, C)
+        return self.proj(x)
+
+class TokenMlp(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.fc1 = nn.Linear(d, h); self.act = nn.GELU(); self.fc2 = nn.Linear(h, d)
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+class ViTBlock(nn.Module):
+    def __init__(self, d, heads, h):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d, eps=1e-6); self.attn = ViTAttention(d, heads)
+        self.norm2 = nn.LayerNorm(d, eps=1e-6); self.mlp = TokenMlp(d, h)
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+class ViTTiny(nn.Module):
+    """A tiny timm-style ViT: 4×4 patches, class token, position embedding, 2 pre-norm blocks, x[:, 0] head."""
+    SHAPE = (3, 16, 16)
+    def __init__(self, d=16, heads=2, depth=2, patch=4):
+        super().__init__()
+        t = (16 // patch) ** 2
+        self.patch_embed = nn.Conv2d(3, d, patch, stride=patch)
+        self.cls_token = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.pos_embed = nn.Parameter(0.02 * torch.randn(1, t + 1, d))
+        self.blocks = nn.Sequential(*[ViTBlock(d, heads, 2 * d) for _ in range(depth)])
+        self.norm = nn.LayerNorm(d, eps=1e-6)
+        self.head = nn.Linear(d, CLASSES)
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1)
+        x = x + self.pos_embed
+        x = self.norm(self.blocks(x))
+        return self.head(x[:, 0])
+
+class MixerBlock(nn.Module):
+    def __init__(self, t, d, th, ch):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d, eps=1e-6); self.mlp_tokens = TokenMlp(t, th)
+        self.norm2 = nn.LayerNorm(d, eps=1e-6); self.mlp_channels = TokenMlp(d, ch)
+    def forward(self, x):
+        x = x + self.mlp_tokens(self.norm1(x).transpose(1, 2)).transpose(1, 2)
+        return x + self.mlp_channels(self.norm2(x))
+
+class MixerTiny(nn.Module):
+    """A tiny MLP-Mixer: 4×4 patches, 2 blocks of token and channel MLPs, mean over the tokens."""
+    SHAPE = (3, 16, 16)
+    def __init__(self, d=16, patch=4, depth=2):
+        super().__init__()
+        t = (16 // patch) ** 2
+        self.stem = nn.Conv2d(3, d, patch, stride=patch)
+        self.blocks = nn.Sequential(*[MixerBlock(t, d, 8, 32) for _ in range(depth)])
+        self.norm = nn.LayerNorm(d, eps=1e-6)
+        self.head = nn.Linear(d, CLASSES)
+    def forward(self, x):
+        x = self.stem(x).flatten(2).transpose(1, 2)
+        x = self.norm(self.blocks(x))
+        return self.head(x.mean(dim=1))
+
+
+class ChunkedAttention(nn.Module):
+    """lucidrains/vit-pytorch's Attention, einops written out."""
+    def __init__(s, dim, heads=2, dim_head=8):
+        super().__init__()
+        inner = dim_head * heads
+        s.heads, s.scale = heads, dim_head ** -0.5
+        s.norm = nn.LayerNorm(dim)
+        s.to_qkv = nn.Linear(dim, inner * 3, bias=False)
+        s.to_out = nn.Sequential(nn.Linear(inner, dim), nn.Dropout(0.0))
+    def forward(s, x):
+        x = s.norm(x)
+        b, n, _ = x.shape
+        q, k, v = [t.reshape(b, n, s.heads, -1).transpose(1, 2) for t in s.to_qkv(x).chunk(3, dim=-1)]
+        dots = torch.matmul(q, k.transpose(-1, -2)) * s.scale
+        attn = dots.softmax(dim=-1)
+        out = torch.matmul(attn, v)
+        out = out.transpose(1, 2).reshape(b, n, -1)
+        return s.to_out(out)
+class ViTChunked(nn.Module):
+    SHAPE = (3, 16, 16)
+    """A ViT as lucidrains/vit-pytorch writes it: cls_token.repeat, chunked bias-free qkv."""
+
+    def __init__(s, d=16):
+        super().__init__()
+        s.pe = nn.Conv2d(3, d, 4, stride=4); s.pos = nn.Parameter(torch.randn(1,17,d)*.02); s.cls = nn.Parameter(torch.randn(1,1,d))
+        s.attn = ChunkedAttention(d); s.head = nn.Linear(d, CLASSES)
+    def forward(s, x):
+        x = s.pe(x).flatten(2).transpose(1,2)
+        b = x.shape[0]
+        x = torch.cat((s.cls.repeat(b, 1, 1), x), dim=1) + s.pos
+        x = x + s.attn(x)
+        return s.head(x[:, 0])
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
-          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37),
+          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -671,6 +801,13 @@ def export(name, model, training=False):
     print("%s: %d bytes, operators %s" % (path, os.path.getsize(path), ", ".join(ops)))
 
 
+# The fixtures whose NAME.bin also holds the float64 gradient (rounded to float32, at each tensor's
+# grad_f64_offset), the reference the Go test compares with where it is there: in a transformer, sums that
+# cancel leave torch's float32 coordinates off by more than the test's 1e-3 (MLP-Mixer's second token-mixing
+# bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token).
+GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked"}
+
+
 def gradient_fixture(name, model):
     """NAME.bin: a batch, torch's logits, loss and gradient (see the module's doc)."""
     model.eval()
@@ -688,6 +825,7 @@ def gradient_fixture(name, model):
     loss64 = F.cross_entropy(m64(x.double()), labels)
     loss64.backward()
     norm64 = float(np.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in m64.parameters())))
+    grads64 = [p.grad.detach().numpy().astype(np.float32) for _, p in m64.named_parameters()]
     model.float()
 
     payload = bytearray(images.numpy().tobytes())
@@ -699,6 +837,10 @@ def gradient_fixture(name, model):
                         "grad_sumsq": float(np.sum(g.astype(np.float64) ** 2)),
                         "grad_max_abs": float(np.max(np.abs(g)))})
         payload += g.astype("<f4").tobytes()
+    if name in GRAD64:
+        for t, g in zip(tensors, grads64):
+            t["grad_f64_offset"] = len(payload)
+            payload += g.astype("<f4").tobytes()
     header = {
         "format": 1, "made_by": "models/testdata/onnx/make_fixtures.py", "onnx_file": name + ".onnx",
         "torch": torch.__version__, "python": sys.version.split()[0], "threads": torch.get_num_threads(),

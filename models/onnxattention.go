@@ -1,0 +1,344 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// The importer's handling of timm's ViT attention (see onnxtokens.go):
+// the chain from the qkv Linear's output to the Reshape that joins the
+// heads again becomes one Attention layer, each node of the chain a
+// pending value that only the next may read.
+
+// attentionWant is the chain, for refusals.
+const attentionWant = "Reshape of qkv [N,T,3D] to [N,T,3,h,D/h], Transpose perm [2,0,3,1,4], Split (and Squeeze) or Gather of q, k, v along axis 0 " +
+	"(or qkv.chunk(3, dim=-1), each reshaped to [N,T,h,D/h] and transposed, perm [0,2,1,3]), " +
+	"Transpose of k perm [0,1,3,2], MatMul(q, kᵀ), Mul by a scale (of the scores or of q), Softmax over the last axis, MatMul by v, " +
+	"Transpose perm [0,2,1,3], Reshape to [N,T,D]"
+
+// reshapeTarget returns the per-sample shape the Reshape n asks of data of
+// per-sample shape view.
+func (im *importer) reshapeTarget(n *onnx.Node, view []int) ([]int, error) {
+	target, err := im.ints(n, 1, "target shape", false)
+	if err != nil {
+		return nil, err
+	}
+	return im.perSample(target, view, attrInt(n, "allowzero", 0) != 0)
+}
+
+// qkvReshape imports the Reshape n of channels-last tokens x [T,3D] to
+// [T,3,h,D/h], the start of an attention.
+func (im *importer) qkvReshape(n *onnx.Node, x ival) error {
+	to, err := im.reshapeTarget(n, x.view)
+	if err != nil {
+		return err
+	}
+	t, c := x.view[0], x.view[1]
+	if len(to) != 4 || to[0] != t || to[1] != 3 || to[2] < 1 || to[2]*to[3] != c/3 || c%3 != 0 {
+		return fmt.Errorf("reshapes the tokens [N,%d,%d] to [N,%s]; the import takes there only an attention's qkv reshaped to [N,%d,3,heads,%d/heads] (%s)", t, c, joinInts(to), t, c/3, attentionWant)
+	}
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKV, x: x, tok: &tokenPart{qkv: x, heads: to[2]}}})
+}
+
+// tokenPending imports n, a reader of the pending value p of a token
+// pattern.
+func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
+	switch p.kind {
+	case pTokenMatMul:
+		return im.tokenMatMulNext(n, p)
+	case pClassToken:
+		if n.OpType != "Concat" {
+			return fmt.Errorf("reads %q, a class token expanded to [N,1,D]; the import takes it only as the first input of a Concat before the tokens", firstInput(n))
+		}
+		return im.classToken(n)
+	}
+	tp := p.tok
+	next := func(kind pendKind, t tokenPart) error {
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: kind, x: tp.qkv, tok: &t}})
+	}
+	refuse := func() error {
+		return fmt.Errorf("reads %s as %s; the import takes an attention written as timm's: %s", pendNames[p.kind], n.OpType, attentionWant)
+	}
+	switch {
+	case p.kind == pQKV && n.OpType == "Transpose" && permIs(n, 2, 0, 3, 1, 4):
+		return next(pQKVPerm, *tp)
+	case p.kind == pQKVPerm && n.OpType == "Split":
+		return im.qkvSplit(n, tp)
+	case p.kind == pQKVPerm && n.OpType == "Gather":
+		index, err := im.ints(n, 1, "indices", false)
+		if err != nil {
+			return err
+		}
+		ic, _ := im.konst(n, 1, "indices", false)
+		if attrInt(n, "axis", 0) != 0 || len(index) != 1 || len(ic.dims) != 0 || index[0] < 0 || index[0] > 2 {
+			return fmt.Errorf("gathers %v along axis %d of an attention's permuted qkv; want q, k or v: one scalar index 0, 1 or 2 along axis 0", index, attrInt(n, "axis", 0))
+		}
+		t := *tp
+		t.part = int(index[0])
+		return next(pQKVPart, t)
+	case p.kind == pQKVPart && tp.packed && n.OpType == "Squeeze":
+		axes, _, err := im.intsAttrOrInput(n, "axes", 1)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(axes, []int64{0}) {
+			return fmt.Errorf("squeezes axes %v of an attention's q, k or v [1,N,h,T,D/h]; want axis 0", axes)
+		}
+		t := *tp
+		t.packed = false
+		return next(pQKVPart, t)
+	case p.kind == pQKVPart && !tp.packed && tp.part == 1 && n.OpType == "Transpose" && permIs(n, 0, 1, 3, 2):
+		return next(pKeysT, *tp)
+	case p.kind == pQKVChunk && n.OpType == "Reshape":
+		return im.chunkHeads(n, tp)
+	case p.kind == pQKVChunkHeads && n.OpType == "Transpose" && permIs(n, 0, 2, 1, 3):
+		return next(pQKVPart, *tp)
+	case p.kind == pQKVChunkHeads && tp.part == 1 && n.OpType == "Transpose" && permIs(n, 0, 2, 3, 1):
+		return next(pKeysT, *tp)
+	case (p.kind == pQKVPart && !tp.packed && tp.part == 0 || p.kind == pScores) && (n.OpType == "Mul" || n.OpType == "Div"):
+		return im.attentionScale(n, p)
+	case n.OpType == "MatMul":
+		return im.attentionMatMul(n)
+	case p.kind == pScores && n.OpType == "Softmax":
+		if a := attrInt(n, "axis", -1); a != -1 && a != 3 {
+			return fmt.Errorf("Softmax of an attention's scores over axis %d; want the keys, axis -1", a)
+		}
+		return next(pProbs, *tp)
+	case p.kind == pContext && n.OpType == "Transpose" && permIs(n, 0, 2, 1, 3):
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pContextT, x: p.x, tok: tp}})
+	case p.kind == pContextT && n.OpType == "Reshape":
+		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+		to, err := im.reshapeTarget(n, []int{t, d})
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(to, []int{t, d}) {
+			return fmt.Errorf("reshapes an attention's output to [N,%s]; want the tokens [N,%d,%d]", joinInts(to), t, d)
+		}
+		return im.set(n, ival{kind: ivAct, t: p.x.t, view: []int{t, d}, last: true})
+	}
+	return refuse()
+}
+
+// qkvChunk imports the Slice or Split n of channels-last tokens x [T,3D]
+// along the last axis into thirds (qkv.chunk(3, dim=-1)): q, k or v.
+func (im *importer) qkvChunk(n *onnx.Node, x ival) error {
+	c := x.view[1]
+	if c%3 != 0 {
+		return fmt.Errorf("%s of the tokens [N,%s] along the features; the import takes there an attention's q, k, v: thirds of [N,T,3D]", n.OpType, joinInts(x.view))
+	}
+	d := c / 3
+	if n.OpType == "Split" {
+		sizes, has, err := im.intsAttrOrInput(n, "split", 1)
+		if err != nil {
+			return err
+		}
+		if a := attrInt(n, "axis", 0); a != -1 && a != 2 || len(n.Outputs) != 3 || has && !slices.Equal(sizes, []int64{int64(d), int64(d), int64(d)}) {
+			return fmt.Errorf("splits the tokens [N,%s] along axis %d into %d parts (sizes %v); the import takes an attention's q, k, v: thirds along the last axis", joinInts(x.view), a, len(n.Outputs), sizes)
+		}
+		for i, out := range n.Outputs {
+			im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: i}}}
+		}
+		return im.net.Err()
+	}
+	starts, ends, axes, steps, hasAxes, err := im.sliceArgs(n)
+	if err != nil {
+		return err
+	}
+	if !hasAxes || len(axes) != 1 || (axes[0] != -1 && axes[0] != 2) || len(starts) != 1 || len(ends) != 1 || steps != nil && (len(steps) != 1 || steps[0] != 1) {
+		return fmt.Errorf("slices the tokens [N,%s] along axes %v; the import takes there an attention's q, k, v: thirds of the last axis", joinInts(x.view), axes)
+	}
+	from, count := sliceRange(starts[0], ends[0], 1, c)
+	if count != d || from%d != 0 {
+		return fmt.Errorf("slices features [%d,%d) of the tokens [N,%s]; the import takes there an attention's q, k or v: a third, [0,%d), [%d,%d) or [%d,%d)", from, from+count, joinInts(x.view), d, d, 2*d, 2*d, c)
+	}
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: from / d}}})
+}
+
+// chunkHeads imports the Reshape n of a third of an attention's qkv
+// [T,D] to [T,h,D/h].
+func (im *importer) chunkHeads(n *onnx.Node, tp *tokenPart) error {
+	t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+	to, err := im.reshapeTarget(n, []int{t, d})
+	if err != nil {
+		return err
+	}
+	if len(to) != 3 || to[0] != t || to[1] < 1 || to[1]*to[2] != d {
+		return fmt.Errorf("reshapes an attention's q, k or v [N,%d,%d] to [N,%s]; want its heads, [N,%d,heads,%d/heads]", t, d, joinInts(to), t, d)
+	}
+	part := *tp
+	part.heads = to[1]
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunkHeads, x: tp.qkv, tok: &part}})
+}
+
+// qkvSplit imports the Split n of an attention's permuted qkv into q, k
+// and v along axis 0.
+func (im *importer) qkvSplit(n *onnx.Node, tp *tokenPart) error {
+	sizes, has, err := im.intsAttrOrInput(n, "split", 1)
+	if err != nil {
+		return err
+	}
+	if attrInt(n, "axis", 0) != 0 || len(n.Outputs) != 3 || has && !slices.Equal(sizes, []int64{1, 1, 1}) {
+		return fmt.Errorf("splits an attention's permuted qkv along axis %d into %d parts (sizes %v); want q, k and v along axis 0", attrInt(n, "axis", 0), len(n.Outputs), sizes)
+	}
+	for i, out := range n.Outputs {
+		t := *tp
+		t.part, t.packed = i, true
+		im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVPart, x: tp.qkv, tok: &t}}
+	}
+	return im.net.Err()
+}
+
+// attentionScale imports the Mul or Div n of q or of the scores by one
+// value: the attention's scale.
+func (im *importer) attentionScale(n *onnx.Node, p *pending) error {
+	k := 1
+	if v := im.vals[n.Inputs[0]]; v.kind == ivConst {
+		k = 0
+	}
+	c, err := im.konst(n, k, "scale", false)
+	if err != nil {
+		return err
+	}
+	if len(n.Inputs) != 2 || !c.float || c.size() != 1 || n.OpType == "Div" && k == 0 || !(c.f[0] > 0) {
+		return fmt.Errorf("%s of %s by %q of shape %v; want the scale, one value above 0 (Div: the divisor)", n.OpType, pendNames[p.kind], c.name, c.dims)
+	}
+	if p.tok.scale != 0 {
+		return fmt.Errorf("scales an attention twice (q and its scores); the import takes one scale")
+	}
+	t := *p.tok
+	t.scale = c.f[0]
+	if n.OpType == "Div" {
+		t.scale = 1 / c.f[0]
+	}
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: p.kind, x: p.x, tok: &t}})
+}
+
+// attentionMatMul imports MatMul(q, kᵀ), the scores, and MatMul(softmax,
+// v), where the Attention layer is added.
+func (im *importer) attentionMatMul(n *onnx.Node) error {
+	if len(n.Inputs) != 2 {
+		return fmt.Errorf("MatMul of %d inputs; want 2", len(n.Inputs))
+	}
+	a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
+	if a.kind != ivPending || b.kind != ivPending || a.p.tok == nil || b.p.tok == nil || a.p.tok.qkv.t != b.p.tok.qkv.t || a.p.tok.heads != b.p.tok.heads {
+		return fmt.Errorf("MatMul of %q and %q, not two parts of one attention's qkv; the import takes an attention written as timm's: %s", n.Inputs[0], n.Inputs[1], attentionWant)
+	}
+	ta, tb := a.p.tok, b.p.tok
+	switch {
+	case a.p.kind == pQKVPart && ta.part == 0 && !ta.packed && b.p.kind == pKeysT:
+		t := *ta
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pScores, x: ta.qkv, tok: &t}})
+	case a.p.kind == pProbs && b.p.kind == pQKVPart && tb.part == 2 && !tb.packed:
+		scale := ta.scale
+		if scale == 0 {
+			scale = 1 // q @ kᵀ unscaled
+		}
+		name := im.layerName(n, "")
+		out := im.net.Attention(name, ta.qkv.t, ta.heads, scale)
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pContext, x: ival{kind: ivAct, t: out}, tok: ta}})
+	}
+	return fmt.Errorf("MatMul of %s and %s; the import takes an attention written as timm's: %s", pendNames[a.p.kind], pendNames[b.p.kind], attentionWant)
+}
+
+// tokenMatMulNext imports n, a reader of the MatMul p of a token view by
+// [T,K]: the Add of its bias makes TokenLinear; any other reader finds it
+// made without one.
+func (im *importer) tokenMatMulNext(n *onnx.Node, p *pending) error {
+	k := p.w.dims[1]
+	if n.OpType == "Add" && len(n.Inputs) == 2 {
+		other := n.Inputs[1]
+		if im.vals[other].kind == ivPending && im.vals[other].p == p {
+			other = n.Inputs[0]
+		}
+		if b := im.vals[other]; b.kind == ivConst {
+			if !b.c.float || len(b.c.dims) != 1 || b.c.dims[0] != k {
+				return fmt.Errorf("adds %q of shape %v to a MatMul of the tokens by [%d,%d]; want its bias [%d]", b.c.name, b.c.dims, p.w.dims[0], k, k)
+			}
+			return im.tokenLinear(n, p, b.c.f)
+		}
+	}
+	if err := im.tokenLinear(p.node, p, nil); err != nil {
+		return err
+	}
+	return im.node(n)
+}
+
+// tokenLinear adds the TokenLinear of the MatMul p, with bias where it is
+// not nil, as n's output, a token view [D,K].
+func (im *importer) tokenLinear(n *onnx.Node, p *pending, bias []float32) error {
+	name := im.layerName(p.node, p.w.name)
+	k := p.w.dims[1]
+	t := im.net.TokenLinear(name, p.x.t, k, bias == nil)
+	im.params[name+".w"] = slices.Clone(p.w.f)
+	if bias != nil {
+		im.params[name+".b"] = slices.Clone(bias)
+	}
+	return im.set(n, ival{kind: ivAct, t: t, view: []int{p.x.view[0], k}})
+}
+
+// equal folds Equal of two integer constants (shape arithmetic; the batch
+// size equals only itself).
+func (im *importer) equal(n *onnx.Node) error {
+	a, err := im.konst(n, 0, "first operand", false)
+	if err != nil {
+		return err
+	}
+	b, err := im.konst(n, 1, "second operand", false)
+	if err != nil {
+		return err
+	}
+	if a.float || b.float {
+		return fmt.Errorf("Equal of float constants is not supported; the import folds it on shapes")
+	}
+	if a.size() == 1 && b.size() != 1 {
+		a, b = b, a
+	}
+	if !slices.Equal(a.dims, b.dims) && b.size() != 1 {
+		return fmt.Errorf("compares constants of shapes %v and %v", a.dims, b.dims)
+	}
+	out := &iconst{dims: a.dims}
+	for k, x := range a.i {
+		out.i = append(out.i, map[bool]int64{false: 0, true: 1}[x == b.i[k%len(b.i)]])
+	}
+	return im.fold(n, out, nil)
+}
+
+// where folds Where of constants of one shape (or of one value), the
+// shape arithmetic of torch's expand(N, -1, -1).
+func (im *importer) where(n *onnx.Node) error {
+	var c [3]*iconst
+	for k, what := range []string{"condition", "first choice", "second choice"} {
+		var err error
+		if c[k], err = im.konst(n, k, what, false); err != nil {
+			return err
+		}
+	}
+	dims := c[0].dims
+	for _, v := range c[1:] {
+		if v.size() != 1 && (c[0].size() == 1 || !slices.Equal(v.dims, dims)) {
+			if c[0].size() != 1 {
+				return fmt.Errorf("Where of constants of shapes %v, %v and %v; want one shape or single values", c[0].dims, c[1].dims, c[2].dims)
+			}
+			dims = v.dims
+		}
+	}
+	if c[1].float != c[2].float || c[0].float {
+		return fmt.Errorf("Where of a float condition or of a float and an integer choice")
+	}
+	out := &iconst{dims: dims, float: c[1].float}
+	for k := range product(dims) {
+		pick := c[2]
+		if c[0].i[k%len(c[0].i)] != 0 {
+			pick = c[1]
+		}
+		if pick.float {
+			out.f = append(out.f, pick.f[k%len(pick.f)])
+		} else {
+			out.i = append(out.i, pick.i[k%len(pick.i)])
+		}
+	}
+	return im.fold(n, out, nil)
+}

@@ -1,0 +1,383 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// The importer's handling of token sequences, as torch writes timm's ViT
+// and MLP-Mixer at opset 13. A patch embedding's image [N,D,H,W] flattened
+// to [N,D,T] (Reshape, T = H·W) is a token view: the same Net tensor, its
+// view [D,T]. Transpose perm [0,2,1] makes it the channels-last [N,T,D]
+// (ival.last, view [T,D]), which onnxchanlast.go's operators read as they
+// read ConvNeXt's (LayerNorm, Linear, GELU, residual Add). Beyond those:
+//
+//   - Expand of a constant [1,1,D] then Concat before the tokens (axis 1):
+//     ClassToken, its values x⁰;
+//   - Add of a constant [1,T,D]: PositionEmbedding;
+//   - Reshape of a Linear's [N,T,3D] to [N,T,3,h,D/h], Transpose perm
+//     [2,0,3,1,4], Split (and Squeeze) or Gather of the three parts,
+//     q @ kᵀ (Transpose perm [0,1,3,2], MatMul), Mul by a scale (of the
+//     scores, or of q), Softmax over the last axis, MatMul by v, Transpose
+//     perm [0,2,1,3] and Reshape to [N,T,D]: Attention;
+//   - Gather of position i (axis 1): Token; ReduceMean over the tokens
+//     (axes [1], keepdims 0): GlobalAvgPool;
+//   - on the token view [N,D,T], MatMul by a constant [T,K] and the Add
+//     of its bias [K]: TokenLinear (MLP-Mixer's token mixing).
+//
+// Layers read a Net image [C,H,W] as its H·W tokens, so a token view keeps
+// its image until two must be added: Tokens then makes the image [C,T,1].
+
+// tokenPart is what an attention's pending values have read.
+type tokenPart struct {
+	qkv    ival    // the Linear's output, channels-last [T,3D]
+	heads  int     // h
+	part   int     // 0 q, 1 k, 2 v: a part taken out of the permuted qkv
+	scale  float32 // the scale of q or of the scores; 0 where none yet
+	packed bool    // a Split's output, not yet squeezed
+}
+
+// tokenView reports whether v is a token view [D,T] of a Net image.
+func (im *importer) tokenView(v ival) bool {
+	return v.kind == ivAct && !v.last && len(v.view) == 2 && len(im.net.Shape(v.t)) == 3
+}
+
+// lastTokens reports whether v is a channels-last token sequence [T,D].
+func (im *importer) lastTokens(v ival) bool {
+	return v.kind == ivAct && v.last && len(v.view) == 2 && len(im.net.Shape(v.t)) == 3
+}
+
+// tokens imports n where it reads a token value or an attention's pending
+// value, reporting false for other nodes.
+func (im *importer) tokens(n *onnx.Node) (bool, error) {
+	var p *pending
+	var x ival
+	k := -1
+	for i, in := range n.Inputs {
+		v, ok := im.vals[in]
+		switch {
+		case !ok:
+		case v.kind == ivPending && v.p.tok != nil || v.kind == ivPending && (v.p.kind == pTokenMatMul || v.p.kind == pClassToken):
+			if p == nil {
+				p = v.p
+			}
+		case k < 0 && (im.tokenView(v) || im.lastTokens(v)):
+			x, k = v, i
+		case v.kind == ivPending && (v.p.kind >= pGELUDiv && v.p.kind <= pGELUMul || v.p.kind == pSiLU || v.p.kind == pHardswish) && im.tokenView(v.p.x):
+			// An activation of a token view, which keeps its view.
+			if err := importOps[n.OpType](im, n); err != nil {
+				return true, err
+			}
+			im.keepView(n, v.p.x)
+			return true, nil
+		}
+	}
+	switch {
+	case p != nil:
+		return true, im.tokenPending(n, p)
+	case n.OpType == "Reshape" && k < 0:
+		return im.tokenReshape(n)
+	case n.OpType == "Expand" && k < 0:
+		return im.expandToken(n)
+	case n.OpType == "Tile" && k < 0:
+		return im.tileToken(n)
+	case k < 0:
+		return false, nil
+	}
+	if im.tokenView(x) {
+		return im.tokenViewNode(n, x, k)
+	}
+	return im.lastTokenNode(n, x, k)
+}
+
+// tokenReshape imports the Reshape n of an image [C,H,W] to [C,H·W] (or
+// [C,H·W,1]): a token view. It reports false for other Reshapes.
+func (im *importer) tokenReshape(n *onnx.Node) (bool, error) {
+	v, ok := im.vals[firstInput(n)]
+	if !ok || v.kind != ivAct || v.last || len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view) {
+		return false, nil
+	}
+	target, err := im.ints(n, 1, "target shape", false)
+	if err != nil {
+		return false, nil
+	}
+	to, err := im.perSample(target, v.view, attrInt(n, "allowzero", 0) != 0)
+	if err != nil || to[0] != v.view[0] || !(len(to) == 2 || len(to) == 3 && to[2] == 1 && v.view[2] != 1) {
+		return false, nil
+	}
+	if len(to) == 3 { // gtstorm's export of Tokens: [N,C,T,1]
+		return true, im.act(n, im.net.Tokens(v.t))
+	}
+	return true, im.set(n, ival{kind: ivAct, t: v.t, view: to})
+}
+
+// tokenViewNode imports n, which reads the token view x [D,T] as input k.
+func (im *importer) tokenViewNode(n *onnx.Node, x ival, k int) (bool, error) {
+	switch {
+	case n.OpType == "Transpose" && permIs(n, 0, 2, 1):
+		return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{x.view[1], x.view[0]}, last: true})
+	case n.OpType == "Reshape":
+		to, err := im.reshapeTarget(n, x.view)
+		if err != nil {
+			return true, err
+		}
+		s := im.net.Shape(x.t)
+		if len(to) == 3 && to[0] == x.view[0] && (slices.Equal(to, s) || to[1] == x.view[1] && to[2] == 1) {
+			t := x.t
+			if !slices.Equal(to, s) {
+				t = im.tokensOf(x.t)
+			}
+			return true, im.set(n, ival{kind: ivAct, t: t, view: to})
+		}
+		return true, fmt.Errorf("reshapes the tokens [N,%s] to [N,%s]; the import takes there only their image [N,%s] (or [N,%d,%d,1])", joinInts(x.view), joinInts(to), joinInts(s), x.view[0], x.view[1])
+	case n.OpType == "MatMul" && k == 0:
+		w, err := im.konst(n, 1, "weights", false)
+		if err != nil {
+			return true, err
+		}
+		if !w.float || len(w.dims) != 2 || w.dims[0] != x.view[1] {
+			return true, fmt.Errorf("MatMul of the tokens [N,%s] by %q of shape %v; want a float constant [%d,K] (nn.Linear along the tokens, MLP-Mixer's token mixing)", joinInts(x.view), w.name, w.dims, x.view[1])
+		}
+		return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pTokenMatMul, x: x, w: w, node: n}})
+	}
+	// Pointwise operators (GELU's, the activations) keep the view.
+	h, ok := importOps[n.OpType]
+	if !ok || !tokenPointwise[n.OpType] {
+		return true, fmt.Errorf("reads %q, the tokens [N,%s] (a patch embedding flattened); the import takes there Transpose perm [0,2,1], MatMul by a constant [%d,K], Reshape back and elementwise activations", n.Inputs[k], joinInts(x.view), x.view[1])
+	}
+	if err := h(im, n); err != nil {
+		return true, err
+	}
+	im.keepView(n, x)
+	return true, nil
+}
+
+// tokenPointwise lists the operators that keep a token view's shape.
+var tokenPointwise = map[string]bool{"Relu": true, "LeakyRelu": true, "Tanh": true, "Sigmoid": true, "Elu": true, "Softplus": true,
+	"HardSigmoid": true, "HardSwish": true, "Clip": true, "Div": true, "Mul": true, "Add": true, "Sub": true, "Erf": true,
+	"Dropout": true, "Identity": true}
+
+// keepView gives n's output, an activation of x's size, x's view.
+func (im *importer) keepView(n *onnx.Node, x ival) {
+	if v := im.vals[n.Outputs[0]]; v.kind == ivAct && product(im.net.Shape(v.t)) == product(x.view) {
+		v.view = slices.Clone(x.view)
+		im.vals[n.Outputs[0]] = v
+	}
+}
+
+// tokensOf returns t as the token image [C,H·W,1], adding Tokens once per
+// tensor.
+func (im *importer) tokensOf(t Tensor) Tensor {
+	if s := im.net.Shape(t); len(s) != 3 || s[2] == 1 {
+		return t
+	}
+	if u, ok := im.tokenImages[t.id]; ok {
+		return u
+	}
+	u := im.net.Tokens(t)
+	im.tokenImages[t.id] = u
+	return u
+}
+
+// lastTokenNode imports n, which reads the channels-last tokens x [T,D]
+// as input k, where it is an operator of this file's; other readers go to
+// channelsLast.
+func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
+	t, d := x.view[0], x.view[1]
+	switch n.OpType {
+	case "Shape":
+		return true, im.shape(n)
+	case "Transpose":
+		if permIs(n, 0, 2, 1) {
+			return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{d, t}})
+		}
+		if permIs(n, 1, 0, 2) {
+			return true, fmt.Errorf("transposes the tokens [N,%d,%d] to sequence-first [%d,N,%d] (nn.MultiheadAttention's layout), which the import does not take: write the attention as timm's Attention, %s", t, d, t, d, attentionWant)
+		}
+	case "Reshape":
+		return true, im.qkvReshape(n, x)
+	case "Slice", "Split":
+		return true, im.qkvChunk(n, x)
+
+	case "Concat":
+		return true, im.classToken(n)
+	case "Gather":
+		index, err := im.ints(n, 1, "indices", false)
+		if err != nil {
+			return true, err
+		}
+		ic, _ := im.konst(n, 1, "indices", false)
+		a := attrInt(n, "axis", 0)
+		if k != 0 || (a != 1 && a != -2) || len(index) != 1 || len(ic.dims) != 0 || index[0] < int64(-t) || index[0] >= int64(t) {
+			return true, fmt.Errorf("gathers %v along axis %d of the tokens [N,%d,%d]; the import takes one position (a scalar index) along axis 1, x[:, i]", index, a, t, d)
+		}
+		i := int(index[0])
+		if i < 0 {
+			i += t
+		}
+		return true, im.set(n, ival{kind: ivAct, t: im.net.Token(x.t, i), view: []int{d}})
+	case "ReduceMean":
+		axes, _, err := im.intsAttrOrInput(n, "axes", 1)
+		if err != nil {
+			return true, err
+		}
+		if len(axes) == 1 && (axes[0] == 1 || axes[0] == -2) {
+			if attrInt(n, "keepdims", 1) != 0 {
+				return true, fmt.Errorf("averages the tokens [N,%d,%d] keeping the axis; the import takes x.mean(1), keepdims 0", t, d)
+			}
+			return true, im.set(n, ival{kind: ivAct, t: im.net.GlobalAvgPool(x.t), view: []int{d}})
+		}
+	case "Add":
+		if done, err := im.positionEmbedding(n); done {
+			return true, err
+		}
+		a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1%len(n.Inputs)]]
+		if len(n.Inputs) == 2 && im.lastTokens(a) && im.lastTokens(b) && slices.Equal(a.view, b.view) &&
+			!slices.Equal(im.net.Shape(a.t), im.net.Shape(b.t)) {
+			return true, im.set(n, ival{kind: ivAct, t: im.net.Add(im.tokensOf(a.t), im.tokensOf(b.t)), view: slices.Clone(a.view), last: true})
+		}
+	}
+	return false, nil
+}
+
+// positionEmbedding imports the Add n of channels-last tokens [T,D] and a
+// constant [1,T,D] (or [T,D]) as PositionEmbedding, trained, its values
+// x⁰ (ViT's x + pos_embed, pos_embed an nn.Parameter). It reports false
+// for other Adds.
+func (im *importer) positionEmbedding(n *onnx.Node) (bool, error) {
+	if len(n.Inputs) != 2 {
+		return false, nil
+	}
+	a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
+	if a.kind == ivConst {
+		a, b = b, a
+	}
+	if !im.lastTokens(a) || b.kind != ivConst || !b.c.float {
+		return false, nil
+	}
+	dims := b.c.dims
+	if len(dims) == 3 && dims[0] == 1 {
+		dims = dims[1:]
+	}
+	if !slices.Equal(dims, a.view) {
+		return false, nil
+	}
+	if slices.ContainsFunc(b.c.f, func(v float32) bool { return v != v }) {
+		return true, fmt.Errorf("adds %q, which holds NaN", b.c.name)
+	}
+	name := im.layerName(n, b.c.name)
+	t := im.net.PositionEmbedding(name, a.t)
+	im.params[name+".p"] = slices.Clone(b.c.f)
+	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(a.view), last: true})
+}
+
+// expandToken imports the Expand n of a constant [1,1,D] (or [D]) to
+// [N,1,D]: a class token, which only a Concat before the tokens may read;
+// and folds the Expand of a constant to a shape without the batch (the
+// repeat(N, 1, 1) of lucidrains's ViT expands by ones first). It reports
+// false for other Expands.
+func (im *importer) expandToken(n *onnx.Node) (bool, error) {
+	v, ok := im.vals[firstInput(n)]
+	if !ok || v.kind != ivConst {
+		return false, nil
+	}
+	to, err := im.ints(n, 1, "shape", false)
+	if err != nil {
+		return false, nil
+	}
+	if !slices.Contains(to, batchDim) {
+		c, err := broadcastTo(v.c, to)
+		if err == nil {
+			c.name = v.c.name // a class token's name, which names its layer
+		}
+		return true, im.fold(n, c, err)
+	}
+	if !im.tokenConst(v.c) || len(to) != 3 || to[0] != batchDim || to[1] != 1 || (to[2] != 1 && to[2] != int64(v.c.size())) {
+		return false, nil
+	}
+	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n}})
+}
+
+// tileToken imports the Tile n of a constant [1,1,D] by [N,1,1] (torch's
+// cls_token.repeat(N, 1, 1)): a class token, as expandToken's. It reports
+// false for other Tiles.
+func (im *importer) tileToken(n *onnx.Node) (bool, error) {
+	v, ok := im.vals[firstInput(n)]
+	if !ok || v.kind != ivConst || !im.tokenConst(v.c) || len(v.c.dims) != 3 {
+		return false, nil
+	}
+	reps, err := im.ints(n, 1, "repeats", false)
+	if err != nil || !slices.Equal(reps, []int64{batchDim, 1, 1}) {
+		return false, nil
+	}
+	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n}})
+}
+
+// tokenConst reports whether c holds one token: float values along its
+// last axis only.
+func (im *importer) tokenConst(c *iconst) bool {
+	return c.float && len(c.dims) > 0 && c.size() == c.dims[len(c.dims)-1]
+}
+
+// broadcastTo returns c broadcast to the shape to, as ONNX's Expand: the
+// shapes aligned at the end, each dimension of 1 of either repeated.
+func broadcastTo(c *iconst, to []int64) (*iconst, error) {
+	rank := max(len(c.dims), len(to))
+	dims := make([]int, rank)
+	for i := range dims {
+		a, b := 1, int64(1)
+		if k := i - (rank - len(c.dims)); k >= 0 {
+			a = c.dims[k]
+		}
+		if k := i - (rank - len(to)); k >= 0 {
+			b = to[k]
+		}
+		switch {
+		case b < 0 || b > maxFolded:
+			return nil, fmt.Errorf("expands a constant of shape %v to %s", c.dims, shapeText(to))
+		case int64(a) == b || b == 1:
+			dims[i] = a
+		case a == 1:
+			dims[i] = int(b)
+		default:
+			return nil, fmt.Errorf("expands a constant of shape %v to %s, which do not broadcast", c.dims, shapeText(to))
+		}
+	}
+	if product(dims) > maxFolded {
+		return nil, fmt.Errorf("expands a constant of shape %v to %v, more than %d values", c.dims, dims, maxFolded)
+	}
+	off := rank - len(c.dims)
+	return remap(c, dims, func(idx []int) int {
+		src := make([]int, len(c.dims))
+		for k := range src {
+			if c.dims[k] != 1 {
+				src[k] = idx[k+off]
+			}
+		}
+		return flatIndex(src, c.dims)
+	}), nil
+}
+
+// classToken imports the Concat n, along axis 1, of a class token (see
+// expandToken) and channels-last tokens [T,D]: ClassToken.
+func (im *importer) classToken(n *onnx.Node) error {
+	if len(n.Inputs) != 2 || (attrInt(n, "axis", 0) != 1 && attrInt(n, "axis", 0) != -2) {
+		return fmt.Errorf("concatenates the tokens with %d tensors along axis %d; the import takes the Concat of a class token and the tokens along axis 1, torch.cat((cls_token.expand(N, -1, -1), x), dim=1)", len(n.Inputs)-1, attrInt(n, "axis", 0))
+	}
+	c, x := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
+	if c.kind != ivPending || c.p.kind != pClassToken || !im.lastTokens(x) {
+		return fmt.Errorf("concatenates %q and %q along the tokens; the import takes a class token (Expand of a constant [1,1,D]) first, then the tokens", n.Inputs[0], n.Inputs[1])
+	}
+	if c.p.w.size() != x.view[1] {
+		return fmt.Errorf("prepends a class token of %d features to tokens of %d", c.p.w.size(), x.view[1])
+	}
+	if slices.ContainsFunc(c.p.w.f, func(v float32) bool { return v != v }) {
+		return fmt.Errorf("prepends %q, which holds NaN", c.p.w.name)
+	}
+	name := im.layerName(c.p.node, c.p.w.name)
+	t := im.net.ClassToken(name, x.t)
+	im.params[name+".c"] = slices.Clone(c.p.w.f)
+	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0] + 1, x.view[1]}, last: true})
+}

@@ -1,0 +1,180 @@
+package models
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// TestTokenNetsRoundTrip exports the token networks built in Go and the
+// imported ViT and MLP-Mixer fixtures (after three SGD steps) and imports
+// the export: the same layers, training bit for bit as the original.
+func TestTokenNetsRoundTrip(t *testing.T) {
+	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked"} {
+		t.Run(name, func(t *testing.T) {
+			var m Model
+			var x0 []float32
+			if build, ok := built[name]; ok {
+				var err error
+				if m, err = build(); err != nil {
+					t.Fatal(err)
+				}
+				x0 = tokenParams(m, 5)
+			} else {
+				m, x0 = importFixture(t, name)
+			}
+			shape, classes, _ := Classifier(m)
+			b := batchOf(imageSet(17, 6, classes, true, shape...), seq(6)...)
+			params := sgdSteps(t, m, x0, b, 3)
+			_, enc := marshalONNX(t, m, params)
+			im, _ := roundTrips(t, name, m, params, enc, b)
+			want, _ := specJSON(t, m)
+			got, _ := specJSON(t, im)
+			if len(got.Layers) != len(want.Layers) {
+				t.Fatalf("the export imports as %d layers, want %d", len(got.Layers), len(want.Layers))
+			}
+			for i := range want.Layers {
+				if got.Layers[i].Op != want.Layers[i].Op {
+					t.Errorf("layer %d of the imported export is %s, want %s", i, got.Layers[i].Op, want.Layers[i].Op)
+				}
+			}
+		})
+	}
+}
+
+// sgdSteps returns x0 after steps SGD steps (rate 0.5) of m on windows
+// of three samples of b.
+func sgdSteps(t *testing.T, m Model, x0 []float32, b data.Batch, steps int) []float32 {
+	t.Helper()
+	w := newWorker(t, m)
+	params, g := slices.Clone(x0), make([]float32, len(x0))
+	for step := range steps {
+		if _, err := w.Grad(params, batchOf(b.Data, step, step+1, step+2), g); err != nil {
+			t.Fatal(err)
+		}
+		for i := range params {
+			params[i] -= float32(0.5 * g[i])
+		}
+	}
+	return params
+}
+
+// TestImportTokensRefused mutates the torch fixtures' token patterns: each
+// mutation is refused in one line naming what the import takes there.
+func TestImportTokensRefused(t *testing.T) {
+	for _, c := range []struct {
+		file, what string
+		mutate     func(*onnx.Model) bool // reports whether it found its node
+		want       string
+	}{
+		{"vit_tiny", "softmax over the queries", func(m *onnx.Model) bool {
+			return setIntAttr(m, "Softmax", "axis", 2)
+		}, "Softmax of an attention's scores over axis 2"},
+		{"vit_tiny", "qkv permuted otherwise", func(m *onnx.Model) bool {
+			return setPerm(m, []int64{2, 0, 3, 1, 4}, []int64{2, 0, 1, 3, 4})
+		}, "the import takes an attention written as timm's"},
+		{"vit_tiny", "a negative scale", func(m *onnx.Model) bool {
+			return scaleConstant(m, -1)
+		}, "want the scale, one value above 0"},
+		{"vit_tiny", "the class token after the tokens", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Concat" && len(n.Inputs) == 2 && strings.Contains(n.Inputs[0], "Expand") {
+					m.Graph.Nodes[i].Inputs[0], m.Graph.Nodes[i].Inputs[1] = n.Inputs[1], n.Inputs[0]
+					return true
+				}
+			}
+			return false
+		}, "the import takes a class token (Expand of a constant [1,1,D]) first"},
+		{"vit_tiny", "sequence-first tokens", func(m *onnx.Model) bool {
+			return setPerm(m, []int64{0, 2, 1}, []int64{1, 0, 2})
+		}, "the tokens [N,16,16] (a patch embedding flattened); the import takes there Transpose perm [0,2,1]"},
+		{"vit_chunked", "a slice that is not a third", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Slice" && strings.Contains(n.Inputs[0], "to_qkv") {
+					m.Graph.Nodes[i].Inputs[2] = n.Inputs[1] // ends = starts: nothing
+					return true
+				}
+			}
+			return false
+		}, "the import takes there an attention's q, k or v: a third"},
+		{"mixer_tiny", "a token-mixing bias of the wrong length", func(m *onnx.Model) bool {
+			for i, init := range m.Graph.Initializers {
+				if init.Name == "blocks.0.mlp_tokens.fc1.bias" {
+					m.Graph.Initializers[i].Floats, m.Graph.Initializers[i].Dims = init.Floats[:5], []int64{5}
+					return true
+				}
+			}
+			return false
+		}, "to a MatMul of the tokens by [16,8]; want its bias [8]"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "onnx", c.file+".onnx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := onnx.Unmarshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.mutate(m) {
+				t.Fatalf("%s: the node to mutate is not there", c.file)
+			}
+			_, _, err = importModel(c.file+".onnx", m, []int{3, 16, 16}, 10)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s, %s: %v, want one line naming %q", c.file, c.what, err, c.want)
+			}
+		})
+	}
+}
+
+// setIntAttr sets the int attribute name of the first node of type op.
+func setIntAttr(m *onnx.Model, op, name string, v int64) bool {
+	for i, n := range m.Graph.Nodes {
+		if n.OpType != op {
+			continue
+		}
+		for k, a := range n.Attrs {
+			if a.Name == name {
+				m.Graph.Nodes[i].Attrs[k].I = v
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setPerm replaces the first Transpose's perm from by to.
+func setPerm(m *onnx.Model, from, to []int64) bool {
+	for i, n := range m.Graph.Nodes {
+		for k, a := range n.Attrs {
+			if n.OpType == "Transpose" && a.Name == "perm" && slices.Equal(a.Ints, from) {
+				m.Graph.Nodes[i].Attrs[k].Ints = to
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scaleConstant sets the value of the Constant that the first Mul after a
+// MatMul of two activations reads: an attention's scale.
+func scaleConstant(m *onnx.Model, v float32) bool {
+	for _, n := range m.Graph.Nodes {
+		if n.OpType != "Mul" || !strings.Contains(n.Inputs[0], "attn/MatMul") {
+			continue
+		}
+		for i, c := range m.Graph.Nodes {
+			if c.OpType == "Constant" && c.Outputs[0] == n.Inputs[1] && len(c.Attrs) == 1 && c.Attrs[0].T != nil {
+				m.Graph.Nodes[i].Attrs[0].T.Floats = []float32{v}
+				return true
+			}
+		}
+	}
+	return false
+}
