@@ -153,9 +153,9 @@ func TestImportChannelsLast(t *testing.T) {
 		want  string
 		inits []onnx.Tensor
 	}{
-		{"Relu", func(ns []onnx.Node) []onnx.Node {
-			return append(ns[:1:1], node("Relu", []string{"t"}, "rl"), node("Transpose", []string{"rl"}, "m", onnx.IntsAttr("perm", 0, 3, 1, 2)))
-		}, `(Relu): reads "t", a channels-last tensor (an image after Transpose perm [0,2,3,1]); the import takes there only ReduceMean over the last axis`, nil},
+		{"Softmax", func(ns []onnx.Node) []onnx.Node {
+			return append(ns[:1:1], node("Softmax", []string{"t"}, "rl", onnx.IntAttr("axis", -1)), node("Transpose", []string{"rl"}, "m", onnx.IntsAttr("perm", 0, 3, 1, 2)))
+		}, `(Softmax): reads "t", a channels-last tensor (an image after Transpose perm [0,2,3,1]); the import takes there only ReduceMean over the last axis`, nil},
 		{"ReduceMean over the height", func(ns []onnx.Node) []onnx.Node {
 			ns[1] = node("ReduceMean", []string{"t"}, "ln.m", onnx.IntsAttr("axes", 1))
 			return ns

@@ -55,6 +55,9 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		return im.classToken(n)
 	}
 	tp := p.tok
+	if p.kind >= pSeqFirst && p.kind <= pSeqFlat {
+		return im.seqNext(n, p)
+	}
 	next := func(kind pendKind, t tokenPart) error {
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: kind, x: tp.qkv, tok: &t}})
 	}
@@ -91,11 +94,20 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		return next(pQKVPart, t)
 	case p.kind == pQKVPart && !tp.packed && tp.part == 1 && n.OpType == "Transpose" && permIs(n, 0, 1, 3, 2):
 		return next(pKeysT, *tp)
+	case (p.kind == pQKVChunk || p.kind == pQKVChunkHeads) && tp.seq && n.OpType == "Shape":
+		d := int64(tp.qkv.view[1] / 3)
+		s := []int64{int64(tp.qkv.view[0]), batchDim, d}
+		if p.kind == pQKVChunkHeads {
+			s = []int64{int64(tp.qkv.view[0]), batchMul(int64(tp.heads)), d / int64(tp.heads)}
+		}
+		return im.fold(n, shapeSlice(n, s), nil)
+	case p.kind == pQKVChunk && n.OpType == "Reshape" && tp.seq:
+		return im.seqChunkHeads(n, tp)
 	case p.kind == pQKVChunk && n.OpType == "Reshape":
 		return im.chunkHeads(n, tp)
-	case p.kind == pQKVChunkHeads && n.OpType == "Transpose" && permIs(n, 0, 2, 1, 3):
+	case p.kind == pQKVChunkHeads && n.OpType == "Transpose" && (permIs(n, 0, 2, 1, 3) && !tp.seq || permIs(n, 1, 0, 2) && tp.seq):
 		return next(pQKVPart, *tp)
-	case p.kind == pQKVChunkHeads && tp.part == 1 && n.OpType == "Transpose" && permIs(n, 0, 2, 3, 1):
+	case p.kind == pQKVChunkHeads && tp.part == 1 && n.OpType == "Transpose" && (permIs(n, 0, 2, 3, 1) && !tp.seq || permIs(n, 1, 2, 0) && tp.seq):
 		return next(pKeysT, *tp)
 	case (p.kind == pQKVPart && !tp.packed && tp.part == 0 || p.kind == pScores) && (n.OpType == "Mul" || n.OpType == "Div"):
 		return im.attentionScale(n, p)
@@ -106,8 +118,19 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 			return fmt.Errorf("Softmax of an attention's scores over axis %d; want the keys, axis -1", a)
 		}
 		return next(pProbs, *tp)
-	case p.kind == pContext && n.OpType == "Transpose" && permIs(n, 0, 2, 1, 3):
+	case p.kind == pContext && n.OpType == "Transpose" && (permIs(n, 0, 2, 1, 3) && !tp.seq || permIs(n, 1, 0, 2) && tp.seq):
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pContextT, x: p.x, tok: tp}})
+	case p.kind == pContextT && n.OpType == "Reshape" && tp.seq:
+		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+		to, err := im.ints(n, 1, "target shape", false)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(to, []int64{batchMul(int64(t)), int64(d)}) && !slices.Equal(to, []int64{-1, int64(d)}) {
+			return fmt.Errorf("reshapes an attention's output [%d,N·h,%d/h] to %s; want [%d·N,%d]", t, d, shapeText(to), t, d)
+		}
+		y := ival{kind: ivAct, t: p.x.t, view: []int{t, d}, last: true}
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pSeqFlat, x: y, tok: &tokenPart{qkv: y, seq: true}}})
 	case p.kind == pContextT && n.OpType == "Reshape":
 		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
 		to, err := im.reshapeTarget(n, []int{t, d})
@@ -124,7 +147,7 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 
 // qkvChunk imports the Slice or Split n of channels-last tokens x [T,3D]
 // along the last axis into thirds (qkv.chunk(3, dim=-1)): q, k or v.
-func (im *importer) qkvChunk(n *onnx.Node, x ival) error {
+func (im *importer) qkvChunk(n *onnx.Node, x ival, seq bool) error {
 	c := x.view[1]
 	if c%3 != 0 {
 		return fmt.Errorf("%s of the tokens [N,%s] along the features; the import takes there an attention's q, k, v: thirds of [N,T,3D]", n.OpType, joinInts(x.view))
@@ -139,7 +162,7 @@ func (im *importer) qkvChunk(n *onnx.Node, x ival) error {
 			return fmt.Errorf("splits the tokens [N,%s] along axis %d into %d parts (sizes %v); the import takes an attention's q, k, v: thirds along the last axis", joinInts(x.view), a, len(n.Outputs), sizes)
 		}
 		for i, out := range n.Outputs {
-			im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: i}}}
+			im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: i, seq: seq}}}
 		}
 		return im.net.Err()
 	}
@@ -154,7 +177,7 @@ func (im *importer) qkvChunk(n *onnx.Node, x ival) error {
 	if count != d || from%d != 0 {
 		return fmt.Errorf("slices features [%d,%d) of the tokens [N,%s]; the import takes there an attention's q, k or v: a third, [0,%d), [%d,%d) or [%d,%d)", from, from+count, joinInts(x.view), d, d, 2*d, 2*d, c)
 	}
-	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: from / d}}})
+	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: from / d, seq: seq}}})
 }
 
 // chunkHeads imports the Reshape n of a third of an attention's qkv

@@ -22,7 +22,7 @@ import (
 
 // lastSupported is what the import takes on a channels-last value.
 const lastSupported = "ReduceMean over the last axis starting nn.LayerNorm(C), MatMul by a constant [C,K] (with or without the Add of a bias [K]), " +
-	"torch's GELU (Div by √2, Erf, Add 1, Mul by x, Mul by 0.5), Mul by a constant [C] (a layer scale, trained), Mul and Add of one value, Add of a constant [C], " +
+	"torch's GELU (Div by √2, Erf, Add 1, Mul by x, Mul by 0.5), elementwise activations (ReLU, SiLU, Tanh, …; PRelu of one slope), Mul by a constant [C] (a layer scale, trained), Mul and Add of one value, Add of a constant [C], " +
 	"Add of two channels-last tensors and Transpose perm [0,3,1,2] back to an image"
 
 // lastRefusal is the refusal of a reader of the channels-last value name
@@ -66,6 +66,8 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 	switch {
 	case v.kind == ivPending && v.p.kind >= pGELUDiv && v.p.kind <= pGELUMul:
 		return true, im.lastGELU(n, v.p.x)
+	case v.kind == ivPending && (v.p.kind == pSiLU || v.p.kind == pHardswish):
+		return true, im.lastActivation(n, v.p.x)
 	case v.kind == ivPending && v.p.kind != pMatMul:
 		return true, fmt.Errorf("reads %q, which is %s of a channels-last tensor; the import takes there only %s", n.Inputs[k], pendNames[v.p.kind], lastSupported)
 	}
@@ -105,6 +107,10 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		}
 	case "Add", "Mul":
 		return true, im.lastBinary(n)
+	case "Relu", "LeakyRelu", "Tanh", "Sigmoid", "Elu", "Softplus", "HardSigmoid", "HardSwish", "Clip", "PRelu", "Dropout", "Identity":
+		if k == 0 && (n.OpType != "PRelu" || im.scalarSlope(n)) {
+			return true, im.lastActivation(n, v)
+		}
 	}
 	return true, lastRefusal(n.Inputs[k])
 }
@@ -217,6 +223,34 @@ func (im *importer) lastConv(n *onnx.Node, p *pending, bias []float32) error {
 // lastChannels returns the channels of the channels-last value v: its
 // view's last dimension.
 func lastChannels(v ival) int { return v.view[len(v.view)-1] }
+
+// lastActivation imports n, an elementwise activation of the
+// channels-last x (or the Mul that finishes SiLU or Hardswish of it), as
+// on any tensor, its output channels-last.
+func (im *importer) lastActivation(n *onnx.Node, x ival) error {
+	// The handlers take the data as the Net holds it: the input is shown
+	// to them so for the call.
+	in := n.Inputs[0]
+	if v := im.vals[in]; v.kind == ivAct {
+		im.vals[in] = ival{kind: ivAct, t: v.t, view: im.net.Shape(v.t)}
+		defer func() { im.vals[in] = v }()
+	}
+	if err := importOps[n.OpType](im, n); err != nil {
+		return err
+	}
+	if v := im.vals[n.Outputs[0]]; v.kind == ivAct {
+		v.last, v.view = true, slices.Clone(x.view)
+		im.vals[n.Outputs[0]] = v
+	}
+	return nil
+}
+
+// scalarSlope reports whether the PRelu n has one slope, which does not
+// depend on the layout.
+func (im *importer) scalarSlope(n *onnx.Node) bool {
+	c, err := im.konst(n, 1, "slope", false)
+	return err == nil && c.size() == 1
+}
 
 // lastGELUDiv starts torch's GELU (see geluDiv) on the channels-last x.
 func (im *importer) lastGELUDiv(n *onnx.Node, x ival) error {

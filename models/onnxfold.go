@@ -126,12 +126,50 @@ func elementwise(a, b *iconst, fi func(x, y int64) int64, ff func(x, y float32) 
 			continue
 		}
 		x, y := a.i[k], b.i[k%len(b.i)]
-		if x == batchDim || y == batchDim {
+		if batchFactor(x) > 0 || batchFactor(y) > 0 {
 			return nil, fmt.Errorf("computes with the batch size: a dynamic shape that cannot be resolved when the file is imported")
 		}
 		out.i = append(out.i, fi(x, y))
 	}
 	return out, nil
+}
+
+// batchScaled folds the Mul (or, where divide, the Div) of integer
+// constants a and b of one shape or one value, where one of a pair is a
+// multiple of the batch size (batchMul): its product by a positive
+// constant, or its quotient by one that divides it, stays a multiple. It
+// reports false where there is none, or another pair.
+func batchScaled(a, b *iconst, divide bool) (*iconst, bool) {
+	if a.float || b.float || !slices.ContainsFunc(slices.Concat(a.i, b.i), func(v int64) bool { return batchFactor(v) > 0 }) {
+		return nil, false
+	}
+	if divide && a.size() == 1 && b.size() != 1 || !slices.Equal(a.dims, b.dims) && a.size() != 1 && b.size() != 1 {
+		return nil, false
+	}
+	if a.size() == 1 && b.size() != 1 {
+		a, b = b, a
+	}
+	out := &iconst{dims: a.dims}
+	for k, x := range a.i {
+		y := b.i[k%len(b.i)]
+		kx, ky := batchFactor(x), batchFactor(y)
+		if !divide && kx == 0 && ky > 0 {
+			x, y, kx, ky = y, x, ky, kx
+		}
+		switch {
+		case kx == 0 && ky == 0 && !divide:
+			out.i = append(out.i, x*y)
+		case kx == 0 && ky == 0 && y != 0:
+			out.i = append(out.i, x/y)
+		case kx > 0 && ky == 0 && y > 0 && !divide && kx*y < maxBatchMul:
+			out.i = append(out.i, batchMul(kx*y))
+		case kx > 0 && ky == 0 && y > 0 && divide && kx%y == 0:
+			out.i = append(out.i, batchMul(kx/y))
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 func (im *importer) constant(n *onnx.Node) error {

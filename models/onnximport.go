@@ -22,7 +22,7 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + "; " +
 	"Reshape of an image [N,D,H,W] to the tokens [N,D,H·W], Transpose perm [0,2,1] to [N,T,D] and back, and on them the channels-last operators above, " +
 	"MatMul by a constant [T,K] and Add of its bias along the tokens (MLP-Mixer's token mixing), a class token (Expand or Tile of a constant [1,1,D]) " +
-	"concatenated before them, Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "), " +
+	"concatenated before them, Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "), " + seqWant + ", " +
 	"Gather of one token along axis 1 and ReduceMean over them (axes [1], keepdims 0); a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
@@ -165,6 +165,22 @@ func IsONNXName(name string) bool { return strings.HasSuffix(strings.ToLower(nam
 // result of Shape on the data).
 const batchDim = -(1 << 62) - 31
 
+// maxBatchMul bounds k of batchMul(k).
+const maxBatchMul = 1 << 24
+
+// batchMul stands for k times the batch size (k ≥ 1): the shape arithmetic
+// of nn.MultiheadAttention, which folds the batch into its heads (N·h) and
+// its tokens (T·N). batchMul(1) is batchDim.
+func batchMul(k int64) int64 { return batchDim - (k - 1) }
+
+// batchFactor returns k where v is batchMul(k), else 0.
+func batchFactor(v int64) int64 {
+	if v <= batchDim && v > batchDim-maxBatchMul {
+		return batchDim - v + 1
+	}
+	return 0
+}
+
 // importer is the state of one import: the Net being described, the
 // values of the ONNX graph by name and the initial parameters by name.
 type importer struct {
@@ -264,6 +280,9 @@ const (
 	pProbs                             // … its softmax over the keys
 	pContext                           // … @ v: the Attention layer's output as [N,h,T,D/h]
 	pContextT                          // … transposed, perm [0,2,1,3]
+	pSeqFirst                          // nn.MultiheadAttention: tokens held sequence-first, [T,N,C] (see onnxmha.go)
+	pSeqMatMul                         // … their MatMul by in_proj, waiting for its bias
+	pSeqFlat                           // … an attention's output flattened to [T·N,C]
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -276,7 +295,8 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pLNStd: "the Sqrt of a LayerNorm", pLNNormed: "a LayerNorm before its weight", pLNScaled: "a LayerNorm before its bias",
 	pTokenMatMul: "a MatMul of the tokens without its bias", pClassToken: "an expanded class token", pQKV: "an attention's qkv reshaped to [N,T,3,h,D/h]",
 	pQKVPerm: "an attention's permuted qkv", pQKVChunk: "a third of an attention's qkv", pQKVChunkHeads: "a third of an attention's qkv split into heads", pQKVPart: "an attention's q, k or v", pKeysT: "an attention's kᵀ", pScores: "an attention's scores",
-	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed"}
+	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed",
+	pSeqFirst: "sequence-first tokens [T,N,C]", pSeqMatMul: "a MatMul of sequence-first tokens without its bias", pSeqFlat: "an attention's output flattened to [T·N,C]"}
 
 type pending struct {
 	kind   pendKind
@@ -288,7 +308,7 @@ type pending struct {
 	pads   padSides   // pPad
 	name   string     // the layer's name
 	ln     *lnChain   // pLNMean … pLNScaled: the LayerNorm's chain
-	tok    *tokenPart // pQKV … pContextT: the attention's chain
+	tok    *tokenPart // pQKV … pSeqFlat: the attention's chain
 }
 
 func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {

@@ -111,7 +111,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 // the networks every import test runs.
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
-	"vit_tiny", "mixer_tiny", "vit_chunked"}
+	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"}
 
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
@@ -167,6 +167,10 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 			}
 			byName := map[string]int{}
 			for i, e := range f.Tensors {
+				// nn.MultiheadAttention's in_proj_weight and in_proj_bias
+				// are its in_proj Linear's.
+				e.Name = strings.NewReplacer("in_proj_weight", "in_proj.weight", "in_proj_bias", "in_proj.bias").Replace(e.Name)
+				f.Tensors[i].Name = e.Name
 				byName[torchToGtstorm(e.Name, ps)] = i
 			}
 			var sumSq, torchSumSq, worst float64

@@ -120,11 +120,16 @@ func TestImportONNXRefusals(t *testing.T) {
 		return tinyONNX(t, 13, batchN, inits, nodes...)
 	}
 	// x.view(x.size(0)*2, −1): arithmetic on the batch size.
-	batchArith := tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.Int64Tensor("zero", []int64{0}), onnx.Int64Tensor("two", []int64{2}),
-		onnx.Int64Tensor("ax", []int64{0}, 1), onnx.Int64Tensor("rest", []int64{-1}, 1)},
-		node("Shape", []string{"x"}, "s"), node("Gather", []string{"s", "zero"}, "n"), node("Mul", []string{"n", "two"}, "n2"),
-		node("Unsqueeze", []string{"n2", "ax"}, "u"), node("Concat", []string{"u", "rest"}, "t", onnx.IntAttr("axis", 0)),
-		node("Reshape", []string{"x", "t"}, "y"))
+	// N op 2 as a Reshape's batch: N + 2 cannot be folded; 2·N (which
+	// nn.MultiheadAttention's N·heads needs) folds, and the Reshape
+	// refuses it.
+	batchArith := func(op string) []byte {
+		return tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.Int64Tensor("zero", []int64{0}), onnx.Int64Tensor("two", []int64{2}),
+			onnx.Int64Tensor("ax", []int64{0}, 1), onnx.Int64Tensor("rest", []int64{-1}, 1)},
+			node("Shape", []string{"x"}, "s"), node("Gather", []string{"s", "zero"}, "n"), node(op, []string{"n", "two"}, "n2"),
+			node("Unsqueeze", []string{"n2", "ax"}, "u"), node("Concat", []string{"u", "rest"}, "t", onnx.IntAttr("axis", 0)),
+			node("Reshape", []string{"x", "t"}, "y"))
+	}
 	// Flatten and Gemm to two logits, then the nodes logSoftmax gives.
 	logits := func(last ...onnx.Node) []byte {
 		nodes := append([]onnx.Node{node("Flatten", []string{"x"}, "f"), node("Gemm", []string{"f", "fw", "fb"}, "g", onnx.IntAttr("transB", 1))}, last...)
@@ -177,7 +182,8 @@ func TestImportONNXRefusals(t *testing.T) {
 			[]int{1, 4, 4}, 2, []string{`node "/m/MaxPool"`, "zero Pad of 1", "−∞"}},
 		{"input shape", gn, []int{3, 32, 32}, 10, []string{`input "input" has shape [N,1,28,28], want [N,3,32,32]`}},
 		{"classes", gn, nil, 62, []string{"[N,10], want the 62 class logits"}},
-		{"batch arithmetic", batchArith, []int{1, 4, 4}, 2, []string{`node "/n2/Mul"`, "dynamic shape that cannot be resolved"}},
+		{"batch arithmetic", batchArith("Add"), []int{1, 4, 4}, 2, []string{`node "/n2/Add"`, "dynamic shape that cannot be resolved"}},
+		{"a multiple of the batch", batchArith("Mul"), []int{1, 4, 4}, 2, []string{`node "/y/Reshape"`, "target shape [2·N -1] changes the batch dimension"}},
 		{"reshape to data", tinyONNX(t, 13, batchN, nil, node("Relu", []string{"x"}, "r"), node("Reshape", []string{"x", "r"}, "y")),
 			[]int{1, 4, 4}, 2, []string{"computed from the data", "dynamic shape that cannot be resolved"}},
 		{"dynamic height", tinyONNX(t, 13, []onnx.Dim{{Param: "N"}, {Value: 1}, {Param: "h"}, {Value: 4}}, nil, node("Relu", []string{"x"}, "y")),

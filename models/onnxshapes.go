@@ -274,9 +274,13 @@ func reshapeDims(target []int64, from []int, allowZero bool) ([]int, error) {
 func shapeText(s []int64) string {
 	t := make([]string, len(s))
 	for i, v := range s {
-		t[i] = fmt.Sprint(v)
-		if v == batchDim {
+		switch k := batchFactor(v); {
+		case k == 1:
 			t[i] = "N"
+		case k > 1:
+			t[i] = fmt.Sprintf("%d·N", k)
+		default:
+			t[i] = fmt.Sprint(v)
 		}
 	}
 	return fmt.Sprint(t)

@@ -37,6 +37,7 @@ type tokenPart struct {
 	part   int     // 0 q, 1 k, 2 v: a part taken out of the permuted qkv
 	scale  float32 // the scale of q or of the scores; 0 where none yet
 	packed bool    // a Split's output, not yet squeezed
+	seq    bool    // nn.MultiheadAttention's sequence-first chain (onnxmha.go)
 }
 
 // tokenView reports whether v is a token view [D,T] of a Net image.
@@ -118,6 +119,10 @@ func (im *importer) tokenViewNode(n *onnx.Node, x ival, k int) (bool, error) {
 	switch {
 	case n.OpType == "Transpose" && permIs(n, 0, 2, 1):
 		return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{x.view[1], x.view[0]}, last: true})
+	case n.OpType == "Transpose" && permIs(n, 2, 0, 1):
+		// transpose(1, 2) then nn.MultiheadAttention's transpose(0, 1),
+		// which torch's export joins: sequence-first [T,N,D].
+		return true, im.set(n, seqFirst(ival{kind: ivAct, t: x.t, view: []int{x.view[1], x.view[0]}, last: true}))
 	case n.OpType == "Reshape":
 		to, err := im.reshapeTarget(n, x.view)
 		if err != nil {
@@ -194,12 +199,12 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 			return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{d, t}})
 		}
 		if permIs(n, 1, 0, 2) {
-			return true, fmt.Errorf("transposes the tokens [N,%d,%d] to sequence-first [%d,N,%d] (nn.MultiheadAttention's layout), which the import does not take: write the attention as timm's Attention, %s", t, d, t, d, attentionWant)
+			return true, im.set(n, seqFirst(x))
 		}
 	case "Reshape":
 		return true, im.qkvReshape(n, x)
 	case "Slice", "Split":
-		return true, im.qkvChunk(n, x)
+		return true, im.qkvChunk(n, x, false)
 
 	case "Concat":
 		return true, im.classToken(n)

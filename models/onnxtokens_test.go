@@ -16,7 +16,7 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked"} {
+	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -103,6 +103,20 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "the import takes there an attention's q, k or v: a third"},
+		{"vit_encoder", "nn.MultiheadAttention's keys transposed otherwise", func(m *onnx.Model) bool {
+			return setPerm(m, []int64{1, 2, 0}, []int64{2, 1, 0})
+		}, "the import takes an attention written as timm's"},
+		{"vit_encoder", "nn.MultiheadAttention's out_proj scaled", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				for k, a := range n.Attrs {
+					if n.OpType == "Gemm" && strings.Contains(n.Name, "self_attn") && a.Name == "alpha" {
+						m.Graph.Nodes[i].Attrs[k].F = 2
+						return true
+					}
+				}
+			}
+			return false
+		}, "alpha 2, beta 1, transA 0: want 1, 1, 0"},
 		{"mixer_tiny", "a token-mixing bias of the wrong length", func(m *onnx.Model) bool {
 			for i, init := range m.Graph.Initializers {
 				if init.Name == "blocks.0.mlp_tokens.fc1.bias" {

@@ -139,6 +139,12 @@ order, then these.
                      LayerNorm, a bias-free qkv Linear 16→48, qkv.chunk(3, dim=-1) (three Slices), each reshaped to
                      [N,T,2,8] and transposed (1, 2), q @ k.transpose(-1, -2) (one Transpose perm [0,2,3,1]) · 8^-½,
                      softmax, @ v, transpose and reshape back, Linear 16→16 → x[:, 0] → Linear. Seed 40, with NAME.bin.
+  vit_encoder.onnx   a ViT of torch's nn.TransformerEncoderLayer on 3×16×16 samples: patch conv 4×4 stride 4 3→16,
+                     class token and position embedding as vit_tiny's, then a pre-norm layer (2 heads, GELU) and a
+                     post-norm one (4 heads, ReLU), each nn.MultiheadAttention written by torch sequence-first with the
+                     batch folded into the heads (Transpose perm [1,0,2], in_proj MatMul and Add, Slices, Reshapes to
+                     [T,N·h,D/h], …, out_proj Gemm), then LayerNorm → x[:, 0] → Linear. The import takes each attention as
+                     the in_proj and out_proj 1×1 Convs around Attention. Seed 41, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -766,12 +772,36 @@ class ViTChunked(nn.Module):
         return s.head(x[:, 0])
 
 
+class ViTEncoder(nn.Module):
+    """A ViT of PyTorch's own nn.TransformerEncoderLayer (nn.MultiheadAttention inside): a pre-norm GELU layer, then a
+    post-norm ReLU one."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, d, 4, stride=4)
+        self.cls_token = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.pos_embed = nn.Parameter(0.02 * torch.randn(1, 17, d))
+        self.layers = nn.ModuleList([
+            nn.TransformerEncoderLayer(d, 2, 32, dropout=0.0, activation="gelu", batch_first=True, norm_first=True),
+            nn.TransformerEncoderLayer(d, 4, 32, dropout=0.0, batch_first=True)])
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1) + self.pos_embed
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.norm(x)[:, 0])
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
-          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40),
+          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -781,6 +811,9 @@ def perturb_group_norms(model):
             if isinstance(m, (nn.GroupNorm, nn.LayerNorm, LayerNormCF)):
                 m.weight.copy_(1 + 0.2 * torch.randn_like(m.weight))
                 m.bias.copy_(0.2 * torch.randn_like(m.bias))
+            if isinstance(m, nn.MultiheadAttention):  # its biases start at 0: torch's export would share them
+                m.in_proj_bias.copy_(0.1 * torch.randn_like(m.in_proj_bias))
+                m.out_proj.bias.copy_(0.1 * torch.randn_like(m.out_proj.bias))
 
 
 def shape_of(model):
@@ -805,7 +838,7 @@ def export(name, model, training=False):
 # grad_f64_offset), the reference the Go test compares with where it is there: in a transformer, sums that
 # cancel leave torch's float32 coordinates off by more than the test's 1e-3 (MLP-Mixer's second token-mixing
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token).
-GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked"}
+GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"}
 
 
 def gradient_fixture(name, model):
