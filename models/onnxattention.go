@@ -55,7 +55,7 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		return im.classToken(n)
 	}
 	tp := p.tok
-	if p.kind >= pSeqFirst && p.kind <= pSeqFlat {
+	if p.kind == pSeqFlat {
 		return im.seqNext(n, p)
 	}
 	next := func(kind pendKind, t tokenPart) error {
@@ -129,8 +129,7 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		if !slices.Equal(to, []int64{batchMul(int64(t)), int64(d)}) && !slices.Equal(to, []int64{-1, int64(d)}) {
 			return fmt.Errorf("reshapes an attention's output [%d,N·h,%d/h] to %s; want [%d·N,%d]", t, d, shapeText(to), t, d)
 		}
-		y := ival{kind: ivAct, t: p.x.t, view: []int{t, d}, last: true}
-		return im.set(n, ival{kind: ivPending, p: &pending{kind: pSeqFlat, x: y, tok: &tokenPart{qkv: y, seq: true}}})
+		return im.set(n, seqFlat(ival{kind: ivAct, t: p.x.t, view: []int{t, d}, last: true, seq: true}))
 	case p.kind == pContextT && n.OpType == "Reshape":
 		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
 		to, err := im.reshapeTarget(n, []int{t, d})

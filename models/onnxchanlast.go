@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
@@ -147,12 +148,20 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 		if !b.c.float || len(b.c.dims) != 1 || b.c.dims[0] != a.p.w.dims[1] {
 			return fmt.Errorf("adds %q of shape %v to a MatMul of a channels-last tensor by [%d,%d]; want its bias [%d]", b.c.name, b.c.dims, a.p.w.dims[0], a.p.w.dims[1], a.p.w.dims[1])
 		}
-		return im.lastConv(n, a.p, b.c.f)
-	case n.OpType == "Add" && a.kind == ivAct && b.kind == ivAct:
-		if !a.last || !b.last || !slices.Equal(a.view, b.view) {
-			return fmt.Errorf("adds a channels-last tensor [N,%s] to a tensor [N,%s] that is not channels-last of that shape; permute both alike first", joinInts(a.view), joinInts(b.view))
+		p := a.p
+		if base, ok := strings.CutSuffix(b.c.name, "_bias"); ok {
+			// nn.MultiheadAttention's in_proj_bias: the layer is its
+			// in_proj, the attention's own name left to it.
+			w := *p.w
+			w.name = base + ".weight"
+			p = &pending{kind: pMatMul, x: p.x, w: &w, node: p.node}
 		}
-		return im.set(n, ival{kind: ivAct, t: im.net.Add(a.t, b.t), view: a.view, last: true})
+		return im.lastConv(n, p, b.c.f)
+	case n.OpType == "Add" && a.kind == ivAct && b.kind == ivAct:
+		if !a.last || !b.last || !slices.Equal(a.view, b.view) || a.seq != b.seq {
+			return fmt.Errorf("adds a channels-last tensor [N,%s] to a tensor [N,%s] that is not channels-last of that shape and layout; permute both alike first", joinInts(a.view), joinInts(b.view))
+		}
+		return im.set(n, ival{kind: ivAct, t: im.net.Add(a.t, b.t), view: a.view, last: true, seq: a.seq})
 	case a.kind == ivAct && b.kind == ivConst:
 		c, err := lastConsts(a, b.c)
 		if err != nil {
@@ -171,7 +180,7 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 		default:
 			t = im.net.AddConst(a.t, c)
 		}
-		return im.set(n, ival{kind: ivAct, t: t, view: a.view, last: true})
+		return im.set(n, ival{kind: ivAct, t: t, view: a.view, last: true, seq: a.seq})
 	}
 	return fmt.Errorf("%s of a channels-last tensor and another value; the import takes there only %s", n.OpType, lastSupported)
 }
@@ -217,7 +226,7 @@ func (im *importer) lastConv(n *onnx.Node, p *pending, bias []float32) error {
 	}
 	view := slices.Clone(p.x.view) // [H,W,K], or the tokens' [T,K]
 	view[len(view)-1] = k
-	return im.set(n, ival{kind: ivAct, t: t, view: view, last: true})
+	return im.set(n, ival{kind: ivAct, t: t, view: view, last: true, seq: p.x.seq})
 }
 
 // lastChannels returns the channels of the channels-last value v: its
@@ -239,7 +248,7 @@ func (im *importer) lastActivation(n *onnx.Node, x ival) error {
 		return err
 	}
 	if v := im.vals[n.Outputs[0]]; v.kind == ivAct {
-		v.last, v.view = true, slices.Clone(x.view)
+		v.last, v.view, v.seq = true, slices.Clone(x.view), x.seq
 		im.vals[n.Outputs[0]] = v
 	}
 	return nil
@@ -276,7 +285,7 @@ func (im *importer) lastGELU(n *onnx.Node, x ival) error {
 		return err
 	}
 	if v := im.vals[n.Outputs[0]]; v.kind == ivAct {
-		v.last, v.view = true, slices.Clone(x.view)
+		v.last, v.view, v.seq = true, slices.Clone(x.view), x.seq
 		im.vals[n.Outputs[0]] = v
 	}
 	return nil

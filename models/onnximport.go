@@ -223,6 +223,9 @@ type ival struct {
 	// [H,W,C] (or a global pool's output [C], view [1,1,C]). Only the
 	// operators channelsLast takes may read it.
 	last bool
+	// seq marks channels-last tokens held sequence-first, [T,N,C] for
+	// the view [T,C] (nn.MultiheadAttention's layout; see onnxmha.go).
+	seq bool
 	// unpermuted marks the image a channels-last value became again
 	// (Transpose perm [0,3,1,2]): a Mul of it by a constant [C,1,1] is
 	// torchvision's ConvNeXt layer scale (see layerScaleMul).
@@ -280,9 +283,7 @@ const (
 	pProbs                             // … its softmax over the keys
 	pContext                           // … @ v: the Attention layer's output as [N,h,T,D/h]
 	pContextT                          // … transposed, perm [0,2,1,3]
-	pSeqFirst                          // nn.MultiheadAttention: tokens held sequence-first, [T,N,C] (see onnxmha.go)
-	pSeqMatMul                         // … their MatMul by in_proj, waiting for its bias
-	pSeqFlat                           // … an attention's output flattened to [T·N,C]
+	pSeqFlat                           // nn.MultiheadAttention: an attention's output flattened to [T·N,C] (see onnxmha.go)
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -296,7 +297,7 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pTokenMatMul: "a MatMul of the tokens without its bias", pClassToken: "an expanded class token", pQKV: "an attention's qkv reshaped to [N,T,3,h,D/h]",
 	pQKVPerm: "an attention's permuted qkv", pQKVChunk: "a third of an attention's qkv", pQKVChunkHeads: "a third of an attention's qkv split into heads", pQKVPart: "an attention's q, k or v", pKeysT: "an attention's kᵀ", pScores: "an attention's scores",
 	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed",
-	pSeqFirst: "sequence-first tokens [T,N,C]", pSeqMatMul: "a MatMul of sequence-first tokens without its bias", pSeqFlat: "an attention's output flattened to [T·N,C]"}
+	pSeqFlat: "an attention's output flattened to [T·N,C]"}
 
 type pending struct {
 	kind   pendKind

@@ -111,7 +111,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 // the networks every import test runs.
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
-	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"}
+	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"}
 
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
@@ -194,8 +194,9 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 				if strings.HasSuffix(p.Name, ".g") && len(e.Shape) == 3 && e.Shape[1]*e.Shape[2] == 1 && len(p.Shape) == 1 {
 					e.Shape = e.Shape[:1] // torchvision's layer scale [C,1,1], LayerScale's [C]
 				}
-				for len(e.Shape) > len(p.Shape) && e.Shape[0] == 1 && (strings.HasSuffix(p.Name, ".c") || strings.HasSuffix(p.Name, ".p")) {
-					e.Shape = e.Shape[1:] // ViT's cls_token [1,1,D] and pos_embed [1,T,D]
+				if strings.HasSuffix(p.Name, ".c") || strings.HasSuffix(p.Name, ".p") {
+					// ViT's cls_token [1,1,D] and pos_embed [1,T,D] (sequence-first, [T,1,D])
+					e.Shape = slices.DeleteFunc(slices.Clone(e.Shape), func(d int) bool { return d == 1 })
 				}
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 && len(p.Shape) == 4 && p.Shape[2]*p.Shape[3] == 1 && slices.Equal(e.Shape, p.Shape[:2]) {
 					e.Shape = p.Shape // nn.Linear on a channels-last tensor: a 1×1 Conv, torch's [out,in] layout

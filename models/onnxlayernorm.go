@@ -191,13 +191,13 @@ func (im *importer) lnNext(n *onnx.Node, p *pending) error {
 		if c.channel && len(im.net.Shape(c.x.t)) == 3 {
 			t := im.net.ChannelNorm(name, c.x.t, c.eps)
 			im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
-			return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last})
+			return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last, seq: c.x.seq})
 		}
 		// A sample's whole shape, or the channels of a global pool's output
 		// [C] held channels-last: its features.
 		t := im.net.LayerNorm(name, c.x.t, c.eps)
 		im.params[name+".g"], im.params[name+".b"] = c.gamma, b.f
-		return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last})
+		return im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(c.x.view), last: c.x.last, seq: c.x.seq})
 	}
 	return refuse()
 }

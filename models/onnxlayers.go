@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
@@ -364,6 +365,14 @@ func (im *importer) identity(n *onnx.Node) error {
 	}
 	if err != nil {
 		return err
+	}
+	if v.kind == ivConst && !strings.Contains(n.Outputs[0], "::") && !strings.HasPrefix(n.Outputs[0], "/") {
+		// torch's export shares equal initialisers (a deep-copied
+		// layer's): the copy keeps its parameter's name, which names
+		// its layer.
+		c := *v.c
+		c.name = n.Outputs[0]
+		v.c = &c
 	}
 	return im.set(n, v)
 }

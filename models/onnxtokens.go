@@ -60,7 +60,7 @@ func (im *importer) tokens(n *onnx.Node) (bool, error) {
 		v, ok := im.vals[in]
 		switch {
 		case !ok:
-		case v.kind == ivPending && v.p.tok != nil || v.kind == ivPending && (v.p.kind == pTokenMatMul || v.p.kind == pClassToken):
+		case v.kind == ivPending && (v.p.tok != nil || v.p.kind == pTokenMatMul):
 			if p == nil {
 				p = v.p
 			}
@@ -122,7 +122,7 @@ func (im *importer) tokenViewNode(n *onnx.Node, x ival, k int) (bool, error) {
 	case n.OpType == "Transpose" && permIs(n, 2, 0, 1):
 		// transpose(1, 2) then nn.MultiheadAttention's transpose(0, 1),
 		// which torch's export joins: sequence-first [T,N,D].
-		return true, im.set(n, seqFirst(ival{kind: ivAct, t: x.t, view: []int{x.view[1], x.view[0]}, last: true}))
+		return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{x.view[1], x.view[0]}, last: true, seq: true})
 	case n.OpType == "Reshape":
 		to, err := im.reshapeTarget(n, x.view)
 		if err != nil {
@@ -191,20 +191,31 @@ func (im *importer) tokensOf(t Tensor) Tensor {
 // channelsLast.
 func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 	t, d := x.view[0], x.view[1]
+	// The tokens' axis: 1 of [N,T,D], 0 of the sequence-first [T,N,D].
+	axisT, form := int64(1), fmt.Sprintf("[N,%d,%d]", t, d)
+	if x.seq {
+		axisT, form = 0, fmt.Sprintf("[%d,N,%d]", t, d)
+	}
 	switch n.OpType {
 	case "Shape":
+		if x.seq {
+			return true, im.fold(n, shapeSlice(n, []int64{int64(t), batchDim, int64(d)}), nil)
+		}
 		return true, im.shape(n)
 	case "Transpose":
-		if permIs(n, 0, 2, 1) {
+		switch {
+		case permIs(n, 0, 2, 1) && !x.seq:
 			return true, im.set(n, ival{kind: ivAct, t: x.t, view: []int{d, t}})
-		}
-		if permIs(n, 1, 0, 2) {
-			return true, im.set(n, seqFirst(x))
+		case permIs(n, 1, 0, 2): // batch-first ↔ sequence-first
+			return true, im.set(n, ival{kind: ivAct, t: x.t, view: slices.Clone(x.view), last: true, seq: !x.seq})
 		}
 	case "Reshape":
+		if x.seq {
+			return true, fmt.Errorf("reshapes the sequence-first tokens %s; the import takes there an attention written as %s", form, seqWant)
+		}
 		return true, im.qkvReshape(n, x)
 	case "Slice", "Split":
-		return true, im.qkvChunk(n, x, false)
+		return true, im.qkvChunk(n, x, x.seq)
 
 	case "Concat":
 		return true, im.classToken(n)
@@ -215,8 +226,8 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 		}
 		ic, _ := im.konst(n, 1, "indices", false)
 		a := attrInt(n, "axis", 0)
-		if k != 0 || (a != 1 && a != -2) || len(index) != 1 || len(ic.dims) != 0 || index[0] < int64(-t) || index[0] >= int64(t) {
-			return true, fmt.Errorf("gathers %v along axis %d of the tokens [N,%d,%d]; the import takes one position (a scalar index) along axis 1, x[:, i]", index, a, t, d)
+		if k != 0 || (a != axisT && a != axisT-3) || len(index) != 1 || len(ic.dims) != 0 || index[0] < int64(-t) || index[0] >= int64(t) {
+			return true, fmt.Errorf("gathers %v along axis %d of the tokens %s; the import takes one position (a scalar index) along the tokens' axis %d, x[:, i]", index, a, form, axisT)
 		}
 		i := int(index[0])
 		if i < 0 {
@@ -228,9 +239,9 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		if len(axes) == 1 && (axes[0] == 1 || axes[0] == -2) {
+		if len(axes) == 1 && (axes[0] == axisT || axes[0] == axisT-3) {
 			if attrInt(n, "keepdims", 1) != 0 {
-				return true, fmt.Errorf("averages the tokens [N,%d,%d] keeping the axis; the import takes x.mean(1), keepdims 0", t, d)
+				return true, fmt.Errorf("averages the tokens %s keeping the axis; the import takes x.mean(%d), keepdims 0", form, axisT)
 			}
 			return true, im.set(n, ival{kind: ivAct, t: im.net.GlobalAvgPool(x.t), view: []int{d}})
 		}
@@ -241,16 +252,16 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 		a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1%len(n.Inputs)]]
 		if len(n.Inputs) == 2 && im.lastTokens(a) && im.lastTokens(b) && slices.Equal(a.view, b.view) &&
 			!slices.Equal(im.net.Shape(a.t), im.net.Shape(b.t)) {
-			return true, im.set(n, ival{kind: ivAct, t: im.net.Add(im.tokensOf(a.t), im.tokensOf(b.t)), view: slices.Clone(a.view), last: true})
+			return true, im.set(n, ival{kind: ivAct, t: im.net.Add(im.tokensOf(a.t), im.tokensOf(b.t)), view: slices.Clone(a.view), last: true, seq: a.seq})
 		}
 	}
 	return false, nil
 }
 
 // positionEmbedding imports the Add n of channels-last tokens [T,D] and a
-// constant [1,T,D] (or [T,D]) as PositionEmbedding, trained, its values
-// x⁰ (ViT's x + pos_embed, pos_embed an nn.Parameter). It reports false
-// for other Adds.
+// constant [1,T,D] (or [T,D]; of sequence-first tokens, [T,1,D]) as
+// PositionEmbedding, trained, its values x⁰ (ViT's x + pos_embed,
+// pos_embed an nn.Parameter). It reports false for other Adds.
 func (im *importer) positionEmbedding(n *onnx.Node) (bool, error) {
 	if len(n.Inputs) != 2 {
 		return false, nil
@@ -263,8 +274,13 @@ func (im *importer) positionEmbedding(n *onnx.Node) (bool, error) {
 		return false, nil
 	}
 	dims := b.c.dims
-	if len(dims) == 3 && dims[0] == 1 {
+	switch {
+	case len(dims) == 3 && dims[0] == 1 && !a.seq:
 		dims = dims[1:]
+	case len(dims) == 3 && dims[1] == 1 && a.seq:
+		dims = []int{dims[0], dims[2]}
+	case a.seq:
+		return false, nil
 	}
 	if !slices.Equal(dims, a.view) {
 		return false, nil
@@ -275,11 +291,12 @@ func (im *importer) positionEmbedding(n *onnx.Node) (bool, error) {
 	name := im.layerName(n, b.c.name)
 	t := im.net.PositionEmbedding(name, a.t)
 	im.params[name+".p"] = slices.Clone(b.c.f)
-	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(a.view), last: true})
+	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(a.view), last: true, seq: a.seq})
 }
 
 // expandToken imports the Expand n of a constant [1,1,D] (or [D]) to
-// [N,1,D]: a class token, which only a Concat before the tokens may read;
+// [N,1,D] (or, sequence-first, [1,N,D]): a class token, which only a
+// Concat before the tokens may read;
 // and folds the Expand of a constant to a shape without the batch (the
 // repeat(N, 1, 1) of lucidrains's ViT expands by ones first). It reports
 // false for other Expands.
@@ -299,10 +316,10 @@ func (im *importer) expandToken(n *onnx.Node) (bool, error) {
 		}
 		return true, im.fold(n, c, err)
 	}
-	if !im.tokenConst(v.c) || len(to) != 3 || to[0] != batchDim || to[1] != 1 || (to[2] != 1 && to[2] != int64(v.c.size())) {
+	if !im.tokenConst(v.c) || len(to) != 3 || !(to[0] == batchDim && to[1] == 1 || to[0] == 1 && to[1] == batchDim) || (to[2] != 1 && to[2] != int64(v.c.size())) {
 		return false, nil
 	}
-	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n}})
+	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n, tok: &tokenPart{seq: to[0] == 1}}})
 }
 
 // tileToken imports the Tile n of a constant [1,1,D] by [N,1,1] (torch's
@@ -317,7 +334,7 @@ func (im *importer) tileToken(n *onnx.Node) (bool, error) {
 	if err != nil || !slices.Equal(reps, []int64{batchDim, 1, 1}) {
 		return false, nil
 	}
-	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n}})
+	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n, tok: &tokenPart{}}})
 }
 
 // tokenConst reports whether c holds one token: float values along its
@@ -365,14 +382,19 @@ func broadcastTo(c *iconst, to []int64) (*iconst, error) {
 	}), nil
 }
 
-// classToken imports the Concat n, along axis 1, of a class token (see
-// expandToken) and channels-last tokens [T,D]: ClassToken.
+// classToken imports the Concat n, along the tokens' axis (1, or 0 of
+// sequence-first tokens), of a class token (see expandToken) and
+// channels-last tokens [T,D]: ClassToken.
 func (im *importer) classToken(n *onnx.Node) error {
-	if len(n.Inputs) != 2 || (attrInt(n, "axis", 0) != 1 && attrInt(n, "axis", 0) != -2) {
-		return fmt.Errorf("concatenates the tokens with %d tensors along axis %d; the import takes the Concat of a class token and the tokens along axis 1, torch.cat((cls_token.expand(N, -1, -1), x), dim=1)", len(n.Inputs)-1, attrInt(n, "axis", 0))
+	c, x := im.vals[n.Inputs[0]], im.vals[n.Inputs[min(1, len(n.Inputs)-1)]]
+	axisT := int64(1)
+	if x.seq {
+		axisT = 0
 	}
-	c, x := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
-	if c.kind != ivPending || c.p.kind != pClassToken || !im.lastTokens(x) {
+	if a := attrInt(n, "axis", 0); len(n.Inputs) != 2 || a != axisT && a != axisT-3 {
+		return fmt.Errorf("concatenates the tokens with %d tensors along axis %d; the import takes the Concat of a class token and the tokens along their axis %d, torch.cat((cls_token.expand(N, -1, -1), x), dim=1)", len(n.Inputs)-1, a, axisT)
+	}
+	if c.kind != ivPending || c.p.kind != pClassToken || !im.lastTokens(x) || c.p.tok.seq != x.seq {
 		return fmt.Errorf("concatenates %q and %q along the tokens; the import takes a class token (Expand of a constant [1,1,D]) first, then the tokens", n.Inputs[0], n.Inputs[1])
 	}
 	if c.p.w.size() != x.view[1] {
@@ -384,5 +406,5 @@ func (im *importer) classToken(n *onnx.Node) error {
 	name := im.layerName(c.p.node, c.p.w.name)
 	t := im.net.ClassToken(name, x.t)
 	im.params[name+".c"] = slices.Clone(c.p.w.f)
-	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0] + 1, x.view[1]}, last: true})
+	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0] + 1, x.view[1]}, last: true, seq: x.seq})
 }

@@ -16,7 +16,7 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"} {
+	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32

@@ -41,6 +41,12 @@ NETS = {
     "tv_mnasnet0_5": lambda: swap_bn(tvm.mnasnet0_5(num_classes=10)),
     "tv_googlenet": lambda: swap_bn(tvm.googlenet(num_classes=10, aux_logits=False, init_weights=True)),
     "tv_convnext_tiny": lambda: tvm.convnext_tiny(num_classes=10),
+    # ViT-B/16's layers (nn.MultiheadAttention, class token, position embedding), narrowed for 32x32 inputs.
+    "tv_vit": lambda: tvm.VisionTransformer(image_size=32, patch_size=4, num_layers=2, num_heads=2, hidden_dim=64,
+                                            mlp_dim=128, num_classes=10),
+    # Swin's windowed attention is refused (docs/transformers.md); listed so that the audit says so.
+    "tv_swin": lambda: tvm.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2], num_heads=[2], window_size=[4, 4],
+                                          num_classes=10),
 }
 
 

@@ -145,6 +145,9 @@ order, then these.
                      batch folded into the heads (Transpose perm [1,0,2], in_proj MatMul and Add, Slices, Reshapes to
                      [T,N·h,D/h], …, out_proj Gemm), then LayerNorm → x[:, 0] → Linear. The import takes each attention as
                      the in_proj and out_proj 1×1 Convs around Attention. Seed 41, with NAME.bin.
+  vit_seqfirst.onnx  the same kept sequence-first, [T,N,D] (nn.TransformerEncoder's default batch_first=False, two
+                     pre-norm GELU layers): x.flatten(2).permute(2, 0, 1), the class token concatenated along axis 0,
+                     a position embedding [17,1,16], LayerNorm → x[0] → Linear. Seed 42, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -796,12 +799,33 @@ class ViTEncoder(nn.Module):
         return self.head(self.norm(x)[:, 0])
 
 
+class ViTSeqFirst(nn.Module):
+    """A ViT kept sequence-first ([T,N,D], nn.TransformerEncoder's default batch_first=False): class token and
+    position embedding added there, x[0] read out."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, d, 4, stride=4)
+        self.cls_token = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.pos_embed = nn.Parameter(0.02 * torch.randn(17, 1, d))
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, 2, 32, dropout=0.0, activation="gelu", norm_first=True), 2,
+                                             enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).permute(2, 0, 1)  # [T,N,D]
+        x = torch.cat((self.cls_token.expand(-1, x.shape[1], -1), x), dim=0) + self.pos_embed
+        return self.head(self.norm(self.encoder(x))[0])
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
-          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41),
+          "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41), "vit_seqfirst": (ViTSeqFirst, 42),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -838,7 +862,7 @@ def export(name, model, training=False):
 # grad_f64_offset), the reference the Go test compares with where it is there: in a transformer, sums that
 # cancel leave torch's float32 coordinates off by more than the test's 1e-3 (MLP-Mixer's second token-mixing
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token).
-GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder"}
+GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"}
 
 
 def gradient_fixture(name, model):
