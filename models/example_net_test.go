@@ -74,3 +74,55 @@ func ExampleNet() {
 	// loss 2.3602 after 1 step, 2.1622 after 30
 	// evaluation loss 2.1019
 }
+
+// A vision transformer of one's own: 4×4 patches of the 28×28 digits as
+// 49 tokens of 16 features (Tokens), a class token and a position
+// embedding, one pre-norm block of multi-head self-attention (qkv and proj
+// Linears as 1×1 convolutions around Attention) and an MLP, then the class
+// token's features (Token) to a dense head: timm's ViT, layer for layer.
+func ExampleNet_Attention() {
+	n := models.NewNet("tiny-vit", []int{1, 28, 28}, 10)
+	x := n.Tokens(n.Conv2D("patch", n.Input(), models.Conv{Out: 16, Kernel: 4, Stride: 4, Bias: true})) // [16,49,1]
+	x = n.PositionEmbedding("pos", n.ClassToken("cls", x))                                               // [16,50,1]
+	qkv := n.Conv2D("qkv", n.ChannelNorm("norm1", x, 1e-6), models.Conv{Out: 48, Kernel: 1, Bias: true})
+	x = n.Add(x, n.Conv2D("proj", n.Attention("attn", qkv, 2, 0), models.Conv{Out: 16, Kernel: 1, Bias: true}))
+	h := n.GELU(n.Conv2D("fc1", n.ChannelNorm("norm2", x, 1e-6), models.Conv{Out: 32, Kernel: 1, Bias: true}))
+	x = n.Add(x, n.Conv2D("fc2", h, models.Conv{Out: 16, Kernel: 1, Bias: true}))
+	m, err := n.Model(n.Dense("head", n.Token(n.ChannelNorm("norm", x, 1e-6), 0), 10))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, test, err := data.LoadMNIST("")
+	if err != nil {
+		log.Fatal(err)
+	}
+	batch := data.Batch{Data: test, Index: make([]int, 64)}
+	for i := range batch.Index {
+		batch.Index[i] = i
+	}
+	w, err := m.NewWorker()
+	if err != nil {
+		log.Fatal(err)
+	}
+	params, grad := m.Init(1), make([]float32, m.NumParams())
+	var first, last float32
+	for step := range 30 {
+		loss, err := w.Grad(params, batch, grad)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if step == 0 {
+			first = loss
+		}
+		last = loss
+		for i, g := range grad {
+			params[i] -= float32(0.1 * g)
+		}
+	}
+	fmt.Printf("%s: %d parameters in %d tensors\n", m.Name(), m.NumParams(), len(m.Params()))
+	fmt.Printf("loss %.4f after 1 step, %.4f after 30\n", first, last)
+	// Output:
+	// tiny-vit: 3514 parameters in 20 tensors
+	// loss 2.4299 after 1 step, 2.1627 after 30
+}

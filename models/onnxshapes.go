@@ -241,7 +241,7 @@ func reshapeDims(target []int64, from []int, allowZero bool) ([]int, error) {
 	out, infer := make([]int, len(target)), -1
 	for i, d := range target {
 		switch {
-		case d == batchDim:
+		case batchFactor(d) > 0:
 			return nil, fmt.Errorf("target shape %v moves the batch dimension", shapeText(target))
 		case d == 0 && !allowZero:
 			if i >= len(from) {

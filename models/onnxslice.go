@@ -48,7 +48,7 @@ func (im *importer) slice(n *onnx.Node) error {
 		if steps != nil {
 			st = steps[i]
 		}
-		if st == 0 || starts[i] == batchDim || ends[i] == batchDim {
+		if st == 0 || batchFactor(starts[i]) > 0 || batchFactor(ends[i]) > 0 {
 			return fmt.Errorf("step 0 or a bound computed from the batch size")
 		}
 		first[a], dims[a] = sliceRange(starts[i], ends[i], st, data.dims[a])
@@ -151,7 +151,7 @@ func (im *importer) cast(n *onnx.Node) error {
 		out.f, out.i = c.f, c.i
 	case toFloat:
 		for _, x := range c.i {
-			if x == batchDim {
+			if batchFactor(x) > 0 {
 				return fmt.Errorf("casts the batch size: a dynamic shape that cannot be resolved when the file is imported")
 			}
 			out.f = append(out.f, float32(x))

@@ -65,7 +65,7 @@ func (im *importer) sliceData(n *onnx.Node) error {
 	if err := channelAxis(n, axes[0], x); err != nil {
 		return err
 	}
-	if steps != nil && steps[0] != 1 || starts[0] == batchDim || ends[0] == batchDim {
+	if steps != nil && steps[0] != 1 || batchFactor(starts[0]) > 0 || batchFactor(ends[0]) > 0 {
 		return fmt.Errorf("slices the channels of [N,%s] with starts %v, ends %v and steps %v; want constant bounds and step 1", joinInts(x.view), starts, ends, steps)
 	}
 	from, count := sliceRange(starts[0], ends[0], 1, x.view[0])
