@@ -83,7 +83,7 @@ func ExampleNet() {
 func ExampleNet_Attention() {
 	n := models.NewNet("tiny-vit", []int{1, 28, 28}, 10)
 	x := n.Tokens(n.Conv2D("patch", n.Input(), models.Conv{Out: 16, Kernel: 4, Stride: 4, Bias: true})) // [16,49,1]
-	x = n.PositionEmbedding("pos", n.ClassToken("cls", x))                                               // [16,50,1]
+	x = n.PositionEmbedding("pos", n.ClassToken("cls", x))                                              // [16,50,1]
 	qkv := n.Conv2D("qkv", n.ChannelNorm("norm1", x, 1e-6), models.Conv{Out: 48, Kernel: 1, Bias: true})
 	x = n.Add(x, n.Conv2D("proj", n.Attention("attn", qkv, 2, 0), models.Conv{Out: 16, Kernel: 1, Bias: true}))
 	h := n.GELU(n.Conv2D("fc1", n.ChannelNorm("norm2", x, 1e-6), models.Conv{Out: 32, Kernel: 1, Bias: true}))

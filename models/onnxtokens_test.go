@@ -1,13 +1,19 @@
 package models
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gtstorm/gtstorm/data"
+	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
 
@@ -192,3 +198,60 @@ func scaleConstant(m *onnx.Model, v float32) bool {
 	}
 	return false
 }
+
+// envTokensChild makes the test binary print transformersDigest and exit
+// (see TestTransformersSameBitsOnEveryKernelSet).
+const envTokensChild = "GTSTORM_TEST_TRANSFORMERS_DIGEST"
+
+// transformersDigest imports the ViT and MLP-Mixer fixtures (timm's,
+// lucidrains', nn.TransformerEncoderLayer's batch-first and
+// sequence-first attention) and digests every bit of each one's gradient
+// and loss on a batch at the file's weights, and its evaluation after a
+// step.
+func transformersDigest(t testing.TB) string {
+	h := sha256.New()
+	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"} {
+		m, x0, err := ImportONNXFile(filepath.Join("testdata", "onnx", name+".onnx"), []int{3, 16, 16}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := imageSet(41, 6, 10, true, 3, 16, 16)
+		w := newWorker(t, m)
+		loss, g := grad(t, w, x0, batchOf(d, seq(6)...))
+		binary.Write(h, binary.LittleEndian, math.Float32bits(loss))
+		for _, v := range g {
+			binary.Write(h, binary.LittleEndian, math.Float32bits(v))
+		}
+		for j := range x0 {
+			x0[j] -= float32(0.05 * g[j]) // converted: no fused multiply-add on arm64
+		}
+		sum, correct, err := w.Eval(x0, batchOf(d, seq(6)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.Write(h, binary.LittleEndian, math.Float64bits(sum))
+		binary.Write(h, binary.LittleEndian, int64(correct))
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestTransformersSameBitsOnEveryKernelSet runs the imported transformers'
+// gradients in a child process per kernel set and checks that every set
+// gives the recorded bits, wantTransformersDigest, the same on every
+// architecture (.ci/run runs it on arm64 under qemu too).
+func TestTransformersSameBitsOnEveryKernelSet(t *testing.T) {
+	digests, parent := kernelstest.Digests(t, "TestTransformersSameBitsOnEveryKernelSet", envTokensChild, transformersDigest)
+	if !parent {
+		return
+	}
+	for set, d := range digests {
+		if d != wantTransformersDigest {
+			t.Errorf("kernel set %s on %s: digest %s, want %s (pure Go: %s)", set, runtime.GOARCH, d, wantTransformersDigest, digests["go"])
+		}
+	}
+}
+
+// wantTransformersDigest is transformersDigest's value on every
+// architecture and kernel set; a change that moves it must record the new
+// value here, from the pure-Go set on amd64.
+const wantTransformersDigest = "2b1aedbe2e7f2424ee1f5c3c735cd29efba1c56627da25181a561360631dff11"
