@@ -137,6 +137,13 @@ func (im *importer) tokenViewNode(n *onnx.Node, x ival, k int) (bool, error) {
 			return true, im.set(n, ival{kind: ivAct, t: t, view: to})
 		}
 		return true, fmt.Errorf("reshapes the tokens [N,%s] to [N,%s]; the import takes there only their image [N,%s] (or [N,%d,%d,1])", joinInts(x.view), joinInts(to), joinInts(s), x.view[0], x.view[1])
+	case n.OpType == "Add" && len(n.Inputs) == 2:
+		// A residual join of two token views, one of them maybe still
+		// its patch embedding's image: both as the token image.
+		a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
+		if im.tokenView(a) && im.tokenView(b) && slices.Equal(a.view, b.view) && !slices.Equal(im.net.Shape(a.t), im.net.Shape(b.t)) {
+			return true, im.set(n, ival{kind: ivAct, t: im.net.Add(im.tokensOf(a.t), im.tokensOf(b.t)), view: slices.Clone(a.view)})
+		}
 	case n.OpType == "MatMul" && k == 0:
 		w, err := im.konst(n, 1, "weights", false)
 		if err != nil {

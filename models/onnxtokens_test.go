@@ -255,3 +255,43 @@ func TestTransformersSameBitsOnEveryKernelSet(t *testing.T) {
 // architecture and kernel set; a change that moves it must record the new
 // value here, from the pure-Go set on amd64.
 const wantTransformersDigest = "2b1aedbe2e7f2424ee1f5c3c735cd29efba1c56627da25181a561360631dff11"
+
+// TestImportTokenViewResidual imports a token mixing whose residual join
+// is written on the token view [N,D,T] (x + mlp(x) before the transpose):
+// the patch embedding's image and the Linear's output are added as the
+// token image, giving the logits of the Net written by hand.
+func TestImportTokenViewResidual(t *testing.T) {
+	w, b := ramp(16*8, 0.3), ramp(8, 0.9)
+	w2, b2 := ramp(8*16, 1.7), ramp(16, 2.1)
+	fw, fb := ramp(2*4, 1), ramp(2, 2)
+	enc := tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3),
+		onnx.Int64Tensor("flat", []int64{0, 4, 16}, 3), onnx.FloatTensor("w", w, 16, 8), onnx.FloatTensor("b", b, 8),
+		onnx.FloatTensor("w2", w2, 8, 16), onnx.FloatTensor("b2", b2, 16), onnx.Int64Tensor("axes", []int64{1}, 1),
+		onnx.FloatTensor("fw", fw, 2, 4), onnx.FloatTensor("fb", fb, 2)},
+		node("Conv", []string{"x", "cw"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), // [N,4,4,4]
+		node("Reshape", []string{"c", "flat"}, "r"),                               // the tokens [N,4,16]
+		node("MatMul", []string{"r", "w"}, "m"), node("Add", []string{"m", "b"}, "mb"), node("Relu", []string{"mb"}, "h"),
+		node("MatMul", []string{"h", "w2"}, "m2"), node("Add", []string{"b2", "m2"}, "o"),
+		node("Add", []string{"r", "o"}, "s"), // the residual on the token view
+		node("Transpose", []string{"s"}, "l", onnx.IntsAttr("perm", 0, 2, 1)),
+		node("ReduceMean", []string{"l", "axes"}, "p", onnx.IntAttr("keepdims", 0)),
+		node("Gemm", []string{"p", "fw", "fb"}, "y", onnx.IntAttr("transB", 1)))
+	m, x0, err := ImportONNX("residual", enc, []int{1, 4, 4}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := NewNet("residual", []int{1, 4, 4}, 2)
+	x := n.Conv2D("c", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1})
+	h := n.TokenLinear("m2", n.ReLU(n.TokenLinear("m", x, 8, false)), 16, false)
+	want, err := n.Model(n.Dense("y", n.GlobalAvgPool(n.Add(n.Tokens(x), h)), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := slices.Concat(ramp(36, 0), w, b, w2, b2, transpose2(&iconst{dims: []int{2, 4}, float: true, f: fw}).f, fb)
+	bt := batchOf(imageSet(3, 5, 2, true, 1, 4, 4), seq(5)...)
+	got, err1 := Logits(m, x0, bt)
+	exp, err2 := Logits(want, params, bt)
+	if err1 != nil || err2 != nil || !slices.Equal(got, exp) {
+		t.Errorf("logits %v (%v), want the Net's %v (%v)", got, err1, exp, err2)
+	}
+}
