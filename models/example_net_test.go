@@ -45,22 +45,8 @@ func ExampleNet() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	params, grad := m.Init(1), make([]float32, m.NumParams())
-	var first, last float32
-	for step := range 30 {
-		batch.Draw = uint64(step) + 1 // never 0: a keyed batch
-		loss, err := w.Grad(params, batch, grad)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if step == 0 {
-			first = loss
-		}
-		last = loss
-		for i, g := range grad {
-			params[i] -= float32(0.5 * g)
-		}
-	}
+	params := m.Init(1)
+	first, last := descend(w, params, batch, 0.5, 30)
 	fmt.Printf("%s: %d parameters in %d tensors, stochastic %v\n", m.Name(), m.NumParams(), len(m.Params()), models.Stochastic(m))
 	fmt.Printf("loss %.4f after 1 step, %.4f after 30\n", first, last)
 	batch.Draw = 0 // evaluation: no key, no dropout
@@ -105,9 +91,21 @@ func ExampleNet_Attention() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	params, grad := m.Init(1), make([]float32, m.NumParams())
-	var first, last float32
-	for step := range 30 {
+	first, last := descend(w, m.Init(1), batch, 0.1, 30)
+	fmt.Printf("%s: %d parameters in %d tensors\n", m.Name(), m.NumParams(), len(m.Params()))
+	fmt.Printf("loss %.4f after 1 step, %.4f after 30\n", first, last)
+	// Output:
+	// tiny-vit: 3514 parameters in 20 tensors
+	// loss 2.4299 after 1 step, 2.1627 after 30
+}
+
+// descend takes steps plain SGD steps of w's model from params (updated in
+// place) on batch, keyed anew each step (Dropout's masks), and returns the
+// first and last steps' losses.
+func descend(w models.Worker, params []float32, batch data.Batch, rate float32, steps int) (first, last float32) {
+	grad := make([]float32, len(params))
+	for step := range steps {
+		batch.Draw = uint64(step) + 1 // never 0: a keyed batch
 		loss, err := w.Grad(params, batch, grad)
 		if err != nil {
 			log.Fatal(err)
@@ -117,12 +115,8 @@ func ExampleNet_Attention() {
 		}
 		last = loss
 		for i, g := range grad {
-			params[i] -= float32(0.1 * g)
+			params[i] -= rate * g
 		}
 	}
-	fmt.Printf("%s: %d parameters in %d tensors\n", m.Name(), m.NumParams(), len(m.Params()))
-	fmt.Printf("loss %.4f after 1 step, %.4f after 30\n", first, last)
-	// Output:
-	// tiny-vit: 3514 parameters in 20 tensors
-	// loss 2.4299 after 1 step, 2.1627 after 30
+	return first, last
 }

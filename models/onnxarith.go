@@ -132,8 +132,10 @@ func (im *importer) arith(n *onnx.Node, kind layerKind, fi func(x, y int64) int6
 		if kind == kindDivConst && !b.c.float && slices.Contains(b.c.i, 0) {
 			return fmt.Errorf("divides the constant %q by the integer 0", n.Inputs[0])
 		}
-		if c, ok := batchScaled(a.c, b.c, true); ok && kind == kindDivConst {
-			return im.fold(n, c, nil)
+		if kind == kindDivConst {
+			if c, ok := batchScaled(a.c, b.c, true); ok {
+				return im.fold(n, c, nil)
+			}
 		}
 		if a.c.size() == 1 && b.c.size() != 1 { // elementwise puts the single value second
 			c, err := elementwise(b.c, a.c, func(x, y int64) int64 { return fi(y, x) }, func(x, y float32) float32 { return ff(y, x) })

@@ -277,18 +277,10 @@ func (im *importer) lastGELUDiv(n *onnx.Node, x ival) error {
 // the other GELUs are (Erf, Add and Mul read only the pattern's values),
 // its output channels-last.
 func (im *importer) lastGELU(n *onnx.Node, x ival) error {
-	h, ok := importOps[n.OpType]
-	if !ok || (n.OpType != "Erf" && n.OpType != "Add" && n.OpType != "Mul") {
+	if n.OpType != "Erf" && n.OpType != "Add" && n.OpType != "Mul" {
 		return fmt.Errorf("reads torch's GELU of a channels-last tensor before it is finished; want Erf, Add 1, Mul by x, Mul by 0.5")
 	}
-	if err := h(im, n); err != nil {
-		return err
-	}
-	if v := im.vals[n.Outputs[0]]; v.kind == ivAct {
-		v.last, v.view, v.seq = true, slices.Clone(x.view), x.seq
-		im.vals[n.Outputs[0]] = v
-	}
-	return nil
+	return im.lastActivation(n, x)
 }
 
 // layerScaleMul imports the Mul n of an image that a channels-last block

@@ -236,10 +236,15 @@ func (im *importer) shape(n *onnx.Node) error {
 	default:
 		return fmt.Errorf("the shape of %s", pendNames[v.p.kind])
 	}
+	return im.fold(n, shapeSlice(n, s), nil)
+}
+
+// shapeSlice applies Shape n's start and end to the shape s.
+func shapeSlice(n *onnx.Node, s []int64) *iconst {
 	start, end := int(attrInt(n, "start", 0)), int(attrInt(n, "end", int64(len(s))))
 	start, end = clampIndex(start, len(s)), clampIndex(end, len(s))
 	s = s[start:max(start, end)]
-	return im.fold(n, &iconst{dims: []int{len(s)}, i: s}, nil)
+	return &iconst{dims: []int{len(s)}, i: s}
 }
 
 // clampIndex resolves a Shape start or end against rank.

@@ -197,8 +197,10 @@ func (im *importer) binary(n *onnx.Node, fi func(x, y int64) int64, ff func(x, y
 		}
 	}
 	if a.kind == ivConst && b.kind == ivConst {
-		if c, ok := batchScaled(a.c, b.c, false); ok && n.OpType == "Mul" {
-			return a, b, true, im.fold(n, c, nil)
+		if n.OpType == "Mul" {
+			if c, ok := batchScaled(a.c, b.c, false); ok {
+				return a, b, true, im.fold(n, c, nil)
+			}
 		}
 		c, err := elementwise(a.c, b.c, fi, ff)
 		return a, b, true, im.fold(n, c, err)

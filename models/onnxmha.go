@@ -56,14 +56,6 @@ func (im *importer) seqNext(n *onnx.Node, p *pending) error {
 	return fmt.Errorf("reads %s as %s; the import takes an attention written as %s", pendNames[p.kind], n.OpType, seqWant)
 }
 
-// shapeSlice applies Shape n's start and end to the shape s.
-func shapeSlice(n *onnx.Node, s []int64) *iconst {
-	start, end := int(attrInt(n, "start", 0)), int(attrInt(n, "end", int64(len(s))))
-	start, end = clampIndex(start, len(s)), clampIndex(end, len(s))
-	s = s[start:max(start, end)]
-	return &iconst{dims: []int{len(s)}, i: s}
-}
-
 // seqGemm imports the Gemm n of an attention's output flattened to
 // [T·N,D] (out_proj): the 1×1 Conv of the tokens, flattened still.
 func (im *importer) seqGemm(n *onnx.Node, p *pending) error {

@@ -100,11 +100,7 @@ func (im *importer) tokenReshape(n *onnx.Node) (bool, error) {
 	if !ok || v.kind != ivAct || v.last || len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view) {
 		return false, nil
 	}
-	target, err := im.ints(n, 1, "target shape", false)
-	if err != nil {
-		return false, nil
-	}
-	to, err := im.perSample(target, v.view, attrInt(n, "allowzero", 0) != 0)
+	to, err := im.reshapeTarget(n, v.view)
 	if err != nil || to[0] != v.view[0] || !(len(to) == 2 || len(to) == 3 && to[2] == 1 && v.view[2] != 1) {
 		return false, nil
 	}
@@ -323,7 +319,7 @@ func (im *importer) expandToken(n *onnx.Node) (bool, error) {
 		}
 		return true, im.fold(n, c, err)
 	}
-	if !im.tokenConst(v.c) || len(to) != 3 || !(to[0] == batchDim && to[1] == 1 || to[0] == 1 && to[1] == batchDim) || (to[2] != 1 && to[2] != int64(v.c.size())) {
+	if !tokenConst(v.c) || len(to) != 3 || !(to[0] == batchDim && to[1] == 1 || to[0] == 1 && to[1] == batchDim) || (to[2] != 1 && to[2] != int64(v.c.size())) {
 		return false, nil
 	}
 	return true, im.set(n, ival{kind: ivPending, p: &pending{kind: pClassToken, w: v.c, node: n, tok: &tokenPart{seq: to[0] == 1}}})
@@ -334,7 +330,7 @@ func (im *importer) expandToken(n *onnx.Node) (bool, error) {
 // false for other Tiles.
 func (im *importer) tileToken(n *onnx.Node) (bool, error) {
 	v, ok := im.vals[firstInput(n)]
-	if !ok || v.kind != ivConst || !im.tokenConst(v.c) || len(v.c.dims) != 3 {
+	if !ok || v.kind != ivConst || !tokenConst(v.c) || len(v.c.dims) != 3 {
 		return false, nil
 	}
 	reps, err := im.ints(n, 1, "repeats", false)
@@ -346,7 +342,7 @@ func (im *importer) tileToken(n *onnx.Node) (bool, error) {
 
 // tokenConst reports whether c holds one token: float values along its
 // last axis only.
-func (im *importer) tokenConst(c *iconst) bool {
+func tokenConst(c *iconst) bool {
 	return c.float && len(c.dims) > 0 && c.size() == c.dims[len(c.dims)-1]
 }
 
