@@ -141,6 +141,9 @@ const (
 	kindClassToken
 	kindPositionEmbedding
 	kindToken
+	kindPatches
+	kindTokenRange
+	kindSub
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -167,7 +170,12 @@ type netLayer struct {
 	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance
 	heads  int       // kindAttention: the heads
 	scale  float32   // kindAttention: the scores' scale
-	index  int       // kindToken: the position taken
+	index  int       // kindToken, kindTokenRange: the (first) position taken
+	count  int       // kindTokenRange: the positions taken
+
+	// kindPatches: a patch's height and width, and its features' order.
+	patch [2]int
+	order PatchOrder
 }
 
 // NewNet starts the description of a network named name on samples of the

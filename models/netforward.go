@@ -109,12 +109,18 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.PositionAdd(l.name, in, p[l.name+".p"])
 		case kindToken:
 			vals[l.out] = g.Token(l.name, in, l.index)
+		case kindTokenRange:
+			vals[l.out] = g.TokenRange(l.name, in, l.index, l.count)
+		case kindPatches:
+			vals[l.out] = g.Patches(l.name, in, l.patch[0], l.patch[1], l.order == PatchesChannelMajor)
 		case kindGlobalMaxPool:
 			vals[l.out] = g.GlobalMaxPool(l.name, in)
 		case kindGlobalAvgPool:
 			vals[l.out] = g.GlobalAvgPool(l.name, in)
 		case kindAdd:
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
+		case kindSub:
+			vals[l.out] = g.Sub(l.name, in, vals[l.in[1]])
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
 		case kindChannels:

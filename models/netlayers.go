@@ -205,6 +205,20 @@ func (n *Net) Add(a, b Tensor) Tensor {
 	return n.record(netLayer{kind: kindAdd, name: name}, sa, a, b)
 }
 
+// Sub adds a − b, elementwise (PoolFormer's token mixer pool(x) − x).
+// Both must have the same shape.
+func (n *Net) Sub(a, b Tensor) Tensor {
+	name := n.autoName("sub")
+	if !n.reads(name, a, b) {
+		return Tensor{-1}
+	}
+	sa, sb := n.shapes[a.id], n.shapes[b.id]
+	if !slices.Equal(sa, sb) {
+		return n.fail(name, "subtracts tensors of shapes %v and %v", sa, sb)
+	}
+	return n.record(netLayer{kind: kindSub, name: name}, sa, a, b)
+}
+
 // Flatten adds the reshape of x to one dimension, in row-major (NCHW)
 // order. Dense flattens its input itself.
 func (n *Net) Flatten(x Tensor) Tensor {

@@ -93,6 +93,10 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.addPositionEmbedding(l, x, out, in)
 	case kindToken:
 		g.addToken(l, x, out, in)
+	case kindTokenRange:
+		g.addTokenRange(l, x, out, in)
+	case kindPatches:
+		g.addPatches(l, x, out, in, shape)
 	case kindLeakyReLU:
 		g.node(l.name, "LeakyRelu", []string{x}, out, onnx.FloatAttr("alpha", l.alpha))
 		g.describe("%s: LeakyRelu alpha %g", l.name, l.alpha)
@@ -158,6 +162,9 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindAdd:
 		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Add (residual)", l.name)
+	case kindSub:
+		g.node(l.name, "Sub", []string{x, g.names[l.in[1]]}, out)
+		g.describe("%s: Sub", l.name)
 	case kindChannels:
 		g.addChannels(l, x, out, in)
 	case kindShuffle:

@@ -101,8 +101,15 @@ type LayerSpec struct {
 	// (written always).
 	Heads int      `json:"heads,omitempty"`
 	Scale *float32 `json:"scale,omitempty"`
-	// Index is the position a token layer takes.
+	// Index is the position a token layer takes, Count how many from there
+	// (tokenrange).
 	Index int `json:"index,omitempty"`
+	Count int `json:"count,omitempty"`
+	// PatchH and PatchW are a patches layer's patch height and width, and
+	// ChannelMajor its order (see Net.Patches; absent, pixel-major).
+	PatchH       int  `json:"patch_h,omitempty"`
+	PatchW       int  `json:"patch_w,omitempty"`
+	ChannelMajor bool `json:"channel_major,omitempty"`
 }
 
 // layerOps names each layerKind in a spec.
@@ -115,7 +122,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -167,6 +174,10 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Name, ls.Units, ls.NoBias = l.name, l.units, l.noBias
 		case kindToken:
 			ls.Index = l.index
+		case kindTokenRange:
+			ls.Index, ls.Count = l.index, l.count
+		case kindPatches:
+			ls.PatchH, ls.PatchW, ls.ChannelMajor = l.patch[0], l.patch[1], l.order == PatchesChannelMajor
 		case kindLeakyReLU, kindELU:
 			alpha := l.alpha
 			ls.Alpha = &alpha
@@ -215,7 +226,7 @@ func NetFromSpec(s NetSpec) (Model, error) {
 func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	arity := 1
 	switch l.Op {
-	case "add", "channelscale":
+	case "add", "sub", "channelscale":
 		arity = 2
 	case "concat":
 		if len(in) < 2 {
@@ -308,8 +319,18 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.PositionEmbedding(l.Name, in[0])
 	case "token":
 		t = n.Token(in[0], l.Index)
+	case "tokenrange":
+		t = n.TokenRange(in[0], l.Index, l.Count)
+	case "patches":
+		order := PatchesPixelMajor
+		if l.ChannelMajor {
+			order = PatchesChannelMajor
+		}
+		t = n.Patches(in[0], l.PatchH, l.PatchW, order)
 	case "add":
 		t = n.Add(in[0], in[1])
+	case "sub":
+		t = n.Sub(in[0], in[1])
 	case "channelscale":
 		t = n.ChannelScale(in[0], in[1])
 	case "concat":

@@ -126,6 +126,24 @@ func (n *Net) Token(x Tensor, index int) Tensor {
 	return n.record(netLayer{kind: kindToken, name: name, index: index}, []int{s[0]}, x)
 }
 
+// TokenRange takes positions from … from+count-1 of x [D,H,W] (row-major),
+// writing [D,count,1] (torch's x[:, from:from+count]; timm's x[:, 1:] of
+// the tokens after the class token, for global_pool="avg").
+func (n *Net) TokenRange(x Tensor, from, count int) Tensor {
+	name := n.autoName("tokenrange")
+	if !n.reads(name, x) {
+		return Tensor{-1}
+	}
+	s, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	if from < 0 || count < 1 || from+count > s[1]*s[2] {
+		return n.fail(name, "positions [%d,%d) of %d", from, from+count, s[1]*s[2])
+	}
+	return n.record(netLayer{kind: kindTokenRange, name: name, index: from, count: count}, []int{s[0], count, 1}, x)
+}
+
 // tokenInitStd is the deviation of a class token's and a position
 // embedding's initial values (timm's trunc_normal_(std=.02), whose
 // truncation at ±2 is 100 deviations out).

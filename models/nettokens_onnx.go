@@ -141,3 +141,12 @@ func (g *onnxGraph) addToken(l netLayer, x, out string, in []int) {
 	g.node(l.name, "Gather", []string{s, t.index("index", l.index)}, out, onnx.IntAttr("axis", 1))
 	g.describe("%s: Token %d of %d (Reshape, Transpose, Gather axis 1) → [N,%d]", l.name, l.index, in[1]*in[2], in[0])
 }
+
+// addTokenRange appends TokenRange: Slice of positions [from,from+count)
+// (axis 1) of the sequence [N,T,D], then back to the image [N,D,count,1].
+func (g *onnxGraph) addTokenRange(l netLayer, x, out string, in []int) {
+	t := tokenNodes{g, l}
+	s := t.op("slice", "Slice", []string{t.seq(x, in), t.ints("starts", l.index), t.ints("ends", l.index+l.count), t.ints("axes", 1)})
+	t.image(s, out, []int{in[0], l.count, 1})
+	g.describe("%s: TokenRange [%d,%d) of %d (Reshape, Transpose, Slice axis 1, Transpose, Reshape) → [N,%d,%d,1]", l.name, l.index, l.index+l.count, in[1]*in[2], in[0], l.count)
+}

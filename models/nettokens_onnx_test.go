@@ -45,6 +45,16 @@ func oddTokensNet() (Model, error) {
 	return n.Model(n.Dense("head", n.Token(h, 3), 3))
 }
 
+// rangeSubNet takes the tokens after a class token (timm's x[:, 1:]) and
+// subtracts the patch embedding's from them (PoolFormer's pool(y) − y).
+func rangeSubNet() (Model, error) {
+	n := NewNet("rangesub", []int{3, 8, 8}, 3)
+	t := n.Tokens(n.Conv2D("patch", n.Input(), Conv{Out: 6, Kernel: 4, Stride: 4, Bias: true}))
+	mixed := n.TokenLinear("mix", n.ClassToken("cls", t), 5, false)
+	d := n.Sub(n.TokenRange(mixed, 1, 4), t)
+	return n.Model(n.Dense("head", n.GlobalAvgPool(d), 3))
+}
+
 // tokenParams returns onnxrtParams(m, seed) with the class tokens and
 // position embeddings scaled from N(0, 0.02²) to N(0, 0.5²), so that a
 // misplaced one shows in the logits.
@@ -103,6 +113,22 @@ func TestTokenLayersExport(t *testing.T) {
 		}, map[string]string{
 			"pos": "positionembedding 24", "attn": "attention, 3 heads, scale 0.7 0", "mix": "tokenlinear → 5 positions, no bias 20",
 			"token#8": "token 3 0",
+		}},
+		{patchesNet(PatchesPixelMajor), []int{3, 8, 12}, 4, map[string]string{
+			"patches#1": "Reshape Transpose Reshape " + imageOps,
+		}, map[string]string{
+			"patches#1": "patches 4×3, features (p1 p2 c) 0",
+		}},
+		{patchesNet(PatchesChannelMajor), []int{3, 8, 12}, 4, map[string]string{
+			"patches#1": "Reshape Transpose Reshape " + imageOps,
+		}, map[string]string{
+			"patches#1": "patches 4×3, features (c p1 p2) 0",
+		}},
+		{rangeSubNet, []int{3, 8, 8}, 3, map[string]string{
+			"tokenrange#5": seqOps + " Slice " + imageOps,
+			"sub#6":        "Sub",
+		}, map[string]string{
+			"tokenrange#5": "tokens [1, 5) 0", "sub#6": "sub 0",
 		}},
 	} {
 		m, err := c.build()

@@ -169,8 +169,20 @@ func (im *importer) constLayer(n *onnx.Node, x ival, cIdx int, kind layerKind) e
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("%s of two tensors of the network's data, [N,%s] and [N,%s]; the import takes %s only with a constant operand (a scalar or one value per channel)",
-			n.OpType, joinInts(x.view), joinInts(y.view), n.OpType)
+		if kind == kindSubConst && cIdx == 1 && slices.Equal(x.view, y.view) && slices.Equal(im.net.Shape(x.t), im.net.Shape(y.t)) {
+			return im.act(n, im.net.Sub(x.t, y.t)) // PoolFormer's pool(x) − x
+		}
+		also := ""
+		if kind == kindSubConst {
+			also = " or of two tensors of equal shape"
+		}
+		return fmt.Errorf("%s of two tensors of the network's data, [N,%s] and [N,%s]; the import takes %s only with a constant operand (a scalar or one value per channel)%s",
+			n.OpType, joinInts(x.view), joinInts(y.view), n.OpType, also)
+	}
+	if kind == kindMulConst {
+		if done, err := im.trainableScale(n, x, v.c); done {
+			return err
+		}
 	}
 	c, err := channelConsts(x, v.c, im.net.Shape(x.t))
 	if err != nil {

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
@@ -36,6 +37,11 @@ func (im *importer) qkvReshape(n *onnx.Node, x ival) error {
 		return err
 	}
 	t, c := x.view[0], x.view[1]
+	if len(to) == 3 && to[0] == t && to[1] >= 1 && to[1]*to[2] == c {
+		// q, k or v of a Linear of its own split into heads (HF's
+		// transpose_for_scores); which of them, its readers tell.
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunkHeads, x: x, tok: &tokenPart{qkv: x, heads: to[1], part: -1, sep: true}}})
+	}
 	if len(to) != 4 || to[0] != t || to[1] != 3 || to[2] < 1 || to[2]*to[3] != c/3 || c%3 != 0 {
 		return fmt.Errorf("reshapes the tokens [N,%d,%d] to [N,%s]; the import takes there only an attention's qkv reshaped to [N,%d,3,heads,%d/heads] (%s)", t, c, joinInts(to), t, c/3, attentionWant)
 	}
@@ -92,13 +98,22 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		t := *tp
 		t.packed = false
 		return next(pQKVPart, t)
-	case p.kind == pQKVPart && !tp.packed && tp.part == 1 && n.OpType == "Transpose" && permIs(n, 0, 1, 3, 2):
-		return next(pKeysT, *tp)
+	case p.kind == pQKVPart && !tp.packed && (tp.part == 1 || tp.part == -1) && n.OpType == "Transpose" && permIs(n, 0, 1, 3, 2):
+		return next(pKeysT, tp.as(1))
 	case (p.kind == pQKVChunk || p.kind == pQKVChunkHeads) && tp.seq && n.OpType == "Shape":
-		d := int64(tp.qkv.view[1] / 3)
+		_, di := tp.dims()
+		d := int64(di)
 		s := []int64{int64(tp.qkv.view[0]), batchDim, d}
 		if p.kind == pQKVChunkHeads {
 			s = []int64{int64(tp.qkv.view[0]), batchMul(int64(tp.heads)), d / int64(tp.heads)}
+		}
+		return im.fold(n, shapeSlice(n, s), nil)
+	case (p.kind == pContext || p.kind == pContextT) && !tp.seq && n.OpType == "Shape":
+		// HF's context.view(context.size()[:-2] + (D,)).
+		t, d := tp.dims()
+		s := []int64{batchDim, int64(tp.heads), int64(t), int64(d / tp.heads)}
+		if p.kind == pContextT {
+			s[1], s[2] = s[2], s[1]
 		}
 		return im.fold(n, shapeSlice(n, s), nil)
 	case p.kind == pQKVChunk && n.OpType == "Reshape" && tp.seq:
@@ -107,11 +122,11 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		return im.chunkHeads(n, tp)
 	case p.kind == pQKVChunkHeads && n.OpType == "Transpose" && (permIs(n, 0, 2, 1, 3) && !tp.seq || permIs(n, 1, 0, 2) && tp.seq):
 		return next(pQKVPart, *tp)
-	case p.kind == pQKVChunkHeads && tp.part == 1 && n.OpType == "Transpose" && (permIs(n, 0, 2, 3, 1) && !tp.seq || permIs(n, 1, 2, 0) && tp.seq):
-		return next(pKeysT, *tp)
-	case (p.kind == pQKVPart && !tp.packed && tp.part == 0 || p.kind == pScores) && (n.OpType == "Mul" || n.OpType == "Div"):
+	case p.kind == pQKVChunkHeads && (tp.part == 1 || tp.part == -1) && n.OpType == "Transpose" && (permIs(n, 0, 2, 3, 1) && !tp.seq || permIs(n, 1, 2, 0) && tp.seq):
+		return next(pKeysT, tp.as(1))
+	case (p.kind == pQKVPart && !tp.packed && (tp.part == 0 || tp.part == -1) || p.kind == pScores) && (n.OpType == "Mul" || n.OpType == "Div"):
 		return im.attentionScale(n, p)
-	case n.OpType == "MatMul":
+	case n.OpType == "MatMul" || n.OpType == "Einsum":
 		return im.attentionMatMul(n)
 	case p.kind == pScores && n.OpType == "Softmax":
 		if a := attrInt(n, "axis", -1); a != -1 && a != 3 {
@@ -121,7 +136,7 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 	case p.kind == pContext && n.OpType == "Transpose" && (permIs(n, 0, 2, 1, 3) && !tp.seq || permIs(n, 1, 0, 2) && tp.seq):
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pContextT, x: p.x, tok: tp}})
 	case p.kind == pContextT && n.OpType == "Reshape" && tp.seq:
-		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+		t, d := tp.dims()
 		to, err := im.ints(n, 1, "target shape", false)
 		if err != nil {
 			return err
@@ -131,7 +146,7 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 		}
 		return im.set(n, seqFlat(ival{kind: ivAct, t: p.x.t, view: []int{t, d}, last: true, seq: true}))
 	case p.kind == pContextT && n.OpType == "Reshape":
-		t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+		t, d := tp.dims()
 		to, err := im.reshapeTarget(n, []int{t, d})
 		if err != nil {
 			return err
@@ -182,7 +197,7 @@ func (im *importer) qkvChunk(n *onnx.Node, x ival, seq bool) error {
 // chunkHeads imports the Reshape n of a third of an attention's qkv
 // [T,D] to [T,h,D/h].
 func (im *importer) chunkHeads(n *onnx.Node, tp *tokenPart) error {
-	t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+	t, d := tp.dims()
 	to, err := im.reshapeTarget(n, []int{t, d})
 	if err != nil {
 		return err
@@ -231,6 +246,9 @@ func (im *importer) attentionScale(n *onnx.Node, p *pending) error {
 		return fmt.Errorf("scales an attention twice (q and its scores); the import takes one scale")
 	}
 	t := *p.tok
+	if p.kind == pQKVPart {
+		t = t.as(0)
+	}
 	t.scale = c.f[0]
 	if n.OpType == "Div" {
 		t.scale = 1 / c.f[0]
@@ -238,31 +256,112 @@ func (im *importer) attentionScale(n *onnx.Node, p *pending) error {
 	return im.set(n, ival{kind: ivPending, p: &pending{kind: p.kind, x: p.x, tok: &t}})
 }
 
-// attentionMatMul imports MatMul(q, kᵀ), the scores, and MatMul(softmax,
-// v), where the Attention layer is added.
+// attentionMatMul imports the MatMul or Einsum n of an attention's
+// parts: MatMul(q, kᵀ) or Einsum "bhid,bhjd->bhij" of q and k, the scores,
+// and MatMul(softmax, v) or Einsum "bhij,bhjd->bhid", where the Attention
+// layer is added.
 func (im *importer) attentionMatMul(n *onnx.Node) error {
 	if len(n.Inputs) != 2 {
-		return fmt.Errorf("MatMul of %d inputs; want 2", len(n.Inputs))
+		return fmt.Errorf("%s of %d inputs; want 2", n.OpType, len(n.Inputs))
 	}
 	a, b := im.vals[n.Inputs[0]], im.vals[n.Inputs[1]]
-	if a.kind != ivPending || b.kind != ivPending || a.p.tok == nil || b.p.tok == nil || a.p.tok.qkv.t != b.p.tok.qkv.t || a.p.tok.heads != b.p.tok.heads {
-		return fmt.Errorf("MatMul of %q and %q, not two parts of one attention's qkv; the import takes an attention written as timm's: %s", n.Inputs[0], n.Inputs[1], attentionWant)
+	if a.kind != ivPending || b.kind != ivPending || a.p.tok == nil || b.p.tok == nil || !a.p.tok.sameAttention(b.p.tok) {
+		return fmt.Errorf("%s of %q and %q, not two parts of one attention's qkv; the import takes an attention written as timm's: %s", n.OpType, n.Inputs[0], n.Inputs[1], attentionWant)
 	}
 	ta, tb := a.p.tok, b.p.tok
+	keys := b.p.kind == pKeysT // MatMul(q, kᵀ)
+	product := true            // a·b, as MatMul
+	eq := attrString(n, "equation", "")
+	if n.OpType == "Einsum" {
+		switch einsumForm(eq) {
+		case einsumScores:
+			keys, product = tb.isPart(b.p.kind, 1), false
+		case einsumOther:
+			return fmt.Errorf("Einsum %q of %s and %s; the import takes an attention's scores, \"bhid,bhjd->bhij\" of q and k, and products as MatMul's, \"bhij,bhjd->bhid\" (%s)",
+				eq, pendNames[a.p.kind], pendNames[b.p.kind], attentionWant)
+		}
+	}
 	switch {
-	case a.p.kind == pQKVPart && ta.part == 0 && !ta.packed && b.p.kind == pKeysT:
-		t := *ta
+	case keys && ta.isPart(a.p.kind, 0):
+		t := ta.as(0)
+		if t.sep {
+			t.src = [2]Tensor{ta.qkv.t, tb.qkv.t}
+		}
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pScores, x: ta.qkv, tok: &t}})
-	case a.p.kind == pProbs && b.p.kind == pQKVPart && tb.part == 2 && !tb.packed:
+	case product && a.p.kind == pProbs && tb.isPart(b.p.kind, 2):
 		scale := ta.scale
 		if scale == 0 {
 			scale = 1 // q @ kᵀ unscaled
 		}
+		qkv := ta.qkv.t
+		if ta.sep {
+			qkv = im.net.Concat(ta.src[0], ta.src[1], tb.qkv.t)
+		}
 		name := im.layerName(n, "")
-		out := im.net.Attention(name, ta.qkv.t, ta.heads, scale)
+		out := im.net.Attention(name, qkv, ta.heads, scale)
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pContext, x: ival{kind: ivAct, t: out}, tok: ta}})
 	}
-	return fmt.Errorf("MatMul of %s and %s; the import takes an attention written as timm's: %s", pendNames[a.p.kind], pendNames[b.p.kind], attentionWant)
+	return fmt.Errorf("%s of %s and %s; the import takes an attention written as timm's: %s", n.OpType, pendNames[a.p.kind], pendNames[b.p.kind], attentionWant)
+}
+
+// as returns tp as part k (0 q, 1 k, 2 v) of its attention.
+func (tp *tokenPart) as(k int) tokenPart {
+	t := *tp
+	t.part = k
+	return t
+}
+
+// isPart reports whether tp, a pending value of kind kind, is q (k 0),
+// k (1, not transposed) or v (2) of its attention, or a separate Linear's
+// part not yet known.
+func (tp *tokenPart) isPart(kind pendKind, k int) bool {
+	return kind == pQKVPart && !tp.packed && (tp.part == k || tp.part == -1 && tp.sep)
+}
+
+// sameAttention reports whether tp and u are parts of one attention: of
+// one qkv Linear, or of separate Linears of the same tokens and heads.
+func (tp *tokenPart) sameAttention(u *tokenPart) bool {
+	if tp.heads != u.heads || tp.sep != u.sep {
+		return false
+	}
+	if tp.sep {
+		return slices.Equal(tp.qkv.view, u.qkv.view)
+	}
+	return tp.qkv.t == u.qkv.t
+}
+
+// The products of an attention that an Einsum's equation may spell.
+const (
+	einsumOther   = iota
+	einsumScores  // "bhid,bhjd->bhij": q·kᵀ
+	einsumProduct // "bhij,bhjd->bhid": a·b, as MatMul (softmax·v)
+)
+
+// einsumForm returns which product of an attention the Einsum equation eq
+// spells over 4-dimensional [N,h,T,D/h] operands, their two leading axes
+// named alike in each (or "..."), or einsumOther.
+func einsumForm(eq string) int {
+	eq = strings.ReplaceAll(eq, " ", "")
+	lhs, out, ok := strings.Cut(eq, "->")
+	a, b, ok2 := strings.Cut(lhs, ",")
+	if !ok || !ok2 || len(a) < 4 || len(a) != len(b) || len(a) != len(out) {
+		return einsumOther
+	}
+	pre := a[:len(a)-2]
+	if b[:len(b)-2] != pre || out[:len(out)-2] != pre || !(pre == "..." || len(pre) == 2 && pre[0] != pre[1]) {
+		return einsumOther
+	}
+	x, y, z := a[len(a)-2:], b[len(b)-2:], out[len(out)-2:]
+	distinct := func(s string) bool {
+		return s[0] != s[1] && s[1] != s[2] && s[0] != s[2] && !strings.ContainsAny(pre, s)
+	}
+	switch {
+	case x[1] == y[1] && z == x[:1]+y[:1] && distinct(x+y[:1]): // P·id, P·jd → P·ij
+		return einsumScores
+	case x[1] == y[0] && z == x[:1]+y[1:] && distinct(x+y[1:]): // P·ij, P·je → P·ie
+		return einsumProduct
+	}
+	return einsumOther
 }
 
 // tokenMatMulNext imports n, a reader of the MatMul p of a token view by

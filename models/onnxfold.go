@@ -41,6 +41,9 @@ func constOf(t *onnx.Tensor) (*iconst, error) {
 func (c *iconst) reshaped(dims []int) *iconst {
 	r := *c
 	r.dims, r.name = dims, ""
+	if r.origin == "" {
+		r.origin = c.name
+	}
 	return &r
 }
 

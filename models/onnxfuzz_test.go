@@ -194,7 +194,7 @@ func importMutated(t *testing.T, what string, m *onnx.Model, shape []int) (ok bo
 			t.Errorf("%s, shape %v: panic: %v\n%s", what, shape, r, panicSite(debug.Stack()))
 		}
 	}()
-	model, x0, err := importModel("fuzz.onnx", m, shape, 10)
+	model, x0, err := importModel("fuzz.onnx", m, shape, 10, ImportOptions{})
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "fuzz.onnx") {
 			t.Errorf("%s, shape %v: error is not one line naming the file: %q", what, shape, msg)

@@ -13,7 +13,9 @@ import (
 // them.
 const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis strides, pads [top,left,bottom,right] alike or not on opposite sides, auto_pad SAME_UPPER and SAME_LOWER, dilations), Gemm (with or without a bias), MatMul (with or without the Add of its bias), Add, " +
 	"Concat along the channels (axis 1), Slice (constant bounds, step 1) and Split (constant sizes, or equal parts) of the data along the channels (axis 1), " +
-	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, PRelu (one slope, or one a channel), " +
+	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), " +
+	"Reshape of an image to [N,C,H/p1,p1,W/p2,p2], Transpose perm [0,2,4,3,5,1] or [0,2,4,1,3,5] and Reshape to the tokens [N,T,F], each read only by the next (a ViT's patchify, einops' Rearrange), " +
+	"Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, PRelu (one slope, or one a channel), " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1; pads or auto_pad SAME_UPPER padding the bottom and right more where ceil mode gives the same windows), " +
@@ -141,21 +143,31 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 // GroupNorm), as is any other operator, naming it, its node and the
 // supported set. Every refusal is one line.
 func ImportONNX(name string, data []byte, shape []int, classes int) (Model, []float32, error) {
+	return ImportONNXWith(name, data, shape, classes, ImportOptions{})
+}
+
+// ImportONNXWith is ImportONNX with the caller's options.
+func ImportONNXWith(name string, data []byte, shape []int, classes int, opt ImportOptions) (Model, []float32, error) {
 	om, err := onnx.Unmarshal(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return importModel(name, om, shape, classes)
+	return importModel(name, om, shape, classes, opt)
 }
 
 // ImportONNXFile is ImportONNX of the regular file at path (see
 // onnx.ReadFile), naming the network after the file.
 func ImportONNXFile(path string, shape []int, classes int) (Model, []float32, error) {
+	return ImportONNXFileWith(path, shape, classes, ImportOptions{})
+}
+
+// ImportONNXFileWith is ImportONNXFile with the caller's options.
+func ImportONNXFileWith(path string, shape []int, classes int, opt ImportOptions) (Model, []float32, error) {
 	om, err := onnx.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return importModel(filepath.Base(path), om, shape, classes)
+	return importModel(filepath.Base(path), om, shape, classes, opt)
 }
 
 // IsONNXName reports whether a model name names an ONNX file.
@@ -197,6 +209,12 @@ type importer struct {
 	// tokenImages holds the token image [C,H·W,1] made of each Net image
 	// (Tokens; see onnxtokens.go).
 	tokenImages map[int]Tensor
+	// opt is the caller's; matched the patterns of opt.Trainable that
+	// matched an initialiser, scaleNames the initialisers of more than one
+	// value that multiply the data (see onnxtrainable.go).
+	opt        ImportOptions
+	matched    map[string]bool
+	scaleNames []string
 }
 
 // ivKind is what a value of the graph is.
@@ -240,6 +258,9 @@ type iconst struct {
 	i     []int64
 	float bool
 	name  string // the initialiser's name, which names layers
+	// origin is the initialiser a reshaped constant's values come from
+	// (a parameter unsqueezed in forward), which --trainable may name.
+	origin string
 }
 
 func (c *iconst) size() int { return product(c.dims) }
@@ -284,6 +305,8 @@ const (
 	pContext                           // … @ v: the Attention layer's output as [N,h,T,D/h]
 	pContextT                          // … transposed, perm [0,2,1,3]
 	pSeqFlat                           // nn.MultiheadAttention: an attention's output flattened to [T·N,C] (see onnxmha.go)
+	pPatches                           // patchify: an image [N,C,H,W] reshaped to [N,C,h,p1,w,p2] (see onnxpatches.go)
+	pPatchesT                          // … and transposed to [N,h,w,p1,p2,C] or [N,h,w,C,p1,p2]
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -297,7 +320,8 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pTokenMatMul: "a MatMul of the tokens without its bias", pClassToken: "an expanded class token", pQKV: "an attention's qkv reshaped to [N,T,3,h,D/h]",
 	pQKVPerm: "an attention's permuted qkv", pQKVChunk: "a third of an attention's qkv", pQKVChunkHeads: "a third of an attention's qkv split into heads", pQKVPart: "an attention's q, k or v", pKeysT: "an attention's kᵀ", pScores: "an attention's scores",
 	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed",
-	pSeqFlat: "an attention's output flattened to [T·N,C]"}
+	pSeqFlat: "an attention's output flattened to [T·N,C]", pPatches: "a patchify's Reshape to [N,C,h,p1,w,p2]",
+	pPatchesT: "a patchify's transposed patches"}
 
 type pending struct {
 	kind   pendKind
@@ -310,12 +334,16 @@ type pending struct {
 	name   string     // the layer's name
 	ln     *lnChain   // pLNMean … pLNScaled: the LayerNorm's chain
 	tok    *tokenPart // pQKV … pSeqFlat: the attention's chain
+	patch  patchCut   // pPatches, pPatchesT: the patches
 }
 
-func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, []float32, error) {
+func importModel(name string, om *onnx.Model, shape []int, classes int, opt ImportOptions) (Model, []float32, error) {
+	if err := CheckTrainable(opt.Trainable); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
 	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
 		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph),
-		tokenImages: map[int]Tensor{}}
+		tokenImages: map[int]Tensor{}, opt: opt, matched: map[string]bool{}}
 	if err := im.net.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -332,6 +360,9 @@ func importModel(name string, om *onnx.Model, shape []int, classes int) (Model, 
 		}
 	}
 	out, err := im.output(&om.Graph, classes)
+	if err == nil {
+		err = im.checkTrainable()
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

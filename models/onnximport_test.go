@@ -111,7 +111,8 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 // the networks every import test runs.
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
-	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"}
+	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
+	"poolformer_tiny"}
 
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
@@ -120,12 +121,17 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 		f := readONNXFixture(t, name)
 		shape, classes = f.Shape, f.Classes
 	}
-	m, x0, err := ImportONNXFile(filepath.Join("testdata", "onnx", name+".onnx"), shape, classes)
+	m, x0, err := ImportONNXFileWith(filepath.Join("testdata", "onnx", name+".onnx"), shape, classes, fixtureOptions[name])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m, x0
 }
+
+// fixtureOptions are the import options of the fixtures that need some:
+// PoolFormer's layer scales are parameters torch trains, which the file
+// cannot say.
+var fixtureOptions = map[string]ImportOptions{"poolformer_tiny": {Trainable: []string{"layer_scale*"}}}
 
 // torchZeroGrad bounds, relative to the gradient's norm, the coordinates of
 // a tensor whose float64 gradient is 0 but for rounding.

@@ -368,10 +368,11 @@ func (im *importer) identity(n *onnx.Node) error {
 	if err != nil {
 		return err
 	}
-	if v.kind == ivConst && !strings.Contains(n.Outputs[0], "::") && !strings.HasPrefix(n.Outputs[0], "/") {
+	if v.kind == ivConst && !strings.HasPrefix(n.Outputs[0], "/") {
 		// torch's export shares equal initialisers (a deep-copied
 		// layer's): the copy keeps its parameter's name, which names
-		// its layer.
+		// its layer, or its folded constant's (onnx::Mul_88), which
+		// --trainable may name.
 		c := *v.c
 		c.name = n.Outputs[0]
 		v.c = &c

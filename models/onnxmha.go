@@ -95,7 +95,7 @@ func (im *importer) seqChunkHeads(n *onnx.Node, tp *tokenPart) error {
 	if err != nil {
 		return err
 	}
-	t, d := tp.qkv.view[0], tp.qkv.view[1]/3
+	t, d := tp.dims()
 	h := int(batchFactor(to[min(1, len(to)-1)]))
 	if len(to) != 3 || to[0] != int64(t) && to[0] != 0 || h < 1 || d%h != 0 || to[2] != int64(d/h) && to[2] != -1 {
 		return fmt.Errorf("reshapes an attention's q, k or v [%d,N,%d] to %s; want its heads, [%d,N·heads,%d/heads]", t, d, shapeText(to), t, d)

@@ -85,6 +85,9 @@ func (im *importer) transpose(n *onnx.Node) error {
 	if v, ok := im.vals[firstInput(n)]; ok && v.kind == ivPending && v.p.kind == pShuffle {
 		return im.shuffleTranspose(n, v)
 	}
+	if done, err := im.patchTranspose(n); done {
+		return err
+	}
 	if err := im.onConstants(n, "permute"); err != nil {
 		return err
 	}

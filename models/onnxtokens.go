@@ -32,12 +32,23 @@ import (
 
 // tokenPart is what an attention's pending values have read.
 type tokenPart struct {
-	qkv    ival    // the Linear's output, channels-last [T,3D]
-	heads  int     // h
-	part   int     // 0 q, 1 k, 2 v: a part taken out of the permuted qkv
-	scale  float32 // the scale of q or of the scores; 0 where none yet
-	packed bool    // a Split's output, not yet squeezed
-	seq    bool    // nn.MultiheadAttention's sequence-first chain (onnxmha.go)
+	qkv    ival      // the Linear's output, channels-last [T,3D] ([T,D] where sep)
+	heads  int       // h
+	part   int       // 0 q, 1 k, 2 v: a part taken out of the permuted qkv; -1 a sep part not yet known
+	sep    bool      // q, k and v from Linears of their own (HF's ViTSelfAttention)
+	src    [2]Tensor // sep: the Linears' outputs read as q and k (the scores')
+	scale  float32   // the scale of q or of the scores; 0 where none yet
+	packed bool      // a Split's output, not yet squeezed
+	seq    bool      // nn.MultiheadAttention's sequence-first chain (onnxmha.go)
+}
+
+// dims returns the positions T and features D of the attention that tp
+// is part of.
+func (tp *tokenPart) dims() (t, d int) {
+	if tp.sep {
+		return tp.qkv.view[0], tp.qkv.view[1]
+	}
+	return tp.qkv.view[0], tp.qkv.view[1] / 3
 }
 
 // tokenView reports whether v is a token view [D,T] of a Net image.
@@ -96,6 +107,9 @@ func (im *importer) tokens(n *onnx.Node) (bool, error) {
 // tokenReshape imports the Reshape n of an image [C,H,W] to [C,H·W] (or
 // [C,H·W,1]): a token view. It reports false for other Reshapes.
 func (im *importer) tokenReshape(n *onnx.Node) (bool, error) {
+	if done, err := im.patchReshape(n); done {
+		return true, err
+	}
 	v, ok := im.vals[firstInput(n)]
 	if !ok || v.kind != ivAct || v.last || len(v.view) != 3 || !slices.Equal(im.net.Shape(v.t), v.view) {
 		return false, nil
@@ -217,7 +231,12 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 			return true, fmt.Errorf("reshapes the sequence-first tokens %s; the import takes there an attention written as %s", form, seqWant)
 		}
 		return true, im.qkvReshape(n, x)
-	case "Slice", "Split":
+	case "Slice":
+		if done, err := im.tokenSlice(n, x, axisT, form); done {
+			return true, err
+		}
+		return true, im.qkvChunk(n, x, x.seq)
+	case "Split":
 		return true, im.qkvChunk(n, x, x.seq)
 
 	case "Concat":
@@ -389,25 +408,52 @@ func broadcastTo(c *iconst, to []int64) (*iconst, error) {
 // sequence-first tokens), of a class token (see expandToken) and
 // channels-last tokens [T,D]: ClassToken.
 func (im *importer) classToken(n *onnx.Node) error {
-	c, x := im.vals[n.Inputs[0]], im.vals[n.Inputs[min(1, len(n.Inputs)-1)]]
+	x := im.vals[n.Inputs[len(n.Inputs)-1]]
 	axisT := int64(1)
 	if x.seq {
 		axisT = 0
 	}
-	if a := attrInt(n, "axis", 0); len(n.Inputs) != 2 || a != axisT && a != axisT-3 {
-		return fmt.Errorf("concatenates the tokens with %d tensors along axis %d; the import takes the Concat of a class token and the tokens along their axis %d, torch.cat((cls_token.expand(N, -1, -1), x), dim=1)", len(n.Inputs)-1, a, axisT)
+	if a := attrInt(n, "axis", 0); len(n.Inputs) < 2 || a != axisT && a != axisT-3 {
+		return fmt.Errorf("concatenates the tokens with %d tensors along axis %d; the import takes the Concat of class tokens and the tokens along their axis %d, torch.cat((cls_token.expand(N, -1, -1), x), dim=1)", len(n.Inputs)-1, a, axisT)
 	}
-	if c.kind != ivPending || c.p.kind != pClassToken || !im.lastTokens(x) || c.p.tok.seq != x.seq {
-		return fmt.Errorf("concatenates %q and %q along the tokens; the import takes a class token (Expand of a constant [1,1,D]) first, then the tokens", n.Inputs[0], n.Inputs[1])
+	t := x.t
+	// DeiT's torch.cat((cls, dist, x), dim=1): the last token prepended first.
+	for k := len(n.Inputs) - 2; k >= 0; k-- {
+		c := im.vals[n.Inputs[k]]
+		if c.kind != ivPending || c.p.kind != pClassToken || !im.lastTokens(x) || c.p.tok.seq != x.seq {
+			return fmt.Errorf("concatenates %q and %q along the tokens; the import takes class tokens (Expand of a constant [1,1,D]) first, then the tokens", n.Inputs[k], n.Inputs[len(n.Inputs)-1])
+		}
+		if c.p.w.size() != x.view[1] {
+			return fmt.Errorf("prepends a class token of %d features to tokens of %d", c.p.w.size(), x.view[1])
+		}
+		if slices.ContainsFunc(c.p.w.f, func(v float32) bool { return v != v }) {
+			return fmt.Errorf("prepends %q, which holds NaN", c.p.w.name)
+		}
+		name := im.layerName(c.p.node, c.p.w.name)
+		t = im.net.ClassToken(name, t)
+		im.params[name+".c"] = slices.Clone(c.p.w.f)
 	}
-	if c.p.w.size() != x.view[1] {
-		return fmt.Errorf("prepends a class token of %d features to tokens of %d", c.p.w.size(), x.view[1])
+	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0] + len(n.Inputs) - 1, x.view[1]}, last: true, seq: x.seq})
+}
+
+// tokenSlice imports the Slice n of the channels-last tokens x (form
+// [N,T,D] or [T,N,D]) along their axis axisT, x[:, from:to] (timm's x[:,
+// 1:] before global_pool="avg"), as TokenRange. It reports false for a
+// Slice along another axis.
+func (im *importer) tokenSlice(n *onnx.Node, x ival, axisT int64, form string) (bool, error) {
+	starts, ends, axes, steps, hasAxes, err := im.sliceArgs(n)
+	if err != nil {
+		return true, err
 	}
-	if slices.ContainsFunc(c.p.w.f, func(v float32) bool { return v != v }) {
-		return fmt.Errorf("prepends %q, which holds NaN", c.p.w.name)
+	if !hasAxes || len(axes) != 1 || axes[0] != axisT && axes[0] != axisT-3 {
+		return false, nil
 	}
-	name := im.layerName(c.p.node, c.p.w.name)
-	t := im.net.ClassToken(name, x.t)
-	im.params[name+".c"] = slices.Clone(c.p.w.f)
-	return im.set(n, ival{kind: ivAct, t: t, view: []int{x.view[0] + 1, x.view[1]}, last: true, seq: x.seq})
+	if len(starts) != 1 || len(ends) != 1 || steps != nil && (len(steps) != 1 || steps[0] != 1) {
+		return true, fmt.Errorf("slices the tokens %s along their axis with starts %v, ends %v and steps %v; the import takes one range, step 1, x[:, i:j]", form, starts, ends, steps)
+	}
+	from, count := sliceRange(starts[0], ends[0], 1, x.view[0])
+	if count < 1 {
+		return true, fmt.Errorf("slices no tokens of %s (starts %v, ends %v)", form, starts, ends)
+	}
+	return true, im.set(n, ival{kind: ivAct, t: im.net.TokenRange(x.t, from, count), view: []int{count, x.view[1]}, last: true, seq: x.seq})
 }

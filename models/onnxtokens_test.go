@@ -21,8 +21,9 @@ import (
 // imported ViT and MLP-Mixer fixtures (after three SGD steps) and imports
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
-	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"} {
+	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet,
+		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -96,7 +97,7 @@ func TestImportTokensRefused(t *testing.T) {
 				}
 			}
 			return false
-		}, "the import takes a class token (Expand of a constant [1,1,D]) first"},
+		}, "the import takes class tokens (Expand of a constant [1,1,D]) first"},
 		{"vit_tiny", "sequence-first tokens", func(m *onnx.Model) bool {
 			return setPerm(m, []int64{0, 2, 1}, []int64{1, 0, 2})
 		}, "the tokens [N,16,16] (a patch embedding flattened); the import takes there Transpose perm [0,2,1]"},
@@ -123,6 +124,15 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "alpha 2, beta 1, transA 0: want 1, 1, 0"},
+		{"vit_patches", "patches transposed in neither order", func(m *onnx.Model) bool {
+			return setPerm(m, []int64{0, 2, 4, 3, 5, 1}, []int64{0, 2, 4, 5, 3, 1})
+		}, "with perm [0 2 4 5 3 1]; the import takes there perm [0 2 4 3 5 1] (einops' (p1 p2 c)) or [0 2 4 1 3 5] ((c p1 p2))"},
+		{"vit_patches", "patches that do not tile the image", func(m *onnx.Model) bool { // h//2, w//8: [N,3,8,4,2,4]
+			return setIntConstant(m, "/Constant_4_output_0", 2) && setIntConstant(m, "/Constant_5_output_0", 8)
+		}, "reshapes the image [N,3,16,16] to [N,3,8,4,2,4]; the import takes a Reshape of an image to 6 dimensions only as a patchify's"},
+		{"vit_patches", "patches reshaped without their Transpose", func(m *onnx.Model) bool {
+			return setInput(m, "/Reshape_1", 0, "/Reshape_output_0")
+		}, "reshapes a patchify's Reshape to [N,C,h,p1,w,p2] again; the import takes there Transpose perm [0 2 4 3 5 1] or [0 2 4 1 3 5]"},
 		{"mixer_tiny", "a token-mixing bias of the wrong length", func(m *onnx.Model) bool {
 			for i, init := range m.Graph.Initializers {
 				if init.Name == "blocks.0.mlp_tokens.fc1.bias" {
@@ -132,6 +142,27 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "to a MatMul of the tokens by [16,8]; want its bias [8]"},
+		{"vit_variants", "an einsum of the scores transposed", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				for k, a := range n.Attrs {
+					if n.OpType == "Einsum" && a.Name == "equation" && a.S == "bhid,bhjd->bhij" {
+						m.Graph.Nodes[i].Attrs[k].S = "bhid,bhjd->bhji"
+						return true
+					}
+				}
+			}
+			return false
+		}, `Einsum "bhid,bhjd->bhji" of an attention's q, k or v and an attention's q, k or v; the import takes an attention's scores, "bhid,bhjd->bhij" of q and k, and products as MatMul's`},
+		{"vit_variants", "every other patch token", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Slice" && strings.HasPrefix(n.Inputs[0], "/norm/") {
+					m.Graph.Initializers = append(m.Graph.Initializers, onnx.Int64Tensor("two", []int64{2}, 1))
+					m.Graph.Nodes[i].Inputs = append(n.Inputs[:4:4], "two")
+					return true
+				}
+			}
+			return false
+		}, "slices the tokens [N,18,16] along their axis with starts [2], ends [9223372036854775807] and steps [2]; the import takes one range, step 1"},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", "onnx", c.file+".onnx"))
@@ -145,7 +176,7 @@ func TestImportTokensRefused(t *testing.T) {
 			if !c.mutate(m) {
 				t.Fatalf("%s: the node to mutate is not there", c.file)
 			}
-			_, _, err = importModel(c.file+".onnx", m, []int{3, 16, 16}, 10)
+			_, _, err = importModel(c.file+".onnx", m, []int{3, 16, 16}, 10, ImportOptions{})
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%s, %s: %v, want one line naming %q", c.file, c.what, err, c.want)
 			}
@@ -203,15 +234,16 @@ func scaleConstant(m *onnx.Model, v float32) bool {
 // (see TestTransformersSameBitsOnEveryKernelSet).
 const envTokensChild = "GTSTORM_TEST_TRANSFORMERS_DIGEST"
 
-// transformersDigest imports the ViT and MLP-Mixer fixtures (timm's,
-// lucidrains', nn.TransformerEncoderLayer's batch-first and
-// sequence-first attention) and digests every bit of each one's gradient
+// transformersDigest imports the ViT, MLP-Mixer and PoolFormer fixtures
+// (timm's, lucidrains', nn.TransformerEncoderLayer's batch-first and
+// sequence-first attention, Hugging Face's and einsum's, a patchify) and
+// digests every bit of each one's gradient
 // and loss on a batch at the file's weights, and its evaluation after a
 // step.
 func transformersDigest(t testing.TB) string {
 	h := sha256.New()
-	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"} {
-		m, x0, err := ImportONNXFile(filepath.Join("testdata", "onnx", name+".onnx"), []int{3, 16, 16}, 10)
+	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny"} {
+		m, x0, err := ImportONNXFileWith(filepath.Join("testdata", "onnx", name+".onnx"), []int{3, 16, 16}, 10, fixtureOptions[name])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +286,7 @@ func TestTransformersSameBitsOnEveryKernelSet(t *testing.T) {
 // wantTransformersDigest is transformersDigest's value on every
 // architecture and kernel set; a change that moves it must record the new
 // value here, from the pure-Go set on amd64.
-const wantTransformersDigest = "2b1aedbe2e7f2424ee1f5c3c735cd29efba1c56627da25181a561360631dff11"
+const wantTransformersDigest = "1384e00efdbda4ab4d2fc2e3033e77f4dabf5085650f942e7f8b0a3cb23575b0"
 
 // TestImportTokenViewResidual imports a token mixing whose residual join
 // is written on the token view [N,D,T] (x + mlp(x) before the transpose):

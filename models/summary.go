@@ -102,6 +102,10 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("tokenlinear → %d positions", l.units)
 	case kindToken:
 		return fmt.Sprintf("token %d", l.index)
+	case kindTokenRange:
+		return fmt.Sprintf("tokens [%d, %d)", l.index, l.index+l.count)
+	case kindPatches:
+		return fmt.Sprintf("patches %d×%d, features %v", l.patch[0], l.patch[1], l.order)
 	case kindAddConst, kindSubConst, kindMulConst, kindDivConst:
 		if len(l.consts) == 1 {
 			return fmt.Sprintf("%s %g", op, l.consts[0])

@@ -21,6 +21,7 @@ type Config struct {
 	Dataset      string  `json:"dataset"`                 // a data.Builtin name: mnist, fashion-mnist, cifar10, cifar100, libsvm, a9a, ijcnn1 or rcv1
 	Model        string  `json:"model,omitempty"`         // the network (models.Available) or an ONNX file; "" = the dataset's paper model
 	Init         string  `json:"init,omitempty"`          // x⁰ of an ONNX model: "" (its file's initialisers) or seed
+	Trainable    string  `json:"trainable,omitempty"`     // an ONNX model's initialisers that torch trains (models.ImportOptions), comma-separated patterns
 	DataDir      string  `json:"data_dir"`                // see data.Load; "" for the defaults
 	Normalize    bool    `json:"normalize"`               // CIFAR-10, CIFAR-100: standardise each channel
 	CoarseLabels bool    `json:"coarse_labels,omitempty"` // CIFAR-100: the 20 superclasses as labels

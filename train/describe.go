@@ -13,8 +13,8 @@ import (
 // (FILE.onnx) as NewModel builds it for training, or a model file
 // (model.gtck or checkpoint.gtck of a run) as it was trained, dataset
 // then ignored. The logistic regression of the LibSVM datasets, sized by
-// the data, is refused.
-func DescribeModel(model, dataset, dataDir string) (models.Model, error) {
+// the data, is refused. trainable is --trainable of an ONNX file.
+func DescribeModel(model, dataset, dataDir, trainable string) (models.Model, error) {
 	if strings.HasSuffix(strings.ToLower(model), ".gtck") {
 		_, meta, err := ReadModelFile(model)
 		if err != nil {
@@ -22,7 +22,13 @@ func DescribeModel(model, dataset, dataDir string) (models.Model, error) {
 		}
 		return meta.Model, nil
 	}
-	cfg := Config{Dataset: dataset, Model: model, DataDir: dataDir}
+	cfg := Config{Dataset: dataset, Model: model, DataDir: dataDir, Trainable: trainable}
+	if trainable != "" && !models.IsONNXName(model) {
+		return nil, &ConfigError{"trainable", trainable, "none: only a network file (--model FILE.onnx) has initialisers"}
+	}
+	if err := models.CheckTrainable(cfg.trainable()); err != nil {
+		return nil, &ConfigError{"trainable", trainable, trainableWant + " (" + err.Error() + ")"}
+	}
 	k, ok := cfg.datasetKind()
 	switch {
 	case !ok:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/weights"
@@ -38,7 +39,32 @@ func initSettings() []Setting {
 				}
 				return ""
 			}},
+		{Name: "trainable", Usage: "initialisers of a --model FILE.onnx that torch trains although the file cannot say so (a layer scale [C] folded to onnx::Mul_86): comma-separated names or path.Match patterns, each trained as a scale a channel; a pattern that matches none is refused with the file's names", Sweepable: true,
+			field: func(c *Config) flag.Value { return (*stringValue)(&c.Trainable) },
+			want: func(c Config) string {
+				switch {
+				case c.Trainable == "":
+				case !models.IsONNXName(c.ModelName()):
+					return fmt.Sprintf("none with --model %s: only a network file (--model FILE.onnx) has initialisers", c.ModelName())
+				default:
+					if err := models.CheckTrainable(c.trainable()); err != nil {
+						return trainableWant + " (" + err.Error() + ")"
+					}
+				}
+				return ""
+			}},
 	}
+}
+
+// trainableWant is what --trainable takes.
+const trainableWant = "comma-separated initialiser names or path.Match patterns"
+
+// trainable returns the patterns of --trainable.
+func (c Config) trainable() []string {
+	if c.Trainable == "" {
+		return nil
+	}
+	return strings.Split(c.Trainable, ",")
 }
 
 // resolveModel makes an ONNX model's path absolute and writes --init as
@@ -66,7 +92,7 @@ func (c Config) resolveModel() (Config, error) {
 // classes classes; a file the import refuses is a ConfigError of --model,
 // one line naming the file and why.
 func importONNX(cfg Config, shape []int, classes int) (models.Model, []float32, error) {
-	m, x0, err := models.ImportONNXFile(cfg.Model, shape, classes)
+	m, x0, err := models.ImportONNXFileWith(cfg.Model, shape, classes, models.ImportOptions{Trainable: cfg.trainable()})
 	if err != nil {
 		return nil, nil, &ConfigError{"model", cfg.Model, fmt.Sprintf("a network gtstorm can import for --dataset %s (samples %v, %d classes): %v", cfg.Dataset, shape, classes, err)}
 	}

@@ -20,7 +20,7 @@ import (
 // input matches float64 central differences of that loss, at the first,
 // last and six random coordinates of each.
 func TestLayersMatchFiniteDifferences(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, preluSpecs, globalMaxSpecs, chanMulSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs, channelNormSpecs, convAxesSpecs, tokenSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, preluSpecs, globalMaxSpecs, chanMulSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs, channelNormSpecs, convAxesSpecs, tokenSpecs, patchSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			bn, err := s.build(nil, 2, true, 1, nil)
 			if err != nil {
@@ -81,7 +81,7 @@ func TestLayersMatchFiniteDifferences(t *testing.T) {
 // Program, as Gorgonia's Add on the TapeMachine); and that a rerun of a
 // Program allocates nothing.
 func TestLayersProgramMatchesTapeMachine(t *testing.T) {
-	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, preluSpecs, globalMaxSpecs, chanMulSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs, channelNormSpecs, convAxesSpecs, tokenSpecs) {
+	for _, s := range slices.Concat(netSpecs, activationSpecs, siluSpecs, joinSpecs, groupedSpecs, windowSpecs, scaleSpecs, preluSpecs, globalMaxSpecs, chanMulSpecs, pointwiseSpecs, channelSpecs, layerNormSpecs, channelNormSpecs, convAxesSpecs, tokenSpecs, patchSpecs) {
 		t.Run(s.name, func(t *testing.T) {
 			ws := NewWorkspace()
 			for _, n := range []int{3, 1} {

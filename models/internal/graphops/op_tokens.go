@@ -19,7 +19,7 @@ type tokenKind int
 const (
 	kindClassToken  tokenKind = iota // y = [cls, x] along the positions
 	kindPositionAdd                  // y[i,d,t] = x[i,d,t] + pos[t,d]
-	kindToken                        // y[i,d] = x[i,d,index]
+	kindToken                        // y[i,d,c] = x[i,d,index+c], c < count
 )
 
 // tokenLayer is a ClassToken, PositionAdd or Token layer of input x
@@ -28,7 +28,8 @@ type tokenLayer struct {
 	name    string
 	kind    tokenKind
 	n, d, t int
-	index   int // Token's position
+	index   int // Token's first position
+	count   int // Token's positions
 	y       tensor.Tensor
 	dx      tensor.Tensor // gradient of x; nil where it is not formed
 	dp      tensor.Tensor // gradient of the parameter; nil where it is not formed
@@ -96,6 +97,30 @@ func (g *Graph) PositionAdd(name string, x, pos *G.Node) *G.Node {
 // its buffers and ops. The gradient of x, dy at that position and zeros
 // elsewhere, is formed where x is computed by another op.
 func (g *Graph) Token(name string, x *G.Node, index int) *G.Node {
+	l := g.tokenRange(name, x, index, 1)
+	if l == nil {
+		return nil
+	}
+	return g.token(l, x, nil, l.n, l.d)
+}
+
+// TokenRange adds y[i,d,c] = x[i,d,from+c], c < count, for tokens x
+// [n,D,H,W]: positions from … from+count-1 of the H·W read flat, torch's
+// x[:, from:from+count] of [n,T,D]; y is [n,D,count,1]. The layer takes
+// name, unique within the graph, for its buffers and ops. The gradient of
+// x, dy at those positions and zeros elsewhere, is formed where x is
+// computed by another op.
+func (g *Graph) TokenRange(name string, x *G.Node, from, count int) *G.Node {
+	l := g.tokenRange(name, x, from, count)
+	if l == nil {
+		return nil
+	}
+	return g.token(l, x, nil, l.n, l.d, count, 1)
+}
+
+// tokenRange returns the layer of Token or TokenRange, or nil with g.err
+// set.
+func (g *Graph) tokenRange(name string, x *G.Node, from, count int) *tokenLayer {
 	if !g.ok(name, x) {
 		return nil
 	}
@@ -104,12 +129,11 @@ func (g *Graph) Token(name string, x *G.Node, index int) *G.Node {
 		g.err = fmt.Errorf("%s: input %v, want [n,D,H,W]", name, xs)
 		return nil
 	}
-	if t := xs[2] * xs[3]; index < 0 || index >= t {
-		g.err = fmt.Errorf("%s: position %d outside the %d positions of an input %v", name, index, t, xs)
+	if t := xs[2] * xs[3]; from < 0 || count < 1 || from+count > t {
+		g.err = fmt.Errorf("%s: positions [%d,%d) outside the %d positions of an input %v", name, from, from+count, t, xs)
 		return nil
 	}
-	l := &tokenLayer{name: name, kind: kindToken, n: xs[0], d: xs[1], t: xs[2] * xs[3], index: index}
-	return g.token(l, x, nil, l.n, l.d)
+	return &tokenLayer{name: name, kind: kindToken, n: xs[0], d: xs[1], t: xs[2] * xs[3], index: from, count: count}
 }
 
 // token completes the layer l of input x and parameter p (nil for Token),
@@ -149,7 +173,7 @@ func (l *tokenLayer) outPlane() int {
 	case kindClassToken:
 		return l.t + 1
 	case kindToken:
-		return 1
+		return l.count
 	}
 	return l.t
 }
@@ -180,7 +204,7 @@ func (op *tokenOp) Do(inputs ...G.Value) (G.Value, error) {
 				yb[t] = v + p[t*l.d+d]
 			}
 		case kindToken:
-			y[k] = xb[l.index]
+			copy(y[k*l.count:(k+1)*l.count], xb[l.index:l.index+l.count])
 		}
 	}
 	return l.y, nil
@@ -222,8 +246,8 @@ func (op *tokenDXOp) Do(inputs ...G.Value) (G.Value, error) {
 		copy(dx, dy)
 	case kindToken:
 		clear(dx)
-		for k, v := range dy {
-			dx[k*l.t+l.index] = v
+		for k := range l.n * l.d {
+			copy(dx[k*l.t+l.index:k*l.t+l.index+l.count], dy[k*plane:(k+1)*plane])
 		}
 	}
 	return l.dx, nil

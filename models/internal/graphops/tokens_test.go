@@ -11,7 +11,7 @@ import (
 )
 
 // tokenSpecs check the layers of vision transformers and MLP-Mixers
-// (Attention, TokenLinear, ClassToken, PositionAdd, Token) through small
+// (Attention, TokenLinear, ClassToken, PositionAdd, Token, TokenRange) through small
 // networks of them, run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are wantTokensDigest's.
 var tokenSpecs = []netSpec{
@@ -42,6 +42,11 @@ var tokenSpecs = []netSpec{
 		h := b.(tokener).tokenLinear("tm", b.conv(x, "c", 4, 3, 1, 1), 4, false)
 		return b.dense(b.globalAvgPool("gap", h), "fc", 3, false)
 	}},
+	{"token-range", []int{4, 2, 3}, 3, func(b net, x any) any { // timm's x[:, 1:].mean(1) after a class token
+		tk := b.(tokener)
+		h := tk.tokenLinear("tm", tk.classToken("cls", x), 7, true) // mixes the class token in
+		return b.dense(b.globalAvgPool("gap", tk.tokenRange("rest", h, 1, 6)), "fc", 3, false)
+	}},
 	{"position-map", []int{3, 2, 3}, 3, func(b net, x any) any { // pos [6,3] on a 2×3 map
 		tk := b.(tokener)
 		h := b.conv(tk.positionAdd("pe", x), "c", 4, 3, 1, 1)
@@ -57,6 +62,7 @@ type tokener interface {
 	classToken(name string, x any) any                      // name.cls [D]
 	positionAdd(name string, x any) any                     // name.pos [T,D]
 	token(name string, x any, index int) any
+	tokenRange(name string, x any, from, count int) any
 }
 
 // positions returns x's H·W, or 1 for a nil node (an earlier error).
@@ -130,6 +136,20 @@ func (r *refNet) positionAdd(name string, xa any) any {
 	return y
 }
 
+func (b *graphNet) tokenRange(name string, x any, from, count int) any {
+	return b.g.TokenRange(name, node(x), from, count)
+}
+
+func (r *refNet) tokenRange(_ string, xa any, from, count int) any {
+	x := t(xa)
+	tn := x.shape[2] * x.shape[3]
+	y := newT64(x.shape[0], x.shape[1], count, 1)
+	for k := range x.shape[0] * x.shape[1] {
+		copy(y.v[k*count:(k+1)*count], x.v[k*tn+from:k*tn+from+count])
+	}
+	return y
+}
+
 func (r *refNet) token(_ string, xa any, index int) any {
 	x := t(xa)
 	tn := x.shape[2] * x.shape[3]
@@ -163,8 +183,10 @@ func TestTokenLayerErrors(t *testing.T) {
 		{"position embedding transposed", func(g *Graph, x *G.Node) *G.Node { return g.PositionAdd("pe", x, in(g, "pe.pos", 12, 6)) }, "pe: input (2, 12, 2, 3) and position embedding (12, 6), want"},
 		{"position embedding of a sample", func(g *Graph, x *G.Node) *G.Node { return g.PositionAdd("pe", x, in(g, "pe.pos", 1, 6, 12)) }, "pe: input"},
 		{"class token width", func(g *Graph, x *G.Node) *G.Node { return g.ClassToken("cls", x, in(g, "cls.cls", 6)) }, "cls: input (2, 12, 2, 3) and class token (6)"},
-		{"token past the positions", func(g *Graph, x *G.Node) *G.Node { return g.Token("tok", x, 6) }, "tok: position 6 outside the 6 positions"},
-		{"negative token", func(g *Graph, x *G.Node) *G.Node { return g.Token("tok", x, -1) }, "tok: position -1"},
+		{"token past the positions", func(g *Graph, x *G.Node) *G.Node { return g.Token("tok", x, 6) }, "tok: positions [6,7) outside the 6 positions"},
+		{"negative token", func(g *Graph, x *G.Node) *G.Node { return g.Token("tok", x, -1) }, "tok: positions [-1,0)"},
+		{"token range past the positions", func(g *Graph, x *G.Node) *G.Node { return g.TokenRange("tr", x, 2, 5) }, "tr: positions [2,7) outside the 6 positions"},
+		{"empty token range", func(g *Graph, x *G.Node) *G.Node { return g.TokenRange("tr", x, 2, 0) }, "tr: positions [2,2)"},
 		{"token-mixing weights", func(g *Graph, x *G.Node) *G.Node {
 			return g.TokenLinear("tm", x, in(g, "tm.w", 5, 4), in(g, "tm.b", 4))
 		}, "tm: input (2, 12, 2, 3), weights (5, 4)"},
@@ -212,4 +234,4 @@ func TestTokensSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantTokensDigest is specsDigest(tokenSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantTokensDigest = "e7dce8abcd3ac6cef9f76e4336f0c37f84f25efa1a6676349662fe5f2df53adf"
+const wantTokensDigest = "89dd65df6c5132c71c7a795a2fb2f87496c740300aced286083245147a44174b"

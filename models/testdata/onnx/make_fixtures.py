@@ -148,6 +148,25 @@ order, then these.
   vit_seqfirst.onnx  the same kept sequence-first, [T,N,D] (nn.TransformerEncoder's default batch_first=False, two
                      pre-norm GELU layers): x.flatten(2).permute(2, 0, 1), the class token concatenated along axis 0,
                      a position embedding [17,1,16], LayerNorm → x[0] → Linear. Seed 42, with NAME.bin.
+  vit_patches.onnx   lucidrains/vit-pytorch's patch embedding on 3×16×16 samples: its Rearrange('b c (h p1) (w p2) ->
+                     b (h w) (p1 p2 c)') of 4×4 patches written as x.reshape(b, c, 4, 4, 4, 4).permute(0, 2, 4, 3, 5,
+                     1).reshape(b, 16, 48) (Reshape, Transpose, Reshape) → LayerNorm(48) → Linear 48→16 → LayerNorm(16)
+                     → + pos_embedding [1,16,16] → one vit_tiny block → LayerNorm → x.mean(dim=1) → Linear. The import
+                     takes the patchify as Net.Patches (pixel-major). Seed 43, with NAME.bin.
+  vit_variants.onnx  on 3×16×16 samples: patch conv 4×4 stride 4 3→16; DeiT's class and distillation tokens,
+                     torch.cat((cls, dist, x), dim=1) (two ClassTokens) + pos_embed [1,18,16]; a pre-norm block of
+                     Hugging Face's ViTSelfAttention (query, key and value Linears of their own, each viewed into 2 heads
+                     and permuted, scores / √8; the import concatenates the three Linears' outputs into Attention's
+                     qkv) times timm's LayerScale gamma [16] (trained); a pre-norm block of an einsum attention
+                     (chunked bias-free qkv, 4 heads, Einsum "bhid,bhjd->bhij" and "bhij,bhjd->bhid"); a pre-norm
+                     GELU MLP; LayerNorm; (head(x[:, 0]) + head_dist(x[:, 1])) / 2 + head_avg(x[:, 2:].mean(dim=1))
+                     (Token, TokenRange, GlobalAvgPool). Seed 44, with NAME.bin.
+  poolformer_tiny.onnx  PoolFormer on 3×16×16 samples: patch conv 4×4 stride 4 3→16; GroupNorm(1, 16) y; x +
+                     ls1 · (AvgPool2d(3, 1, 1, count_include_pad=False)(y) − y) (Sub of two tensors: Net.Sub); x + ls2 ·
+                     mlp(GroupNorm(1, 16)(x)) (1×1 convolutions, GELU); GroupNorm; mean; Linear. The layer scales are
+                     nn.Parameters [16], used unsqueezed: exported without constant folding, they keep their names,
+                     which the test gives as ImportOptions.Trainable ("layer_scale*"), so that they train as torch
+                     trains them (folded, torch would name them onnx::Mul_*). Seed 45, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -165,6 +184,7 @@ moved off 1 and 0 (1 + 0.2·N(0,1), 0.2·N(0,1)) so that they matter; the .onnx 
 
 import hashlib
 import json
+import math
 import os
 import struct
 import sys
@@ -820,12 +840,131 @@ class ViTSeqFirst(nn.Module):
         return self.head(self.norm(self.encoder(x))[0])
 
 
+class ViTPatches(nn.Module):
+    """lucidrains/vit-pytorch's ViT patch embedding, its Rearrange('b c (h p1) (w p2) -> b (h w) (p1 p2 c)') written
+    as reshape/permute/reshape, LayerNorm, Linear, LayerNorm, then + pos_embedding, a pre-norm block and the mean."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16, patch=4):
+        super().__init__()
+        self.patch = patch
+        f = 3 * patch * patch
+        self.norm_in = nn.LayerNorm(f)
+        self.linear = nn.Linear(f, d)
+        self.norm_embed = nn.LayerNorm(d)
+        self.pos_embedding = nn.Parameter(torch.randn(1, (16 // patch) ** 2, d))
+        self.block = ViTBlock(d, 2, 32)
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        p = self.patch
+        x = x.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 3, 5, 1).reshape(b, (h // p) * (w // p), p * p * c)
+        x = self.norm_embed(self.linear(self.norm_in(x))) + self.pos_embedding
+        x = self.norm(self.block(x))
+        return self.head(x.mean(dim=1))
+
+
+class HFSelfAttention(nn.Module):
+    """Hugging Face's ViTSelfAttention and ViTSelfOutput: q, k and v Linears of their own, transpose_for_scores,
+    scores / sqrt(D/h), softmax, context permuted and viewed back, output Linear."""
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.query, self.key, self.value = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.dense = nn.Linear(d, d)
+
+    def split(self, x):
+        return x.view(x.size()[:-1] + (self.heads, self.dh)).permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        q, k, v = self.split(self.query(x)), self.split(self.key(x)), self.split(self.value(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.dh)
+        context = torch.matmul(nn.functional.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).contiguous()
+        return self.dense(context.view(context.size()[:-2] + (self.heads * self.dh,)))
+
+
+class EinsumAttention(nn.Module):
+    """lucidrains/vit-pytorch's earlier Attention: chunked qkv, einsum for the scores and the output."""
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.scale = heads, (d // heads) ** -0.5
+        self.to_qkv = nn.Linear(d, 3 * d, bias=False)
+        self.to_out = nn.Linear(d, d)
+
+    def forward(self, x):
+        b, n, d = x.shape
+        q, k, v = [t.reshape(b, n, self.heads, -1).permute(0, 2, 1, 3) for t in self.to_qkv(x).chunk(3, dim=-1)]
+        attn = (torch.einsum("bhid,bhjd->bhij", q, k) * self.scale).softmax(dim=-1)
+        out = torch.einsum("bhij,bhjd->bhid", attn, v)
+        return self.to_out(out.permute(0, 2, 1, 3).reshape(b, n, d))
+
+
+class ViTVariants(nn.Module):
+    """DeiT's class and distillation tokens, a Hugging Face attention with timm's LayerScale, an einsum attention, and
+    a readout of both tokens' heads and of the patch tokens' mean (timm's x[:, 2:].mean(1))."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, d, 4, stride=4)
+        self.cls_token = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.dist_token = nn.Parameter(0.02 * torch.randn(1, 1, d))
+        self.pos_embed = nn.Parameter(0.02 * torch.randn(1, 18, d))
+        self.norm1, self.attn1 = nn.LayerNorm(d), HFSelfAttention(d, 2)
+        self.gamma1 = nn.Parameter(1 + 0.3 * torch.randn(d))
+        self.norm2, self.attn2 = nn.LayerNorm(d), EinsumAttention(d, 4)
+        self.norm3, self.mlp = nn.LayerNorm(d), TokenMlp(d, 2 * d)
+        self.norm = nn.LayerNorm(d)
+        self.head, self.head_dist, self.head_avg = nn.Linear(d, CLASSES), nn.Linear(d, CLASSES), nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        n = x.shape[0]
+        x = torch.cat((self.cls_token.expand(n, -1, -1), self.dist_token.expand(n, -1, -1), x), dim=1) + self.pos_embed
+        x = x + self.attn1(self.norm1(x)) * self.gamma1
+        x = x + self.attn2(self.norm2(x))
+        x = self.norm(x + self.mlp(self.norm3(x)))
+        return (self.head(x[:, 0]) + self.head_dist(x[:, 1])) / 2 + self.head_avg(x[:, 2:].mean(dim=1))
+
+
+class PoolFormerTiny(nn.Module):
+    """PoolFormer's block (MetaFormer, Yu et al. 2022): GroupNorm(1, C), the token mixer pool(y) − y, layer scales [C]
+    applied as ls.unsqueeze(-1).unsqueeze(-1) * x, a 1×1-convolution GELU MLP. Its modules are registered in the
+    order forward reads them, so that torch's parameters come in the Net's order. Exported without constant folding,
+    so that the layer scales keep their names (Unsqueeze nodes of layer_scale1 and layer_scale2)."""
+    SHAPE = (3, 16, 16)
+    FOLD = False
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.stem = nn.Conv2d(3, d, 4, stride=4)
+        self.norm1 = nn.GroupNorm(1, d)
+        self.pool = nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.layer_scale1 = nn.Parameter(1 + 0.3 * torch.randn(d))
+        self.norm2 = nn.GroupNorm(1, d)
+        self.mlp = nn.Sequential(nn.Conv2d(d, 2 * d, 1), nn.GELU(), nn.Conv2d(2 * d, d, 1))
+        self.layer_scale2 = nn.Parameter(1 + 0.3 * torch.randn(d))
+        self.norm = nn.GroupNorm(1, d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = self.norm1(x)
+        x = x + self.layer_scale1.unsqueeze(-1).unsqueeze(-1) * (self.pool(y) - y)
+        x = x + self.layer_scale2.unsqueeze(-1).unsqueeze(-1) * self.mlp(self.norm2(x))
+        return self.head(self.norm(x).mean([-2, -1]))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
           "se_head": (SEHead, 27), "activations2": (Activations2, 28),
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
           "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41), "vit_seqfirst": (ViTSeqFirst, 42),
+          "vit_patches": (ViTPatches, 43), "vit_variants": (ViTVariants, 44),
+          "poolformer_tiny": (PoolFormerTiny, 45),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -849,7 +988,7 @@ def export(name, model, training=False):
     mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
     model.train(training)
     torch.onnx.export(model, torch.zeros(2, *shape_of(model)), path, opset_version=13, training=mode,
-                      do_constant_folding=not training, input_names=["input"], output_names=["logits"],
+                      do_constant_folding=not training and getattr(model, "FOLD", True), input_names=["input"], output_names=["logits"],
                       dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
     model.eval()
     import onnx
@@ -861,8 +1000,10 @@ def export(name, model, training=False):
 # The fixtures whose NAME.bin also holds the float64 gradient (rounded to float32, at each tensor's
 # grad_f64_offset), the reference the Go test compares with where it is there: in a transformer, sums that
 # cancel leave torch's float32 coordinates off by more than the test's 1e-3 (MLP-Mixer's second token-mixing
-# bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token).
-GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst"}
+# bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
+# first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
+GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
+          "poolformer_tiny"}
 
 
 def gradient_fixture(name, model):

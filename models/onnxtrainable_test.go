@@ -1,0 +1,81 @@
+package models
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gtstorm/gtstorm/internal/onnx"
+)
+
+// TestImportTrainable checks ImportOptions.Trainable: a Mul of an image by
+// a named per-channel initialiser becomes LayerScale, trained from the
+// file's values, where a pattern names it, and stays the constant
+// MulConst where none does; patterns that match nothing, that are
+// malformed, or that name a scalar or a Mul of features are refused in one
+// line.
+func TestImportTrainable(t *testing.T) {
+	scale := []float32{0.5, -1.25, 2, 0.75}
+	tiny := func(t *testing.T, name string, dims ...int) []byte {
+		nodes, inits := convGemm([]onnx.Node{node("Mul", []string{"c", name}, "m")}, onnx.FloatTensor(name, scale[:product(dims)], dims...))
+		return tinyONNX(t, 13, batchN, inits, nodes...)
+	}
+	for _, c := range []struct {
+		name      string
+		file      []byte
+		trainable []string
+		want      []float32 // the layer scale's initial values; nil: a constant
+		err       string
+	}{
+		{"folded name", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"onnx::Mul_7"}, scale, ""},
+		{"pattern", tiny(t, "onnx::Mul_7", 1, 4, 1, 1), []string{"onnx::Mul_*"}, scale, ""},
+		{"not named", tiny(t, "onnx::Mul_7", 4, 1, 1), nil, nil, ""},
+		{"another name", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"gamma"}, nil, `trainable "gamma" matches no initialiser that multiplies the network's data; the file's: onnx::Mul_7`},
+		{"malformed", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"[a"}, nil, `trainable "[a": want an initialiser's name or a path.Match pattern`},
+		{"scalar", tiny(t, "alpha", 1), []string{"alpha"}, nil, `trainable "alpha" (pattern alpha) has shape [1]; the import trains one value a channel of the image [N,4,4,4]: [4], [4,1,1] or [1,4,1,1] (a trainable scalar is not supported)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, x0, err := ImportONNXWith("tiny.onnx", c.file, []int{1, 4, 4}, 2, ImportOptions{Trainable: c.trainable})
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("got %v, want one line containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []float32
+			off := 0
+			for _, p := range m.Params() {
+				if strings.HasSuffix(p.Name, ".g") {
+					got = x0[off : off+p.Size()]
+				}
+				off += p.Size()
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("layer scale %v, want %v (params %v)", got, c.want, m.Params())
+			}
+		})
+	}
+}
+
+// TestImportTrainableFixture imports PoolFormer with and without its layer
+// scales named: named, they are 32 parameters more, and the gradient
+// reaches them (TestImportONNXMatchesTorch checks it against torch's).
+func TestImportTrainableFixture(t *testing.T) {
+	path := filepath.Join("testdata", "onnx", "poolformer_tiny.onnx")
+	frozen, _, err := ImportONNXFile(path, []int{3, 16, 16}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trained, _ := importFixture(t, "poolformer_tiny")
+	if d := trained.NumParams() - frozen.NumParams(); d != 32 {
+		t.Errorf("named layer scales add %d parameters, want 32", d)
+	}
+	_, _, err = ImportONNXFileWith(path, []int{3, 16, 16}, 10, ImportOptions{Trainable: []string{"layer_scale1", "ls2"}})
+	if err == nil || !strings.HasSuffix(err.Error(), `trainable "ls2" matches no initialiser that multiplies the network's data; the file's: layer_scale1, layer_scale2`) {
+		t.Errorf("got %v", err)
+	}
+}
