@@ -51,8 +51,9 @@ const (
 // params, in layout order and laid out as the network reads them: convolution weights [OC,C/G,KH,KW]
 // (ONNX's Conv layout), dense weights [in,out] for Gemm without
 // transposition, GroupNorm's scale and shift [C,1,1] to broadcast over
-// the maps. The caller may add a model doc string and metadata before
-// encoding.
+// the maps; the metadata gtstorm.trainable lists the initialisers of
+// Scale and Shift, which the import trains. The caller may add a model
+// doc string and metadata before encoding.
 func ONNX(m Model, params []float32) (*onnx.Model, error) {
 	cm, ok := m.(*classifier)
 	if !ok {
@@ -81,6 +82,7 @@ func (g *onnxGraph) model() *onnx.Model {
 	return &onnx.Model{
 		Opsets:       []onnx.OpsetID{{Version: ONNXOpset}},
 		ProducerName: "gtstorm",
+		Metadata:     g.trainableMetadata(),
 		Graph: onnx.Graph{
 			Name:         cm.name,
 			DocString:    doc,

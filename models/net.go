@@ -144,6 +144,9 @@ const (
 	kindPatches
 	kindTokenRange
 	kindSub
+	kindScale
+	kindShift
+	kindAttentionPool
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads

@@ -93,6 +93,10 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.AvgPoolWindow(l.name, in, l.window())
 		case kindLayerScale:
 			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".g"])
+		case kindScale:
+			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".s"])
+		case kindShift:
+			vals[l.out] = g.Shift(l.name, in, p[l.name+".b"])
 		case kindTokens:
 			vals[l.out] = g.Reshape(l.name, in, n.shapes[l.out]...)
 		case kindAttention:
@@ -123,6 +127,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Sub(l.name, in, vals[l.in[1]])
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
+		case kindAttentionPool:
+			vals[l.out] = g.AttentionPool(l.name, in, vals[l.in[1]])
 		case kindChannels:
 			vals[l.out] = g.Channels(l.name, in, l.span[0], l.span[1])
 		case kindShuffle:

@@ -14,6 +14,8 @@ type onnxGraph struct {
 	nodes []onnx.Node
 	inits []onnx.Tensor
 	desc  []string // one line per layer, for the model's doc string
+	// trainable lists the initialisers of Scale and Shift (trainableKey).
+	trainable []string
 }
 
 // newONNXGraph returns a graph holding cm's parameters params as
@@ -162,6 +164,10 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindAdd:
 		g.node(l.name, "Add", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Add (residual)", l.name)
+	case kindScale, kindShift:
+		g.addScalar(l, x, out)
+	case kindAttentionPool:
+		g.addAttentionPool(l, x, out, in)
 	case kindSub:
 		g.node(l.name, "Sub", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Sub", l.name)

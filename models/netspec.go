@@ -122,7 +122,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindPatches: "patches",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -165,7 +165,7 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
 		case kindPReLU:
 			ls.Name, ls.Units = l.name, l.units
-		case kindLayerScale, kindClassToken, kindPositionEmbedding:
+		case kindLayerScale, kindClassToken, kindPositionEmbedding, kindScale, kindShift:
 			ls.Name = l.name
 		case kindAttention:
 			scale := l.scale
@@ -226,7 +226,7 @@ func NetFromSpec(s NetSpec) (Model, error) {
 func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	arity := 1
 	switch l.Op {
-	case "add", "sub", "channelscale":
+	case "add", "sub", "channelscale", "attentionpool":
 		arity = 2
 	case "concat":
 		if len(in) < 2 {
@@ -304,6 +304,12 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GlobalMaxPool(in[0])
 	case "layerscale":
 		t = n.LayerScale(l.Name, in[0])
+	case "attentionpool":
+		t = n.AttentionPool(in[0], in[1])
+	case "scale":
+		t = n.Scale(l.Name, in[0])
+	case "shift":
+		t = n.Shift(l.Name, in[0])
 	case "tokens":
 		t = n.Tokens(in[0])
 	case "attention":

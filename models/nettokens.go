@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"slices"
 )
 
 // The layers of transformers and MLP-Mixers. A sequence of T tokens of D
@@ -142,6 +143,26 @@ func (n *Net) TokenRange(x Tensor, from, count int) Tensor {
 		return n.fail(name, "positions [%d,%d) of %d", from, from+count, s[1]*s[2])
 	}
 	return n.record(netLayer{kind: kindTokenRange, name: name, index: from, count: count}, []int{s[0], count, 1}, x)
+}
+
+// AttentionPool pools the positions of x [D,H,W] by the softmax of their
+// scores s [1,H,W] (a Linear D → 1 of the tokens, a 1×1 Conv2D): y[d] =
+// Σ_t softmax(s)[t]·x[d,t], writing [D]: a Compact Convolutional
+// Transformer's SeqPool, torch's softmax(s, dim=1).transpose(-1, -2) @ x.
+// The layer has no parameters of its own.
+func (n *Net) AttentionPool(x, s Tensor) Tensor {
+	name := n.autoName("attentionpool")
+	if !n.reads(name, x, s) {
+		return Tensor{-1}
+	}
+	sx, ok := n.image(name, x)
+	if !ok {
+		return Tensor{-1}
+	}
+	if ss := n.shapes[s.id]; !slices.Equal(ss, []int{1, sx[1], sx[2]}) {
+		return n.fail(name, "scores of shape %v for tokens %v, want [1,%d,%d]", ss, sx, sx[1], sx[2])
+	}
+	return n.record(netLayer{kind: kindAttentionPool, name: name}, []int{sx[0]}, x, s)
 }
 
 // tokenInitStd is the deviation of a class token's and a position

@@ -142,6 +142,20 @@ func (g *onnxGraph) addToken(l netLayer, x, out string, in []int) {
 	g.describe("%s: Token %d of %d (Reshape, Transpose, Gather axis 1) → [N,%d]", l.name, l.index, in[1]*in[2], in[0])
 }
 
+// addAttentionPool appends AttentionPool as torch writes CCT's SeqPool:
+// the tokens [N,T,D] and their scores [N,T,1] as sequences, Softmax over
+// the positions (axis 1), Transpose perm [0,2,1], MatMul by the tokens and
+// Squeeze of axis 1, writing [N,D].
+func (g *onnxGraph) addAttentionPool(l netLayer, x, out string, in []int) {
+	t := tokenNodes{g, l}
+	scores := tokenNodes{g, netLayer{name: l.name + ".score"}}.seq(g.names[l.in[1]], g.cm.net.shapes[l.in[1]])
+	a := t.op("softmax", "Softmax", []string{scores}, onnx.IntAttr("axis", 1))
+	at := t.op("weights", "Transpose", []string{a}, onnx.IntsAttr("perm", 0, 2, 1))
+	pooled := t.op("pooled", "MatMul", []string{at, t.seq(x, in)})
+	g.node(l.name, "Squeeze", []string{pooled, t.ints("axes", 1)}, out)
+	g.describe("%s: AttentionPool (Softmax of the scores over the positions, Transpose, MatMul by the tokens, Squeeze) → [N,%d]", l.name, in[0])
+}
+
 // addTokenRange appends TokenRange: Slice of positions [from,from+count)
 // (axis 1) of the sequence [N,T,D], then back to the image [N,D,count,1].
 func (g *onnxGraph) addTokenRange(l netLayer, x, out string, in []int) {

@@ -45,6 +45,15 @@ func oddTokensNet() (Model, error) {
 	return n.Model(n.Dense("head", n.Token(h, 3), 3))
 }
 
+// cctNet is a Compact Convolutional Transformer's head: tokens of a
+// convolution pooled by the softmax of their scores (SeqPool).
+func cctNet() (Model, error) {
+	n := NewNet("cct", []int{3, 8, 8}, 3)
+	t := n.Tokens(n.Conv2D("tok", n.Input(), Conv{Out: 6, Kernel: 3, Stride: 2, Pad: 1, Bias: true}))
+	h := n.ChannelNorm("norm", t, 1e-5)
+	return n.Model(n.Dense("head", n.AttentionPool(h, n.Conv2D("score", h, Conv{Out: 1, Kernel: 1, Bias: true})), 3))
+}
+
 // rangeSubNet takes the tokens after a class token (timm's x[:, 1:]) and
 // subtracts the patch embedding's from them (PoolFormer's pool(y) − y).
 func rangeSubNet() (Model, error) {
@@ -123,6 +132,16 @@ func TestTokenLayersExport(t *testing.T) {
 			"patches#1": "Reshape Transpose Reshape " + imageOps,
 		}, map[string]string{
 			"patches#1": "patches 4×3, features (c p1 p2) 0",
+		}},
+		{fixupNet, []int{3, 8, 8}, 4, map[string]string{
+			"bias1a": "Add", "scale": "Mul", "alpha": "Mul",
+		}, map[string]string{
+			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1",
+		}},
+		{cctNet, []int{3, 8, 8}, 3, map[string]string{
+			"attentionpool#5": "Reshape Transpose Softmax Transpose Reshape Transpose MatMul Squeeze",
+		}, map[string]string{
+			"attentionpool#5": "attentionpool, the tokens weighted by the softmax of their scores 0",
 		}},
 		{rangeSubNet, []int{3, 8, 8}, 3, map[string]string{
 			"tokenrange#5": seqOps + " Slice " + imageOps,

@@ -179,8 +179,8 @@ func (im *importer) constLayer(n *onnx.Node, x ival, cIdx int, kind layerKind) e
 		return fmt.Errorf("%s of two tensors of the network's data, [N,%s] and [N,%s]; the import takes %s only with a constant operand (a scalar or one value per channel)%s",
 			n.OpType, joinInts(x.view), joinInts(y.view), n.OpType, also)
 	}
-	if kind == kindMulConst {
-		if done, err := im.trainableScale(n, x, v.c); done {
+	if kind == kindMulConst || kind == kindAddConst {
+		if done, err := im.trainableConst(n, x, v.c, kind); done {
 			return err
 		}
 	}

@@ -54,6 +54,8 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 	switch p.kind {
 	case pTokenMatMul:
 		return im.tokenMatMulNext(n, p)
+	case pPoolWeights, pPoolWeightsT, pPooled:
+		return im.poolNext(n, p)
 	case pClassToken:
 		if n.OpType != "Concat" {
 			return fmt.Errorf("reads %q, a class token expanded to [N,1,D]; the import takes it only as the first input of a Concat before the tokens", firstInput(n))

@@ -15,7 +15,7 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"Concat along the channels (axis 1), Slice (constant bounds, step 1) and Split (constant sizes, or equal parts) of the data along the channels (axis 1), " +
 	"Reshape to [N,G,C/G,H,W] (of a vector [N,C], to [N,G,C/G]), Transpose perm [0,2,1,3,4] ([0,2,1]) and Reshape back, each read only by the next (torch's channel_shuffle), " +
 	"Reshape of an image to [N,C,H/p1,p1,W/p2,p2], Transpose perm [0,2,4,3,5,1] or [0,2,4,1,3,5] and Reshape to the tokens [N,T,F], each read only by the next (a ViT's patchify, einops' Rearrange), " +
-	"Sub, Div, Mul and Add of the data and a constant (one value, or one per channel), Relu, PRelu (one slope, or one a channel), " +
+	"Sub, Div, Mul and Add of the data and a constant (one value, or one per channel; trained where ImportOptions.Trainable names it), Sub of two tensors of one shape, Relu, PRelu (one slope, or one a channel), " +
 	"LeakyRelu, Tanh, Sigmoid, Clip (constant bounds), Mul of x and Sigmoid(x) (SiLU), Elu, Softplus, " +
 	"HardSigmoid with alpha 1/6 and beta 0.5 (nn.Hardsigmoid) and Mul of x and it (nn.Hardswish), HardSwish, Div by √2, Erf, Add 1, " +
 	"Mul by x and Mul by 0.5 (torch's form of the exact nn.GELU), MaxPool and AveragePool (padded or not, ceil_mode 0 or 1; pads or auto_pad SAME_UPPER padding the bottom and right more where ceil mode gives the same windows), " +
@@ -24,8 +24,9 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"Transpose perm [0,2,3,1] of an image and, on that channels-last tensor, " + lastSupported + "; " +
 	"Reshape of an image [N,D,H,W] to the tokens [N,D,H·W], Transpose perm [0,2,1] to [N,T,D] and back, and on them the channels-last operators above, " +
 	"MatMul by a constant [T,K] and Add of its bias along the tokens (MLP-Mixer's token mixing), a class token (Expand or Tile of a constant [1,1,D]) " +
-	"concatenated before them, Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "), " + seqWant + ", " +
-	"Gather of one token along axis 1 and ReduceMean over them (axes [1], keepdims 0); a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
+	"concatenated before them (DeiT's two too), Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "; " +
+	"or q, k and v of Linears of their own, each reshaped to [N,T,h,D/h] and transposed (Hugging Face's); Einsum \"bhid,bhjd->bhij\" and \"bhij,bhjd->bhid\" for the MatMuls), " + seqWant + ", " +
+	"Gather of one token along axis 1, Slice of a range of them (step 1) and ReduceMean over them (axes [1], keepdims 0), " + attnPoolWant + "; a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv, or the same on every side before an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
@@ -215,6 +216,11 @@ type importer struct {
 	opt        ImportOptions
 	matched    map[string]bool
 	scaleNames []string
+	// exact names the initialisers that gtstorm's own export lists as
+	// trainable (trainableKey); trainedAt the node that reads each trained
+	// one.
+	exact     map[string]bool
+	trainedAt map[string]string
 }
 
 // ivKind is what a value of the graph is.
@@ -307,6 +313,9 @@ const (
 	pSeqFlat                           // nn.MultiheadAttention: an attention's output flattened to [T·N,C] (see onnxmha.go)
 	pPatches                           // patchify: an image [N,C,H,W] reshaped to [N,C,h,p1,w,p2] (see onnxpatches.go)
 	pPatchesT                          // … and transposed to [N,h,w,p1,p2,C] or [N,h,w,C,p1,p2]
+	pPoolWeights                       // CCT's SeqPool: the softmax of the tokens' scores [N,T,1] (see onnxattnpool.go)
+	pPoolWeightsT                      // … transposed to [N,1,T]
+	pPooled                            // … @ the tokens: [N,1,D]
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -321,7 +330,8 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pQKVPerm: "an attention's permuted qkv", pQKVChunk: "a third of an attention's qkv", pQKVChunkHeads: "a third of an attention's qkv split into heads", pQKVPart: "an attention's q, k or v", pKeysT: "an attention's kᵀ", pScores: "an attention's scores",
 	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed",
 	pSeqFlat: "an attention's output flattened to [T·N,C]", pPatches: "a patchify's Reshape to [N,C,h,p1,w,p2]",
-	pPatchesT: "a patchify's transposed patches"}
+	pPatchesT: "a patchify's transposed patches", pPoolWeights: "the softmax of the tokens' scores (a SeqPool's weights)",
+	pPoolWeightsT: "a SeqPool's weights transposed", pPooled: "a SeqPool's output [N,1,D]"}
 
 type pending struct {
 	kind   pendKind
@@ -343,7 +353,15 @@ func importModel(name string, om *onnx.Model, shape []int, classes int, opt Impo
 	}
 	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
 		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph),
-		tokenImages: map[int]Tensor{}, opt: opt, matched: map[string]bool{}}
+		tokenImages: map[int]Tensor{}, opt: opt, matched: map[string]bool{}, exact: map[string]bool{},
+		trainedAt: map[string]string{}}
+	for _, p := range om.Metadata {
+		if p.Key == trainableKey {
+			for _, name := range strings.Split(p.Value, ",") {
+				im.exact[name] = true
+			}
+		}
+	}
 	if err := im.net.Err(); err != nil {
 		return nil, nil, err
 	}

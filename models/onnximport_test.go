@@ -112,7 +112,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
 	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
-	"poolformer_tiny"}
+	"poolformer_tiny", "fixup_tiny", "cct_tiny"}
 
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
@@ -131,7 +131,8 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // fixtureOptions are the import options of the fixtures that need some:
 // PoolFormer's layer scales are parameters torch trains, which the file
 // cannot say.
-var fixtureOptions = map[string]ImportOptions{"poolformer_tiny": {Trainable: []string{"layer_scale*"}}}
+var fixtureOptions = map[string]ImportOptions{"poolformer_tiny": {Trainable: []string{"layer_scale*"}},
+	"fixup_tiny": {Trainable: []string{"bias*", "scale", "alpha"}}}
 
 // torchZeroGrad bounds, relative to the gradient's norm, the coordinates of
 // a tensor whose float64 gradient is 0 but for rounding.
@@ -281,12 +282,15 @@ func torchToGtstorm(name string, ps []Param) string {
 	if base, ok := strings.CutSuffix(name, ".bias"); ok {
 		return base + ".b"
 	}
-	for _, suffix := range []string{".g", ".c", ".p"} {
+	if g, ok := map[string]string{"w2": "w2.w", "b2": "w2.b"}[name]; ok {
+		return g // mlp_dropout's h @ w2 + b2
+	}
+	for _, suffix := range []string{".g", ".c", ".p", ".s", ".b"} {
 		if slices.ContainsFunc(ps, func(p Param) bool { return p.Name == name+suffix }) {
-			return name + suffix // a layer scale's gamma, a class token, a position embedding
+			return name + suffix // a layer scale's gamma, a class token, a position embedding, a scalar
 		}
 	}
-	return map[string]string{"w2": "w2.w", "b2": "w2.b"}[name]
+	return ""
 }
 
 // TestImportONNXSpecRoundTrip stores an imported network as a NetSpec

@@ -231,6 +231,8 @@ func (im *importer) lastTokenNode(n *onnx.Node, x ival, k int) (bool, error) {
 			return true, fmt.Errorf("reshapes the sequence-first tokens %s; the import takes there an attention written as %s", form, seqWant)
 		}
 		return true, im.qkvReshape(n, x)
+	case "Softmax":
+		return true, im.poolScores(n, x)
 	case "Slice":
 		if done, err := im.tokenSlice(n, x, axisT, form); done {
 			return true, err

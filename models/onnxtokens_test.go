@@ -22,8 +22,8 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet,
-		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny"} {
+		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -142,6 +142,24 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "to a MatMul of the tokens by [16,8]; want its bias [8]"},
+		{"cct_tiny", "a SeqPool's softmax over the features", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Softmax" && strings.Contains(n.Inputs[0], "attention_pool") {
+					m.Graph.Nodes[i].Attrs = []onnx.Attr{onnx.IntAttr("axis", 2)}
+					return true
+				}
+			}
+			return false
+		}, "Softmax of the scores [N,64,1] over axis 2; want axis 1, the positions"},
+		{"cct_tiny", "a SeqPool's weights not transposed", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Transpose" && strings.Contains(n.Inputs[0], "Softmax") {
+					m.Graph.Nodes[i].Attrs = []onnx.Attr{onnx.IntsAttr("perm", 0, 1, 2)}
+					return true
+				}
+			}
+			return false
+		}, "reads the softmax of the tokens' scores (a SeqPool's weights) as Transpose; the import takes Softmax of the scores [N,T,1] over axis 1"},
 		{"vit_variants", "an einsum of the scores transposed", func(m *onnx.Model) bool {
 			for i, n := range m.Graph.Nodes {
 				for k, a := range n.Attrs {
@@ -234,15 +252,15 @@ func scaleConstant(m *onnx.Model, v float32) bool {
 // (see TestTransformersSameBitsOnEveryKernelSet).
 const envTokensChild = "GTSTORM_TEST_TRANSFORMERS_DIGEST"
 
-// transformersDigest imports the ViT, MLP-Mixer and PoolFormer fixtures
-// (timm's, lucidrains', nn.TransformerEncoderLayer's batch-first and
-// sequence-first attention, Hugging Face's and einsum's, a patchify) and
-// digests every bit of each one's gradient
+// transformersDigest imports the ViT, MLP-Mixer, PoolFormer, Fixup and
+// CCT fixtures (timm's, lucidrains', nn.TransformerEncoderLayer's
+// batch-first and sequence-first attention, Hugging Face's and einsum's, a
+// patchify, trainable scalars, SeqPool) and digests every bit of each one's gradient
 // and loss on a batch at the file's weights, and its evaluation after a
 // step.
 func transformersDigest(t testing.TB) string {
 	h := sha256.New()
-	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny"} {
+	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny"} {
 		m, x0, err := ImportONNXFileWith(filepath.Join("testdata", "onnx", name+".onnx"), []int{3, 16, 16}, 10, fixtureOptions[name])
 		if err != nil {
 			t.Fatal(err)
@@ -286,7 +304,7 @@ func TestTransformersSameBitsOnEveryKernelSet(t *testing.T) {
 // wantTransformersDigest is transformersDigest's value on every
 // architecture and kernel set; a change that moves it must record the new
 // value here, from the pure-Go set on amd64.
-const wantTransformersDigest = "1384e00efdbda4ab4d2fc2e3033e77f4dabf5085650f942e7f8b0a3cb23575b0"
+const wantTransformersDigest = "73ad675bc7add665acdd28db44f1547ce0d36ed368c97993172dc1245782147b"
 
 // TestImportTokenViewResidual imports a token mixing whose residual join
 // is written on the token view [N,D,T] (x + mlp(x) before the transpose):

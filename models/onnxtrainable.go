@@ -12,19 +12,21 @@ import (
 // An ONNX file does not say which of its initialisers torch trains: a
 // parameter used only through arithmetic (PoolFormer's layer scale
 // ls.unsqueeze(-1).unsqueeze(-1) * x, timm's LayerScale2d, ReZero's
-// alpha·f(x)) looks like a buffer (an input normalisation's mean and std),
-// and torch's constant folding renames it (onnx::Mul_86). The import
-// therefore keeps such constants constant, except where the network's
-// structure says otherwise (ConvNeXt's gamma, onnxchanlast.go), and
-// ImportOptions.Trainable names the others.
+// alpha·f(x), Fixup's x + bias) looks like a buffer (an input
+// normalisation's mean and std), and torch's constant folding renames it
+// (onnx::Mul_86). The import therefore keeps such constants constant,
+// except where the network's structure says otherwise (ConvNeXt's gamma,
+// onnxchanlast.go), and ImportOptions.Trainable names the others.
 
 // ImportOptions are the choices ImportONNXWith leaves to its caller.
 type ImportOptions struct {
 	// Trainable lists patterns (path.Match syntax) of initialiser names
-	// that torch trains: a Mul of the network's data, an image [C,H,W],
-	// by one of them, one value a channel ([C], [C,1,1] or [1,C,1,1]),
-	// imports as LayerScale, trained from its values, not as the constant
-	// MulConst. Every pattern must match such an initialiser.
+	// that torch trains. A Mul of the network's data by one of them
+	// imports as Scale (one value: ReZero's alpha) or LayerScale (one
+	// value a channel of an image: [C], [C,1,1] or [1,C,1,1]), an Add of
+	// one value as Shift (Fixup's biases), each trained from the file's
+	// values, not as the constant MulConst or AddConst. Every pattern must
+	// match such an initialiser.
 	Trainable []string
 }
 
@@ -39,19 +41,25 @@ func CheckTrainable(patterns []string) error {
 	return nil
 }
 
-// trainableScale imports x·c, the Mul n of the network's data x by the
-// initialiser c, as LayerScale where c's name matches a pattern of
-// ImportOptions.Trainable. It reports false, having added nothing, where
-// none matches; a match that LayerScale cannot take is refused.
-func (im *importer) trainableScale(n *onnx.Node, x ival, c *iconst) (bool, error) {
+// trainableConst imports x·c or x + c (op kindMulConst or kindAddConst),
+// the Mul or Add n of the network's data x and the initialiser c, as a
+// trained layer where c is named trainable (ImportOptions.Trainable, or
+// the trainableKey metadata of gtstorm's own export): one value as Scale
+// or Shift, one value a channel of an image as LayerScale. It reports
+// false, having added nothing, where c is not named; a named c that those
+// layers cannot take is refused.
+func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind) (bool, error) {
 	label := c.name
 	if label == "" {
 		label = c.origin
 	}
-	if c.float && len(c.f) > 1 && label != "" {
+	if c.float && label != "" {
 		im.scaleNames = append(im.scaleNames, label)
 	}
-	var match string
+	match := ""
+	if im.exact[label] {
+		match = label
+	}
 	for _, p := range im.opt.Trainable {
 		if ok, _ := path.Match(p, label); ok && label != "" {
 			im.matched[p], match = true, p
@@ -59,6 +67,27 @@ func (im *importer) trainableScale(n *onnx.Node, x ival, c *iconst) (bool, error
 	}
 	if match == "" {
 		return false, nil
+	}
+	if !c.float || slices.ContainsFunc(c.f, func(v float32) bool { return v != v }) {
+		return true, fmt.Errorf("trainable %q (pattern %s) is not float or holds NaN", label, match)
+	}
+	if first, ok := im.trainedAt[label]; ok {
+		return true, fmt.Errorf("trainable %q (pattern %s) is read here and by node %q; the import trains a parameter that one node reads, not one shared by two (Fixup's bias1a before its downsample)", label, match, first)
+	}
+	im.trainedAt[label] = n.Name
+	name := im.layerName(n, label)
+	if c.size() == 1 {
+		var t Tensor
+		if op == kindMulConst {
+			t = im.net.Scale(name, x.t)
+			im.params[name+".s"] = slices.Clone(c.f)
+		} else {
+			t = im.net.Shift(name, x.t)
+			im.params[name+".b"] = slices.Clone(c.f)
+		}
+		v := x
+		v.t = t
+		return true, im.set(n, v)
 	}
 	s := im.net.Shape(x.t)
 	dims := c.dims
@@ -69,23 +98,22 @@ func (im *importer) trainableScale(n *onnx.Node, x ival, c *iconst) (bool, error
 		dims = dims[1:]
 	}
 	switch {
-	case len(s) != 3:
-		return true, fmt.Errorf("trainable %q (pattern %s) scales [N,%s]; the import trains a scale a channel of an image [N,C,H,W] only", label, match, joinInts(x.view))
-	case !c.float || len(dims) != 1 || dims[0] != s[0] || s[0] < 2:
-		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value a channel of the image [N,%s]: [%d], [%d,1,1] or [1,%d,1,1] (a trainable scalar is not supported)",
+	case op != kindMulConst:
+		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported", label, match, c.dims)
+	case len(s) != 3 || x.last:
+		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v scales [N,%s]; the import trains one value, or one a channel of an image [N,C,H,W]", label, match, c.dims, joinInts(x.view))
+	case len(dims) != 1 || dims[0] != s[0]:
+		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value, or one a channel of the image [N,%s]: [%d], [%d,1,1] or [1,%d,1,1]",
 			label, match, c.dims, joinInts(x.view), s[0], s[0], s[0])
-	case slices.ContainsFunc(c.f, func(v float32) bool { return v != v }):
-		return true, fmt.Errorf("scales by %q, which holds NaN", label)
 	}
-	name := im.layerName(n, label)
 	t := im.net.LayerScale(name, x.t)
 	im.params[name+".g"] = slices.Clone(c.f)
 	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(x.view)})
 }
 
 // checkTrainable refuses a pattern of ImportOptions.Trainable that
-// matched no Mul of the network's data by an initialiser, naming those
-// the file has.
+// matched no Mul or Add of the network's data by an initialiser, naming
+// those the file has.
 func (im *importer) checkTrainable() error {
 	for _, p := range im.opt.Trainable {
 		if im.matched[p] {
@@ -95,7 +123,7 @@ func (im *importer) checkTrainable() error {
 		if len(im.scaleNames) > 0 {
 			names = strings.Join(slices.Compact(slices.Sorted(slices.Values(im.scaleNames))), ", ")
 		}
-		return fmt.Errorf("trainable %q matches no initialiser that multiplies the network's data; the file's: %s", p, names)
+		return fmt.Errorf("trainable %q matches no initialiser that multiplies or is added to the network's data; the file's: %s", p, names)
 	}
 	return nil
 }

@@ -10,17 +10,18 @@ import (
 )
 
 // TestImportTrainable checks ImportOptions.Trainable: a Mul of an image by
-// a named per-channel initialiser becomes LayerScale, trained from the
-// file's values, where a pattern names it, and stays the constant
-// MulConst where none does; patterns that match nothing, that are
-// malformed, or that name a scalar or a Mul of features are refused in one
-// line.
+// a named per-channel initialiser becomes LayerScale, by a named scalar
+// Scale, an Add of a named scalar Shift, each trained from the file's
+// values, where a pattern names it, and stays the constant MulConst or
+// AddConst where none does; patterns that match nothing or that are
+// malformed, and a named per-channel Add, are refused in one line.
 func TestImportTrainable(t *testing.T) {
 	scale := []float32{0.5, -1.25, 2, 0.75}
-	tiny := func(t *testing.T, name string, dims ...int) []byte {
-		nodes, inits := convGemm([]onnx.Node{node("Mul", []string{"c", name}, "m")}, onnx.FloatTensor(name, scale[:product(dims)], dims...))
+	tinyOp := func(t *testing.T, op, name string, dims ...int) []byte {
+		nodes, inits := convGemm([]onnx.Node{node(op, []string{"c", name}, "m")}, onnx.FloatTensor(name, scale[:product(dims)], dims...))
 		return tinyONNX(t, 13, batchN, inits, nodes...)
 	}
+	tiny := func(t *testing.T, name string, dims ...int) []byte { return tinyOp(t, "Mul", name, dims...) }
 	for _, c := range []struct {
 		name      string
 		file      []byte
@@ -31,9 +32,18 @@ func TestImportTrainable(t *testing.T) {
 		{"folded name", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"onnx::Mul_7"}, scale, ""},
 		{"pattern", tiny(t, "onnx::Mul_7", 1, 4, 1, 1), []string{"onnx::Mul_*"}, scale, ""},
 		{"not named", tiny(t, "onnx::Mul_7", 4, 1, 1), nil, nil, ""},
-		{"another name", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"gamma"}, nil, `trainable "gamma" matches no initialiser that multiplies the network's data; the file's: onnx::Mul_7`},
+		{"another name", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"gamma"}, nil, `trainable "gamma" matches no initialiser that multiplies or is added to the network's data; the file's: onnx::Mul_7`},
 		{"malformed", tiny(t, "onnx::Mul_7", 4, 1, 1), []string{"[a"}, nil, `trainable "[a": want an initialiser's name or a path.Match pattern`},
-		{"scalar", tiny(t, "alpha", 1), []string{"alpha"}, nil, `trainable "alpha" (pattern alpha) has shape [1]; the import trains one value a channel of the image [N,4,4,4]: [4], [4,1,1] or [1,4,1,1] (a trainable scalar is not supported)`},
+		{"scalar", tiny(t, "alpha", 1), []string{"alpha"}, scale[:1], ""},
+		{"scalar shift", tinyOp(t, "Add", "bias1a"), []string{"bias*"}, scale[:1], ""},
+		{"shift not named", tinyOp(t, "Add", "bias1a"), nil, nil, ""},
+		{"shift a channel", tinyOp(t, "Add", "bias", 4, 1, 1), []string{"bias"}, nil, `trainable "bias" (pattern bias) of shape [4 1 1] is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported`},
+		{"shared", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("b", []float32{0.5}), onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3),
+			onnx.Int64Tensor("axes", []int64{2, 3}, 2), onnx.FloatTensor("fw", ramp(8, 1), 2, 4), onnx.FloatTensor("fb", ramp(2, 2), 2)},
+			node("Add", []string{"x", "b"}, "a"), node("Conv", []string{"a", "cw"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), node("Add", []string{"c", "b"}, "m"),
+			node("ReduceMean", []string{"m", "axes"}, "p", onnx.IntAttr("keepdims", 0)), node("Gemm", []string{"p", "fw", "fb"}, "y", onnx.IntAttr("transB", 1))),
+			[]string{"b"}, nil, `trainable "b" (pattern b) is read here and by node "/a/Add"; the import trains a parameter that one node reads`},
+		{"two channels' worth", tiny(t, "gamma", 2, 1, 1), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [2 1 1]; the import trains one value, or one a channel of the image [N,4,4,4]: [4], [4,1,1] or [1,4,1,1]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, x0, err := ImportONNXWith("tiny.onnx", c.file, []int{1, 4, 4}, 2, ImportOptions{Trainable: c.trainable})
@@ -49,7 +59,7 @@ func TestImportTrainable(t *testing.T) {
 			var got []float32
 			off := 0
 			for _, p := range m.Params() {
-				if strings.HasSuffix(p.Name, ".g") {
+				if strings.HasSuffix(p.Name, ".g") || strings.HasSuffix(p.Name, ".s") || strings.HasSuffix(p.Name, ".b") && p.Size() == 1 {
 					got = x0[off : off+p.Size()]
 				}
 				off += p.Size()
@@ -75,7 +85,7 @@ func TestImportTrainableFixture(t *testing.T) {
 		t.Errorf("named layer scales add %d parameters, want 32", d)
 	}
 	_, _, err = ImportONNXFileWith(path, []int{3, 16, 16}, 10, ImportOptions{Trainable: []string{"layer_scale1", "ls2"}})
-	if err == nil || !strings.HasSuffix(err.Error(), `trainable "ls2" matches no initialiser that multiplies the network's data; the file's: layer_scale1, layer_scale2`) {
+	if err == nil || !strings.HasSuffix(err.Error(), `trainable "ls2" matches no initialiser that multiplies or is added to the network's data; the file's: layer_scale1, layer_scale2`) {
 		t.Errorf("got %v", err)
 	}
 }

@@ -93,6 +93,12 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("prelu, %d slope(s)", l.units)
 	case kindLayerScale:
 		return "layerscale, a trainable scale a channel"
+	case kindAttentionPool:
+		return "attentionpool, the tokens weighted by the softmax of their scores"
+	case kindScale:
+		return "scale, one trainable value"
+	case kindShift:
+		return "shift, one trainable value"
 	case kindAttention:
 		return fmt.Sprintf("attention, %d heads, scale %g", l.heads, l.scale)
 	case kindTokenLinear:

@@ -39,7 +39,7 @@ func initSettings() []Setting {
 				}
 				return ""
 			}},
-		{Name: "trainable", Usage: "initialisers of a --model FILE.onnx that torch trains although the file cannot say so (a layer scale [C] folded to onnx::Mul_86): comma-separated names or path.Match patterns, each trained as a scale a channel; a pattern that matches none is refused with the file's names", Sweepable: true,
+		{Name: "trainable", Usage: "initialisers of a --model FILE.onnx that torch trains although the file cannot say so (a layer scale [C] folded to onnx::Mul_86): comma-separated names or path.Match patterns; one value multiplying or added to the data trains as a scale or shift (ReZero's alpha, Fixup's biases), one a channel of an image as a layer scale; a pattern that matches none is refused with the file's names", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Trainable) },
 			want: func(c Config) string {
 				switch {

@@ -90,7 +90,7 @@ func TestTrainableFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--model", "mlp:8", "--trainable", "gamma"}, "--trainable gamma: want none with --model mlp:8"},
-		{[]string{"--model", net, "--trainable", "gamma"}, `trainable "gamma" matches no initialiser that multiplies the network's data; the file's: onnx::Mul_9`},
+		{[]string{"--model", net, "--trainable", "gamma"}, `trainable "gamma" matches no initialiser that multiplies or is added to the network's data; the file's: onnx::Mul_9`},
 		{[]string{"--model", net, "--trainable", "a,[b"}, `trainable "[b": want an initialiser's name or a path.Match pattern`},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -72,7 +72,8 @@ func Export(path, out string) (*ExportResult, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	em := exportMeta{Config: &meta.Config, Input: meta.Input}
-	om.DocString, om.Metadata = exportDoc(ck.Model, path, &em)
+	doc, md := exportDoc(ck.Model, path, &em)
+	om.DocString, om.Metadata = doc, append(om.Metadata, md...)
 	om.ProducerVersion = producerVersion()
 	b, err := om.Marshal()
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
-// chanMulSpecs check ChannelMul (a trainable scale a channel) on maps and
+// chanMulSpecs check ChannelMul (a trainable scale a channel, or one) and Shift on maps and
 // features, run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are wantChanMulDigest's.
 var chanMulSpecs = []netSpec{
@@ -19,12 +19,47 @@ var chanMulSpecs = []netSpec{
 	{"layer-scale-input", []int{2, 3, 3}, 4, func(b net, x any) any {
 		return b.dense(b.(chanMuler).chanMul("ls", x), "fc", 4, false)
 	}},
+	{"fixup-scalars", []int{2, 4, 4}, 3, func(b net, x any) any { // Fixup's block: conv(x + b1a), ·scale + b2b; ReZero's α
+		cm := b.(chanMuler)
+		h := b.relu("r", b.conv(cm.shift("b1a", x), "c1", 3, 3, 1, 1))
+		h = cm.shift("b2b", cm.scalarMul("scale", b.conv(cm.shift("b2a", h), "c2", 3, 3, 1, 1)))
+		h = b.add("res", h, cm.scalarMul("alpha", b.tanh("t", b.conv(x, "c3", 3, 1, 1, 0))))
+		return b.dense(cm.shift("b3", b.globalAvgPool("gap", h)), "fc", 3, false)
+	}},
 }
 
 // chanMuler is the test networks' ChannelMul, outside net so that the
 // interface other tests extend stays as it is.
 type chanMuler interface {
 	chanMul(name string, x any) any
+	scalarMul(name string, x any) any // name.s [1]
+	shift(name string, x any) any     // name.b [1]
+}
+
+func (b *graphNet) scalarMul(name string, x any) any {
+	return b.g.ChannelMul(name, node(x), b.param(name+".s", 1))
+}
+
+func (b *graphNet) shift(name string, x any) any {
+	return b.g.Shift(name, node(x), b.param(name+".b", 1))
+}
+
+func (r *refNet) scalarMul(name string, xa any) any {
+	x := t(xa)
+	y := newT64(x.shape...)
+	for i, v := range x.v {
+		y.v[i] = v * r.p[name+".s"][0]
+	}
+	return y
+}
+
+func (r *refNet) shift(name string, xa any) any {
+	x := t(xa)
+	y := newT64(x.shape...)
+	for i, v := range x.v {
+		y.v[i] = v + r.p[name+".b"][0]
+	}
+	return y
 }
 
 func (b *graphNet) chanMul(name string, x any) any {
@@ -63,4 +98,4 @@ func TestChannelMulSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantChanMulDigest is specsDigest(chanMulSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantChanMulDigest = "44e2f8354dc4fd8f6685b265514a62fac05d77eae795ddaaa818ccd6852931bf"
+const wantChanMulDigest = "297df8988d82914584518c5744dd7a31fb74bb238fa9097f8f98c034c8d73f99"

@@ -118,16 +118,20 @@ func (op *attnOp) Do(inputs ...G.Value) (G.Value, error) {
 }
 
 // softmax replaces the row s of raw scores Σ_j q[j,t]·k[j,u] by the
-// softmax of s·scale: each score scaled in float32, then exponentials of
-// the differences from the row's maximum in float64, summed in order.
-func (l *attnLayer) softmax(s []float32) {
+// softmax of s·scale (softmaxRow).
+func (l *attnLayer) softmax(s []float32) { softmaxRow(s, l.scale, l.e) }
+
+// softmaxRow replaces the row s by the softmax of s·scale: each value
+// scaled in float32, then exponentials of the differences from the row's
+// maximum in float64 (in e, at least as long as s), summed in order.
+func softmaxRow(s []float32, scale float32, e []float64) {
 	m := math.Inf(-1)
 	for u, v := range s {
-		v = float32(v * l.scale) // rounded: torch's (q @ kᵀ) * scale
+		v = float32(v * scale) // rounded: torch's (q @ kᵀ) * scale
 		s[u] = v
 		m = max(m, float64(v))
 	}
-	e := l.e[:len(s)]
+	e = e[:len(s)]
 	for u, v := range s {
 		e[u] = float64(v) - m
 	}
@@ -185,15 +189,19 @@ func (op *attnGradOp) Do(inputs ...G.Value) (G.Value, error) {
 	return l.dqkv, nil
 }
 
-// softmaxGrad replaces the row dp of dP by scale·p∘(dp − Σ_u p[u]·dp[u]),
-// the gradient at the row's scores before scaling; the sum is float64, in
-// order.
-func (l *attnLayer) softmaxGrad(dp, p []float32) {
+// softmaxGrad replaces the row dp of dP by the gradient at the row's
+// scores before scaling (softmaxRowGrad).
+func (l *attnLayer) softmaxGrad(dp, p []float32) { softmaxRowGrad(dp, p, l.scale) }
+
+// softmaxRowGrad replaces dp, the gradient at the softmax p of a row
+// scaled by scale, by scale·p∘(dp − Σ_u p[u]·dp[u]), the gradient at the
+// row before scaling; the sum is float64, in order.
+func softmaxRowGrad(dp, p []float32, scale float32) {
 	var r float64
 	for u, v := range dp {
 		r += float64(float64(p[u]) * float64(v))
 	}
-	sc := float64(l.scale)
+	sc := float64(scale)
 	for u, v := range dp {
 		dp[u] = float32(float64(float64(p[u])*(float64(v)-r)) * sc)
 	}

@@ -82,23 +82,25 @@ func (g *Graph) ChannelScale(name string, x, gate *G.Node) *G.Node {
 
 // ChannelMul adds y = x·scale for x [n,C,…] and a parameter scale [C]:
 // channel c of every sample multiplied by scale[c] (ConvNeXt's layer
-// scale, torch's gamma * x of x [N,H,W,C]). The layer takes name, unique
-// within the graph, for its buffers and ops. The scale's gradient, the sum
-// over channel c of dy·x in float64 in order, is formed in a training
-// graph; the input's, dy·scale[c], only where x is computed by another op.
+// scale, torch's gamma * x of x [N,H,W,C]); a scale of one value
+// multiplies every value of x (ReZero's alpha). The layer takes name,
+// unique within the graph, for its buffers and ops. The scale's gradient,
+// the sum over channel c (over all of x) of dy·x in float64 in order, is
+// formed in a training graph; the input's, dy·scale[c], only where x is
+// computed by another op.
 func (g *Graph) ChannelMul(name string, x, scale *G.Node) *G.Node {
 	if !g.ok(name, x, scale) {
 		return nil
 	}
-	xs := x.Shape()
-	if len(xs) < 2 || scale.Shape().TotalSize() != xs[1] {
-		g.err = fmt.Errorf("%s: input of shape %v and %d scales, want [n,C,…] and C", name, xs, scale.Shape().TotalSize())
+	xs, k := x.Shape(), scale.Shape().TotalSize()
+	if len(xs) < 2 || k != xs[1] && k != 1 {
+		g.err = fmt.Errorf("%s: input of shape %v and %d scales, want [n,C,…] and C (or 1)", name, xs, k)
 		return nil
 	}
 	if !g.claim(name) {
 		return nil
 	}
-	l := &scaleLayer{name: name, n: xs[0], c: xs[1], plane: xs.TotalSize() / xs[0] / xs[1], shared: true, y: g.ws.tensor(name+".y", xs...)}
+	l := &scaleLayer{name: name, n: xs[0], c: k, plane: xs.TotalSize() / xs[0] / k, shared: true, y: g.ws.tensor(name+".y", xs...)}
 	l.sums = make([]float64, l.c)
 	return g.scale(l, x, scale, true)
 }

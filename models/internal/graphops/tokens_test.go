@@ -1,6 +1,7 @@
 package graphops
 
 import (
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,7 +12,8 @@ import (
 )
 
 // tokenSpecs check the layers of vision transformers and MLP-Mixers
-// (Attention, TokenLinear, ClassToken, PositionAdd, Token, TokenRange) through small
+// (Attention, TokenLinear, ClassToken, PositionAdd, Token, TokenRange,
+// AttentionPool) through small
 // networks of them, run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are wantTokensDigest's.
 var tokenSpecs = []netSpec{
@@ -47,6 +49,10 @@ var tokenSpecs = []netSpec{
 		h := tk.tokenLinear("tm", tk.classToken("cls", x), 7, true) // mixes the class token in
 		return b.dense(b.globalAvgPool("gap", tk.tokenRange("rest", h, 1, 6)), "fc", 3, false)
 	}},
+	{"attention-pool", []int{4, 2, 3}, 3, func(b net, x any) any { // CCT's SeqPool: scores by a Linear D → 1
+		h := b.conv(x, "c", 5, 1, 1, 0)
+		return b.dense(b.(tokener).attentionPool("pool", h, b.conv(h, "score", 1, 1, 1, 0)), "fc", 3, false)
+	}},
 	{"position-map", []int{3, 2, 3}, 3, func(b net, x any) any { // pos [6,3] on a 2×3 map
 		tk := b.(tokener)
 		h := b.conv(tk.positionAdd("pe", x), "c", 4, 3, 1, 1)
@@ -63,6 +69,7 @@ type tokener interface {
 	positionAdd(name string, x any) any                     // name.pos [T,D]
 	token(name string, x any, index int) any
 	tokenRange(name string, x any, from, count int) any
+	attentionPool(name string, x, s any) any
 }
 
 // positions returns x's H·W, or 1 for a nil node (an earlier error).
@@ -138,6 +145,33 @@ func (r *refNet) positionAdd(name string, xa any) any {
 
 func (b *graphNet) tokenRange(name string, x any, from, count int) any {
 	return b.g.TokenRange(name, node(x), from, count)
+}
+
+func (b *graphNet) attentionPool(name string, x, s any) any {
+	return b.g.AttentionPool(name, node(x), node(s))
+}
+
+func (r *refNet) attentionPool(_ string, xa, sa any) any {
+	x, s := t(xa), t(sa)
+	n, d, tn := x.shape[0], x.shape[1], x.shape[2]*x.shape[3]
+	y := newT64(n, d)
+	for i := range n {
+		row := s.v[i*tn : (i+1)*tn]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, v)
+		}
+		var z float64
+		for _, v := range row {
+			z += math.Exp(v - m)
+		}
+		for c := range d {
+			for k, v := range row {
+				y.v[i*d+c] += math.Exp(v-m) / z * x.v[(i*d+c)*tn+k]
+			}
+		}
+	}
+	return y
 }
 
 func (r *refNet) tokenRange(_ string, xa any, from, count int) any {
@@ -234,4 +268,4 @@ func TestTokensSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantTokensDigest is specsDigest(tokenSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantTokensDigest = "89dd65df6c5132c71c7a795a2fb2f87496c740300aced286083245147a44174b"
+const wantTokensDigest = "7a2637709d55a1190dcc102437c55532f539da6cf754b71ac54aa409ef9e1e28"

@@ -167,6 +167,15 @@ order, then these.
                      nn.Parameters [16], used unsqueezed: exported without constant folding, they keep their names,
                      which the test gives as ImportOptions.Trainable ("layer_scale*"), so that they train as torch
                      trains them (folded, torch would name them onnx::Mul_*). Seed 45, with NAME.bin.
+  fixup_tiny.onnx    Fixup's basic block on 3×16×16 samples: conv3x3 stride 2 3→8 → ReLU = x; relu(conv1(x + bias1a) +
+                     bias1b); conv2(· + bias2a) · scale + bias2b; relu(x + ·) + alpha · tanh(1×1 conv(x)) (ReZero's
+                     branch); mean; + bias3; Linear. Its seven scalars are nn.Parameters [1] that torch's export keeps
+                     under their names; the test names them trainable (ImportOptions.Trainable), and they import as
+                     Net.Shift and Net.Scale. Seed 46, with NAME.bin.
+  cct_tiny.onnx      a Compact Convolutional Transformer on 3×16×16 samples: conv3x3 3→16 (no bias) → ReLU → max-pool 3
+                     stride 2 padding 1 → flatten(2).transpose(-2, -1) + pos_embed [1,64,16] → one vit_tiny block →
+                     LayerNorm → SeqPool: softmax(Linear 16→1, dim=1).transpose(-1, -2) @ x, squeeze(-2) (Softmax,
+                     Transpose, MatMul, Squeeze: Net.AttentionPool) → Linear. Seed 47, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -957,6 +966,56 @@ class PoolFormerTiny(nn.Module):
         return self.head(self.norm(x).mean([-2, -1]))
 
 
+class FixupTiny(nn.Module):
+    """Fixup's basic block (hongyi-zhang/Fixup) without a downsample, then a ReZero branch alpha · tanh(conv(x)):
+    scalar nn.Parameters added to and multiplying the data, which torch's export keeps under their names. Drawn at
+    random rather than at Fixup's 0 and 1, so that each one's gradient shows."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.stem = nn.Conv2d(3, d, 3, stride=2, padding=1)
+        self.bias1a = nn.Parameter(0.1 * torch.randn(1))
+        self.conv1 = nn.Conv2d(d, d, 3, padding=1, bias=False)
+        self.bias1b = nn.Parameter(0.1 * torch.randn(1))
+        self.bias2a = nn.Parameter(0.1 * torch.randn(1))
+        self.conv2 = nn.Conv2d(d, d, 3, padding=1, bias=False)
+        self.scale = nn.Parameter(1 + 0.2 * torch.randn(1))
+        self.bias2b = nn.Parameter(0.1 * torch.randn(1))
+        self.branch = nn.Conv2d(d, d, 1)
+        self.alpha = nn.Parameter(0.5 + 0.1 * torch.randn(1))
+        self.bias3 = nn.Parameter(0.1 * torch.randn(1))
+        self.fc = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        out = F.relu(self.conv1(x + self.bias1a) + self.bias1b)
+        out = self.conv2(out + self.bias2a) * self.scale + self.bias2b
+        x = F.relu(x + out) + self.alpha * torch.tanh(self.branch(x))
+        return self.fc(x.mean((2, 3)) + self.bias3)
+
+
+class CCTTiny(nn.Module):
+    """A Compact Convolutional Transformer (SHI-Labs/Compact-Transformers): a convolutional tokenizer, a position
+    embedding, one pre-norm block, and sequence pooling (SeqPool) instead of a class token."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.tokenizer = nn.Sequential(nn.Conv2d(3, d, 3, padding=1, bias=False), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.pos_embed = nn.Parameter(0.02 * torch.randn(1, 64, d))
+        self.block = ViTBlock(d, 2, 2 * d)
+        self.norm = nn.LayerNorm(d)
+        self.attention_pool = nn.Linear(d, 1)
+        self.fc = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.tokenizer(x).flatten(2).transpose(-2, -1) + self.pos_embed
+        x = self.norm(self.block(x))
+        x = torch.matmul(F.softmax(self.attention_pool(x), dim=1).transpose(-1, -2), x).squeeze(-2)
+        return self.fc(x)
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -964,7 +1023,8 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "shuffle_block": (ShuffleBlock, 29), "layernorm": (LayerNormNet, 30),
           "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41), "vit_seqfirst": (ViTSeqFirst, 42),
           "vit_patches": (ViTPatches, 43), "vit_variants": (ViTVariants, 44),
-          "poolformer_tiny": (PoolFormerTiny, 45),
+          "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
+          "cct_tiny": (CCTTiny, 47),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1003,7 +1063,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny"}
+          "poolformer_tiny", "cct_tiny"}
 
 
 def gradient_fixture(name, model):

@@ -1,0 +1,41 @@
+package models
+
+import "testing"
+
+// fixupNet is a Fixup residual block (Zhang et al. 2019) with ReZero's
+// alpha on a second branch: the scalar layers Scale and Shift.
+func fixupNet() (Model, error) {
+	n := NewNet("fixup", []int{3, 8, 8}, 4)
+	x := n.Conv2D("stem", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1, Bias: true})
+	h := n.ReLU(n.Conv2D("conv1", n.Shift("bias1a", x), Conv{Out: 4, Kernel: 3, Pad: 1}))
+	h = n.Shift("bias2b", n.Scale("scale", n.Conv2D("conv2", n.Shift("bias2a", h), Conv{Out: 4, Kernel: 3, Pad: 1})))
+	h = n.Add(n.Add(x, h), n.Scale("alpha", n.Tanh(n.Conv2D("branch", x, Conv{Out: 4, Kernel: 1}))))
+	return n.Model(n.Dense("fc", n.Shift("bias3", n.GlobalAvgPool(n.ReLU(h))), 4))
+}
+
+// TestScalarLayers checks Scale's and Shift's parameters (one value each,
+// starting at 1 and 0) and their refusals.
+func TestScalarLayers(t *testing.T) {
+	m, err := fixupNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := m.Init(1)
+	want := map[string]float32{"bias1a.b": 0, "bias2a.b": 0, "scale.s": 1, "bias2b.b": 0, "alpha.s": 1, "bias3.b": 0}
+	for _, p := range m.Params() {
+		if v, ok := want[p.Name]; ok {
+			if p.Size() != 1 || x0[p.Offset] != v {
+				t.Errorf("%s: %d values starting at %g, want one at %g", p.Name, p.Size(), x0[p.Offset], v)
+			}
+			delete(want, p.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing parameters %v", want)
+	}
+	n := NewNet("bad", []int{1, 4, 4}, 2)
+	n.Scale("s", n.Input())
+	if n.Shift("s", n.Input()); n.Err() == nil {
+		t.Error("two layers named s: no error")
+	}
+}
