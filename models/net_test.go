@@ -37,6 +37,13 @@ func TestNetRefuses(t *testing.T) {
 		{"add of two shapes", img, func(n *Net) Tensor {
 			return n.Add(n.Input(), n.MaxPool(n.Input(), 2, 2))
 		}, "adds tensors of shapes [3 16 16] and [3 8 8]"},
+		{"sub of two shapes", img, func(n *Net) Tensor {
+			return n.Sub(n.Input(), n.MaxPool(n.Input(), 2, 2))
+		}, "sub#2: subtracts tensors of shapes [3 16 16] and [3 8 8]"},
+		{"token range past the tokens", img, func(n *Net) Tensor { return n.TokenRange(n.Input(), 250, 7) }, "positions [250,257) of 256"},
+		{"scores of a pool of another length", img, func(n *Net) Tensor {
+			return n.AttentionPool(n.Input(), n.MaxPool(n.Conv2D("s", n.Input(), Conv{Out: 1, Kernel: 1}), 2, 2))
+		}, "scores of shape [1 8 8] for tokens [3 16 16], want [1,16,16]"},
 		{"zero units", img, func(n *Net) Tensor { return n.Dense("fc", n.Input(), 0) }, "0 units"},
 		{"name taken", img, func(n *Net) Tensor {
 			return n.Dense("fc", n.Dense("fc", n.Input(), 4), 10)

@@ -193,30 +193,24 @@ func (n *Net) GlobalMaxPool(x Tensor) Tensor {
 
 // Add adds a + b, elementwise: the join of a residual block. Both must
 // have the same shape.
-func (n *Net) Add(a, b Tensor) Tensor {
-	name := n.autoName("add")
-	if !n.reads(name, a, b) {
-		return Tensor{-1}
-	}
-	sa, sb := n.shapes[a.id], n.shapes[b.id]
-	if !slices.Equal(sa, sb) {
-		return n.fail(name, "adds tensors of shapes %v and %v", sa, sb)
-	}
-	return n.record(netLayer{kind: kindAdd, name: name}, sa, a, b)
-}
+func (n *Net) Add(a, b Tensor) Tensor { return n.join(kindAdd, "add", "adds", a, b) }
 
 // Sub adds a − b, elementwise (PoolFormer's token mixer pool(x) − x).
 // Both must have the same shape.
-func (n *Net) Sub(a, b Tensor) Tensor {
-	name := n.autoName("sub")
+func (n *Net) Sub(a, b Tensor) Tensor { return n.join(kindSub, "sub", "subtracts", a, b) }
+
+// join records the layer kind (Add or Sub, named prefix#k) of a and b,
+// which must have the same shape.
+func (n *Net) join(kind layerKind, prefix, verb string, a, b Tensor) Tensor {
+	name := n.autoName(prefix)
 	if !n.reads(name, a, b) {
 		return Tensor{-1}
 	}
 	sa, sb := n.shapes[a.id], n.shapes[b.id]
 	if !slices.Equal(sa, sb) {
-		return n.fail(name, "subtracts tensors of shapes %v and %v", sa, sb)
+		return n.fail(name, "%s tensors of shapes %v and %v", verb, sa, sb)
 	}
-	return n.record(netLayer{kind: kindSub, name: name}, sa, a, b)
+	return n.record(netLayer{kind: kind, name: name}, sa, a, b)
 }
 
 // Flatten adds the reshape of x to one dimension, in row-major (NCHW)
