@@ -114,6 +114,9 @@ func TestNewShapes(t *testing.T) {
 		{"resnet8-gn", []int{2, 9, 7}, 3, resNetParams(1, 2, 3)},
 		{"fedavg-cnn", []int{1, 28, 28}, 62, 32*25 + 32 + 64*32*25 + 64 + 64*7*7*512 + 512 + 512*62 + 62},
 		{"fedavg-cnn", []int{3, 32, 32}, 10, 32*3*25 + 32 + 64*32*25 + 64 + 64*8*8*512 + 512 + 512*10 + 10},
+		// patch embedding, class token, 17 positions, 2 blocks (2 LayerNorms, qkv, proj, fc1, fc2), LayerNorm, head
+		{"vit:4,16,2,2,2", []int{3, 16, 16}, 10, 3*16*16 + 16 + 16 + 17*16 + 2*(2*32+16*48+48+16*16+16+16*32+32+32*16+16) + 32 + 16*10 + 10},
+		{"vit:7,8,1,2,4", []int{1, 28, 28}, 3, 49*8 + 8 + 8 + 17*8 + (2*16 + 8*24 + 24 + 8*8 + 8 + 8*32 + 32 + 32*8 + 8) + 16 + 8*3 + 3},
 	} {
 		m := mustNew(t, c.name, c.shape, c.classes)
 		if m.NumParams() != c.params || m.Name() != c.name {
