@@ -23,6 +23,9 @@ type classifier struct {
 	// fileParams are the initialisers of an imported ONNX file, in layout
 	// order (FileParams); nil for the other networks.
 	fileParams []float32
+	// constants names the initialisers of an imported file that multiply
+	// or are added to the data and stay constants (see ConstantInitialisers).
+	constants []string
 }
 
 func (m *classifier) Name() string { return m.name }

@@ -397,6 +397,7 @@ func importModel(name string, om *onnx.Model, shape []int, classes int, opt Impo
 		x0 = append(x0, v...)
 	}
 	m.(*classifier).fileParams = x0
+	m.(*classifier).constants = im.constants()
 	return m, slices.Clone(x0), nil
 }
 

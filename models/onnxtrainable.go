@@ -111,6 +111,32 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(x.view)})
 }
 
+// constants returns the initialisers (not a node's output, which torch
+// names /…) that multiply or are added to the network's data and that no
+// pattern named: those ImportOptions.Trainable could train.
+func (im *importer) constants() []string {
+	var out []string
+	for _, name := range im.scaleNames {
+		if !strings.HasPrefix(name, "/") && im.trainedAt[name] == "" {
+			out = append(out, name)
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+// ConstantInitialisers returns the initialisers of m's ONNX file that
+// multiply or are added to the network's data as constants, which
+// training leaves as they are: the names ImportOptions.Trainable (train's
+// --trainable) may give where torch trains them. It is nil for the other
+// models.
+func ConstantInitialisers(m Model) []string {
+	c, ok := m.(*classifier)
+	if !ok {
+		return nil
+	}
+	return slices.Clone(c.constants)
+}
+
 // checkTrainable refuses a pattern of ImportOptions.Trainable that
 // matched no Mul or Add of the network's data by an initialiser, naming
 // those the file has.

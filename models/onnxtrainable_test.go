@@ -73,7 +73,8 @@ func TestImportTrainable(t *testing.T) {
 
 // TestImportTrainableFixture imports PoolFormer with and without its layer
 // scales named: named, they are 32 parameters more, and the gradient
-// reaches them (TestImportONNXMatchesTorch checks it against torch's).
+// reaches them (TestImportONNXMatchesTorch checks it against torch's);
+// unnamed, ConstantInitialisers and the summary list them.
 func TestImportTrainableFixture(t *testing.T) {
 	path := filepath.Join("testdata", "onnx", "poolformer_tiny.onnx")
 	frozen, _, err := ImportONNXFile(path, []int{3, 16, 16}, 10)
@@ -83,6 +84,16 @@ func TestImportTrainableFixture(t *testing.T) {
 	trained, _ := importFixture(t, "poolformer_tiny")
 	if d := trained.NumParams() - frozen.NumParams(); d != 32 {
 		t.Errorf("named layer scales add %d parameters, want 32", d)
+	}
+	if got, want := ConstantInitialisers(frozen), []string{"layer_scale1", "layer_scale2"}; !slices.Equal(got, want) {
+		t.Errorf("constants %v, want %v", got, want)
+	}
+	if got := ConstantInitialisers(trained); got != nil {
+		t.Errorf("constants %v once both are named", got)
+	}
+	var b strings.Builder
+	if err := WriteSummary(&b, frozen); err != nil || !strings.Contains(b.String(), "\nconstants multiplying or added to the data, not trained: layer_scale1, layer_scale2 (--trainable names those torch trains)\n") {
+		t.Errorf("summary (%v):\n%s", err, b.String())
 	}
 	_, _, err = ImportONNXFileWith(path, []int{3, 16, 16}, 10, ImportOptions{Trainable: []string{"layer_scale1", "ls2"}})
 	if err == nil || !strings.HasSuffix(err.Error(), `trainable "ls2" matches no initialiser that multiplies or is added to the network's data; the file's: layer_scale1, layer_scale2`) {

@@ -144,5 +144,11 @@ func WriteSummary(w io.Writer, m Model) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t[%s]\t%d\n", i+1, l.Name, strings.Join(in, ","), l.Op, joinInts(l.Shape), l.Params)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if names := ConstantInitialisers(m); len(names) > 0 {
+		_, err = fmt.Fprintf(w, "constants multiplying or added to the data, not trained: %s (--trainable names those torch trains)\n", strings.Join(names, ", "))
+	}
+	return err
 }
