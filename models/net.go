@@ -175,6 +175,7 @@ type netLayer struct {
 	scale  float32   // kindAttention: the scores' scale
 	index  int       // kindToken, kindTokenRange: the (first) position taken
 	count  int       // kindTokenRange: the positions taken
+	owner  string    // kindScale, kindShift: the layer whose value it uses again ("" for its own)
 
 	// kindPatches: a patch's height and width, and its features' order.
 	patch [2]int

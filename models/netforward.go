@@ -94,9 +94,9 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 		case kindLayerScale:
 			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".g"])
 		case kindScale:
-			vals[l.out] = g.ChannelMul(l.name, in, p[l.name+".s"])
+			vals[l.out] = g.ChannelMul(l.name, in, p[l.param()])
 		case kindShift:
-			vals[l.out] = g.Shift(l.name, in, p[l.name+".b"])
+			vals[l.out] = g.Shift(l.name, in, p[l.param()])
 		case kindTokens:
 			vals[l.out] = g.Reshape(l.name, in, n.shapes[l.out]...)
 		case kindAttention:

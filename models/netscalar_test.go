@@ -1,14 +1,19 @@
 package models
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
-// fixupNet is a Fixup residual block (Zhang et al. 2019) with ReZero's
+// fixupNet is a Fixup residual block (Zhang et al. 2019) with its
+// downsample of x + bias1a (bias1a read twice: ShiftLike), and ReZero's
 // alpha on a second branch: the scalar layers Scale and Shift.
 func fixupNet() (Model, error) {
 	n := NewNet("fixup", []int{3, 8, 8}, 4)
 	x := n.Conv2D("stem", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1, Bias: true})
-	h := n.ReLU(n.Conv2D("conv1", n.Shift("bias1a", x), Conv{Out: 4, Kernel: 3, Pad: 1}))
+	h := n.ReLU(n.Conv2D("conv1", n.Shift("bias1a", x), Conv{Out: 4, Kernel: 3, Stride: 2, Pad: 1}))
 	h = n.Shift("bias2b", n.Scale("scale", n.Conv2D("conv2", n.Shift("bias2a", h), Conv{Out: 4, Kernel: 3, Pad: 1})))
+	x = n.Conv2D("downsample", n.ShiftLike("bias1a", x), Conv{Out: 4, Kernel: 1, Stride: 2})
 	h = n.Add(n.Add(x, h), n.Scale("alpha", n.Tanh(n.Conv2D("branch", x, Conv{Out: 4, Kernel: 1}))))
 	return n.Model(n.Dense("fc", n.Shift("bias3", n.GlobalAvgPool(n.ReLU(h))), 4))
 }
@@ -33,9 +38,23 @@ func TestScalarLayers(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("missing parameters %v", want)
 	}
-	n := NewNet("bad", []int{1, 4, 4}, 2)
-	n.Scale("s", n.Input())
-	if n.Shift("s", n.Input()); n.Err() == nil {
-		t.Error("two layers named s: no error")
+	for _, c := range []struct {
+		name  string
+		build func(n *Net)
+		want  string
+	}{
+		{"two layers named s", func(n *Net) { n.Shift("s", n.Scale("s", n.Input())) }, "s: two layers"},
+		{"a shift like a scale", func(n *Net) { n.ShiftLike("s", n.Scale("s", n.Input())) }, `uses the value of "s", want a shift layer with a value of its own`},
+		{"like no layer", func(n *Net) { n.ScaleLike("t", n.Input()) }, `uses the value of "t", want a scale layer`},
+		{"like a shared one", func(n *Net) {
+			h := n.ShiftLike("s", n.Shift("s", n.Input()))
+			n.ShiftLike("shift#2", h)
+		}, `uses the value of "shift#2", want a shift layer with a value of its own`},
+	} {
+		n := NewNet("bad", []int{1, 4, 4}, 2)
+		c.build(n)
+		if err := n.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
 	}
 }

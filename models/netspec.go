@@ -105,6 +105,8 @@ type LayerSpec struct {
 	// (tokenrange).
 	Index int `json:"index,omitempty"`
 	Count int `json:"count,omitempty"`
+	// Owner names the layer whose value a scale or shift uses again.
+	Owner string `json:"owner,omitempty"`
 	// PatchH and PatchW are a patches layer's patch height and width, and
 	// ChannelMajor its order (see Net.Patches; absent, pixel-major).
 	PatchH       int  `json:"patch_h,omitempty"`
@@ -165,8 +167,10 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
 		case kindPReLU:
 			ls.Name, ls.Units = l.name, l.units
-		case kindLayerScale, kindClassToken, kindPositionEmbedding, kindScale, kindShift:
+		case kindLayerScale, kindClassToken, kindPositionEmbedding:
 			ls.Name = l.name
+		case kindScale, kindShift:
+			ls.Name, ls.Owner = l.name, l.owner
 		case kindAttention:
 			scale := l.scale
 			ls.Name, ls.Heads, ls.Scale = l.name, l.heads, &scale
@@ -306,10 +310,17 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.LayerScale(l.Name, in[0])
 	case "attentionpool":
 		t = n.AttentionPool(in[0], in[1])
-	case "scale":
-		t = n.Scale(l.Name, in[0])
-	case "shift":
-		t = n.Shift(l.Name, in[0])
+	case "scale", "shift":
+		switch {
+		case l.Owner != "" && l.Op == "scale":
+			t = n.ScaleLike(l.Owner, in[0])
+		case l.Owner != "":
+			t = n.ShiftLike(l.Owner, in[0])
+		case l.Op == "scale":
+			t = n.Scale(l.Name, in[0])
+		default:
+			t = n.Shift(l.Name, in[0])
+		}
 	case "tokens":
 		t = n.Tokens(in[0])
 	case "attention":

@@ -134,9 +134,9 @@ func TestTokenLayersExport(t *testing.T) {
 			"patches#1": "patches 4×3, features (c p1 p2) 0",
 		}},
 		{fixupNet, []int{3, 8, 8}, 4, map[string]string{
-			"bias1a": "Add", "scale": "Mul", "alpha": "Mul",
+			"bias1a": "Add", "scale": "Mul", "alpha": "Mul", "shift#9": "Add",
 		}, map[string]string{
-			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1",
+			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1", "shift#9": "shift by bias1a's value 0",
 		}},
 		{cctNet, []int{3, 8, 8}, 3, map[string]string{
 			"attentionpool#5": "Reshape Transpose Softmax Transpose Reshape Transpose MatMul Squeeze",

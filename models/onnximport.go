@@ -220,7 +220,7 @@ type importer struct {
 	// trainable (trainableKey); trainedAt the node that reads each trained
 	// one.
 	exact     map[string]bool
-	trainedAt map[string]string
+	trainedAt map[string]trainedUse
 }
 
 // ivKind is what a value of the graph is.
@@ -354,7 +354,7 @@ func importModel(name string, om *onnx.Model, shape []int, classes int, opt Impo
 	im := &importer{name: name, net: NewNet(name, shape, classes), vals: map[string]ival{},
 		params: map[string][]float32{}, used: map[string]bool{}, opset: om.Opset(""), readers: readers(&om.Graph),
 		tokenImages: map[int]Tensor{}, opt: opt, matched: map[string]bool{}, exact: map[string]bool{},
-		trainedAt: map[string]string{}}
+		trainedAt: map[string]trainedUse{}}
 	for _, p := range om.Metadata {
 		if p.Key == trainableKey {
 			for _, name := range strings.Split(p.Value, ",") {
@@ -523,7 +523,7 @@ func (im *importer) layerName(n *onnx.Node, init string) string {
 	var cands []string
 	if base, ok := strings.CutSuffix(init, ".weight"); ok {
 		cands = append(cands, base)
-	} else if i := strings.LastIndexByte(init, '.'); i > 0 && strings.Contains(".w.g.c.p.a", init[i:]+".") {
+	} else if i := strings.LastIndexByte(init, '.'); i > 0 && strings.Contains(".w.g.c.p.a.s.b", init[i:]+".") {
 		cands = append(cands, init[:i]) // gtstorm's export: the layer's own name again
 	} else if init != "" && !strings.Contains(init, "::") {
 		cands = append(cands, init)

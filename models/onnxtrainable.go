@@ -72,10 +72,21 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 		return true, fmt.Errorf("trainable %q (pattern %s) is not float or holds NaN", label, match)
 	}
 	if first, ok := im.trainedAt[label]; ok {
-		return true, fmt.Errorf("trainable %q (pattern %s) is read here and by node %q; the import trains a parameter that one node reads, not one shared by two (Fixup's bias1a before its downsample)", label, match, first)
+		// A parameter torch reads twice (Fixup's bias1a, before conv1 and
+		// before the downsample): one value, two layers.
+		if first.kind != op || c.size() != 1 {
+			return true, fmt.Errorf("trainable %q (pattern %s) is read here and by node %q; the import shares one value between a Mul and a Mul, or an Add and an Add, not %s", label, match, first.node, map[bool]string{true: "a scale a channel", false: "a Mul and an Add"}[c.size() != 1])
+		}
+		v := x
+		if op == kindMulConst {
+			v.t = im.net.ScaleLike(first.layer, x.t)
+		} else {
+			v.t = im.net.ShiftLike(first.layer, x.t)
+		}
+		return true, im.set(n, v)
 	}
-	im.trainedAt[label] = n.Name
 	name := im.layerName(n, label)
+	im.trainedAt[label] = trainedUse{node: n.Name, layer: name, kind: op}
 	if c.size() == 1 {
 		var t Tensor
 		if op == kindMulConst {
@@ -117,7 +128,7 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 func (im *importer) constants() []string {
 	var out []string
 	for _, name := range im.scaleNames {
-		if !strings.HasPrefix(name, "/") && im.trainedAt[name] == "" {
+		if _, trained := im.trainedAt[name]; !trained && !strings.HasPrefix(name, "/") {
 			out = append(out, name)
 		}
 	}
@@ -135,6 +146,13 @@ func ConstantInitialisers(m Model) []string {
 		return nil
 	}
 	return slices.Clone(c.constants)
+}
+
+// trainedUse is where a trainable initialiser is first read: the node, the
+// layer it became, and the operation (kindMulConst or kindAddConst).
+type trainedUse struct {
+	node, layer string
+	kind        layerKind
 }
 
 // checkTrainable refuses a pattern of ImportOptions.Trainable that

@@ -22,6 +22,13 @@ func TestImportTrainable(t *testing.T) {
 		return tinyONNX(t, 13, batchN, inits, nodes...)
 	}
 	tiny := func(t *testing.T, name string, dims ...int) []byte { return tinyOp(t, "Mul", name, dims...) }
+	// shared reads b [1] twice: x op1 b, a convolution, then op2 b.
+	shared := func(t *testing.T, op1, op2 string) []byte {
+		return tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("b", []float32{0.5}), onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3),
+			onnx.Int64Tensor("axes", []int64{2, 3}, 2), onnx.FloatTensor("fw", ramp(8, 1), 2, 4), onnx.FloatTensor("fb", ramp(2, 2), 2)},
+			node(op1, []string{"x", "b"}, "a"), node("Conv", []string{"a", "cw"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), node(op2, []string{"c", "b"}, "m"),
+			node("ReduceMean", []string{"m", "axes"}, "p", onnx.IntAttr("keepdims", 0)), node("Gemm", []string{"p", "fw", "fb"}, "y", onnx.IntAttr("transB", 1)))
+	}
 	for _, c := range []struct {
 		name      string
 		file      []byte
@@ -38,11 +45,8 @@ func TestImportTrainable(t *testing.T) {
 		{"scalar shift", tinyOp(t, "Add", "bias1a"), []string{"bias*"}, scale[:1], ""},
 		{"shift not named", tinyOp(t, "Add", "bias1a"), nil, nil, ""},
 		{"shift a channel", tinyOp(t, "Add", "bias", 4, 1, 1), []string{"bias"}, nil, `trainable "bias" (pattern bias) of shape [4 1 1] is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported`},
-		{"shared", tinyONNX(t, 13, batchN, []onnx.Tensor{onnx.FloatTensor("b", []float32{0.5}), onnx.FloatTensor("cw", ramp(36, 0), 4, 1, 3, 3),
-			onnx.Int64Tensor("axes", []int64{2, 3}, 2), onnx.FloatTensor("fw", ramp(8, 1), 2, 4), onnx.FloatTensor("fb", ramp(2, 2), 2)},
-			node("Add", []string{"x", "b"}, "a"), node("Conv", []string{"a", "cw"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), node("Add", []string{"c", "b"}, "m"),
-			node("ReduceMean", []string{"m", "axes"}, "p", onnx.IntAttr("keepdims", 0)), node("Gemm", []string{"p", "fw", "fb"}, "y", onnx.IntAttr("transB", 1))),
-			[]string{"b"}, nil, `trainable "b" (pattern b) is read here and by node "/a/Add"; the import trains a parameter that one node reads`},
+		{"shared", shared(t, "Add", "Add"), []string{"b"}, []float32{0.5}, ""},
+		{"shared by a Mul and an Add", shared(t, "Add", "Mul"), []string{"b"}, nil, `trainable "b" (pattern b) is read here and by node "/a/Add"; the import shares one value between a Mul and a Mul, or an Add and an Add, not a Mul and an Add`},
 		{"two channels' worth", tiny(t, "gamma", 2, 1, 1), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [2 1 1]; the import trains one value, or one a channel of the image [N,4,4,4]: [4], [4,1,1] or [1,4,1,1]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -95,10 +95,11 @@ func (l netLayer) describe() string {
 		return "layerscale, a trainable scale a channel"
 	case kindAttentionPool:
 		return "attentionpool, the tokens weighted by the softmax of their scores"
-	case kindScale:
-		return "scale, one trainable value"
-	case kindShift:
-		return "shift, one trainable value"
+	case kindScale, kindShift:
+		if l.owner != "" {
+			return fmt.Sprintf("%s by %s's value", op, l.owner)
+		}
+		return op + ", one trainable value"
 	case kindAttention:
 		return fmt.Sprintf("attention, %d heads, scale %g", l.heads, l.scale)
 	case kindTokenLinear:

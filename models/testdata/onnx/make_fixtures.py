@@ -167,11 +167,12 @@ order, then these.
                      nn.Parameters [16], used unsqueezed: exported without constant folding, they keep their names,
                      which the test gives as ImportOptions.Trainable ("layer_scale*"), so that they train as torch
                      trains them (folded, torch would name them onnx::Mul_*). Seed 45, with NAME.bin.
-  fixup_tiny.onnx    Fixup's basic block on 3×16×16 samples: conv3x3 stride 2 3→8 → ReLU = x; relu(conv1(x + bias1a) +
-                     bias1b); conv2(· + bias2a) · scale + bias2b; relu(x + ·) + alpha · tanh(1×1 conv(x)) (ReZero's
-                     branch); mean; + bias3; Linear. Its seven scalars are nn.Parameters [1] that torch's export keeps
-                     under their names; the test names them trainable (ImportOptions.Trainable), and they import as
-                     Net.Shift and Net.Scale. Seed 46, with NAME.bin.
+  fixup_tiny.onnx    Fixup's basic block on 3×16×16 samples: conv3x3 stride 2 3→8 → ReLU = x; relu(conv1 stride 2(x +
+                     bias1a) + bias1b); conv2(· + bias2a) · scale + bias2b; relu(downsample(x + bias1a) + ·), the
+                     downsample a 1×1 conv stride 2 (bias1a read twice); + alpha · tanh(1×1 conv(·)) (ReZero's branch);
+                     mean; + bias3; Linear. Its seven scalars are nn.Parameters [1] that torch's export keeps under
+                     their names; the test names them trainable (ImportOptions.Trainable), and they import as Net.Shift
+                     and Net.Scale, bias1a's second reader as Net.ShiftLike. Seed 46, with NAME.bin.
   cct_tiny.onnx      a Compact Convolutional Transformer on 3×16×16 samples: conv3x3 3→16 (no bias) → ReLU → max-pool 3
                      stride 2 padding 1 → flatten(2).transpose(-2, -1) + pos_embed [1,64,16] → one vit_tiny block →
                      LayerNorm → SeqPool: softmax(Linear 16→1, dim=1).transpose(-1, -2) @ x, squeeze(-2) (Softmax,
@@ -967,21 +968,22 @@ class PoolFormerTiny(nn.Module):
 
 
 class FixupTiny(nn.Module):
-    """Fixup's basic block (hongyi-zhang/Fixup) without a downsample, then a ReZero branch alpha · tanh(conv(x)):
-    scalar nn.Parameters added to and multiplying the data, which torch's export keeps under their names. Drawn at
-    random rather than at Fixup's 0 and 1, so that each one's gradient shows."""
+    """Fixup's basic block (hongyi-zhang/Fixup) with a stride-2 downsample of x + bias1a (bias1a read twice), then a
+    ReZero branch alpha · tanh(conv(x)): scalar nn.Parameters added to and multiplying the data, which torch's export
+    keeps under their names. Drawn at random rather than at Fixup's 0 and 1, so that each one's gradient shows."""
     SHAPE = (3, 16, 16)
 
     def __init__(self, d=8):
         super().__init__()
         self.stem = nn.Conv2d(3, d, 3, stride=2, padding=1)
         self.bias1a = nn.Parameter(0.1 * torch.randn(1))
-        self.conv1 = nn.Conv2d(d, d, 3, padding=1, bias=False)
+        self.conv1 = nn.Conv2d(d, d, 3, stride=2, padding=1, bias=False)
         self.bias1b = nn.Parameter(0.1 * torch.randn(1))
         self.bias2a = nn.Parameter(0.1 * torch.randn(1))
         self.conv2 = nn.Conv2d(d, d, 3, padding=1, bias=False)
         self.scale = nn.Parameter(1 + 0.2 * torch.randn(1))
         self.bias2b = nn.Parameter(0.1 * torch.randn(1))
+        self.downsample = nn.Conv2d(d, d, 1, stride=2, bias=False)
         self.branch = nn.Conv2d(d, d, 1)
         self.alpha = nn.Parameter(0.5 + 0.1 * torch.randn(1))
         self.bias3 = nn.Parameter(0.1 * torch.randn(1))
@@ -991,7 +993,8 @@ class FixupTiny(nn.Module):
         x = F.relu(self.stem(x))
         out = F.relu(self.conv1(x + self.bias1a) + self.bias1b)
         out = self.conv2(out + self.bias2a) * self.scale + self.bias2b
-        x = F.relu(x + out) + self.alpha * torch.tanh(self.branch(x))
+        x = F.relu(self.downsample(x + self.bias1a) + out)
+        x = x + self.alpha * torch.tanh(self.branch(x))
         return self.fc(x.mean((2, 3)) + self.bias3)
 
 
