@@ -70,10 +70,10 @@ func (l netLayer) param() string {
 	return name + suffix
 }
 
-// trainableKey is the metadata key of gtstorm's ONNX export that lists, comma-separated, the
-// initialisers of scalar layers (Scale, Shift), which the file's structure
-// cannot show trainable; the import trains them as if ImportOptions.Trainable
-// named them.
+// trainableKey is the metadata key of gtstorm's ONNX export that lists,
+// comma-separated, the initialisers of its scalar layers (Scale, Shift),
+// which the file's structure cannot show trainable; the import trains them
+// as if ImportOptions.Trainable named them.
 const trainableKey = "gtstorm.trainable"
 
 // addScalar appends Scale (Mul by name.s [1]) or Shift (Add of name.b
