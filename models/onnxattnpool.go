@@ -39,7 +39,7 @@ func (im *importer) poolNext(n *onnx.Node, p *pending) error {
 		if !im.lastTokens(x) || x.seq || x.view[0] != p.x.view[0] {
 			return fmt.Errorf("MatMul of a SeqPool's weights [N,1,%d] by %q, not the tokens [N,%d,D]; want %s", p.x.view[0], n.Inputs[1], p.x.view[0], attnPoolWant)
 		}
-		y := im.net.AttentionPool(x.t, p.x.t)
+		y := im.net.AttentionPool(im.tokensOf(x.t), im.tokensOf(p.x.t)) // both as token images [·,T,1]
 		return im.set(n, ival{kind: ivPending, p: &pending{kind: pPooled, x: ival{kind: ivAct, t: y, view: []int{x.view[1]}}, tok: p.tok}})
 	case p.kind == pPooled && n.OpType == "Squeeze":
 		axes, _, err := im.intsAttrOrInput(n, "axes", 1)

@@ -23,7 +23,7 @@ type ImportOptions struct {
 	// Trainable lists patterns (path.Match syntax) of initialiser names
 	// that torch trains. A Mul of the network's data by one of them
 	// imports as Scale (one value: ReZero's alpha) or LayerScale (one
-	// value a channel of an image: [C], [C,1,1] or [1,C,1,1]), an Add of
+	// value a channel of an image: [C,1,1] or [1,C,1,1]), an Add of
 	// one value as Shift (Fixup's biases), each trained from the file's
 	// values, not as the constant MulConst or AddConst. Every pattern must
 	// match such an initialiser.
@@ -101,21 +101,15 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 		return true, im.set(n, v)
 	}
 	s := im.net.Shape(x.t)
-	dims := c.dims
-	for len(dims) > 1 && dims[len(dims)-1] == 1 {
-		dims = dims[:len(dims)-1]
-	}
-	if len(dims) == 2 && dims[0] == 1 {
-		dims = dims[1:]
-	}
 	switch {
 	case op != kindMulConst:
 		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported", label, match, c.dims)
 	case len(s) != 3 || x.last:
 		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v scales [N,%s]; the import trains one value, or one a channel of an image [N,C,H,W]", label, match, c.dims, joinInts(x.view))
-	case len(dims) != 1 || dims[0] != s[0]:
-		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value, or one a channel of the image [N,%s]: [%d], [%d,1,1] or [1,%d,1,1]",
-			label, match, c.dims, joinInts(x.view), s[0], s[0], s[0])
+	case !slices.Equal(c.dims, []int{s[0], 1, 1}) && !slices.Equal(c.dims, []int{1, s[0], 1, 1}):
+		// ONNX broadcasts a [C] against [N,C,H,W] along W, not C.
+		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value, or one a channel of the image [N,%s]: [%d,1,1] or [1,%d,1,1]",
+			label, match, c.dims, joinInts(x.view), s[0], s[0])
 	}
 	t := im.net.LayerScale(name, x.t)
 	im.params[name+".g"] = slices.Clone(c.f)

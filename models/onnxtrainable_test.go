@@ -47,7 +47,8 @@ func TestImportTrainable(t *testing.T) {
 		{"shift a channel", tinyOp(t, "Add", "bias", 4, 1, 1), []string{"bias"}, nil, `trainable "bias" (pattern bias) of shape [4 1 1] is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported`},
 		{"shared", shared(t, "Add", "Add"), []string{"b"}, []float32{0.5}, ""},
 		{"shared by a Mul and an Add", shared(t, "Add", "Mul"), []string{"b"}, nil, `trainable "b" (pattern b) is read here and by node "/a/Add"; the import shares one value between a Mul and a Mul, or an Add and an Add, not a Mul and an Add`},
-		{"two channels' worth", tiny(t, "gamma", 2, 1, 1), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [2 1 1]; the import trains one value, or one a channel of the image [N,4,4,4]: [4], [4,1,1] or [1,4,1,1]`},
+		{"two channels' worth", tiny(t, "gamma", 2, 1, 1), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [2 1 1]; the import trains one value, or one a channel of the image [N,4,4,4]: [4,1,1] or [1,4,1,1]`},
+		{"a [C] against the maps' width", tiny(t, "gamma", 4), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [4]; the import trains one value, or one a channel of the image [N,4,4,4]: [4,1,1] or [1,4,1,1]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, x0, err := ImportONNXWith("tiny.onnx", c.file, []int{1, 4, 4}, 2, ImportOptions{Trainable: c.trainable})
