@@ -3,7 +3,6 @@ package models
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gtstorm/gtstorm/internal/onnx"
 )
@@ -330,76 +329,6 @@ func (tp *tokenPart) sameAttention(u *tokenPart) bool {
 		return slices.Equal(tp.qkv.view, u.qkv.view)
 	}
 	return tp.qkv.t == u.qkv.t
-}
-
-// The products of an attention that an Einsum's equation may spell.
-const (
-	einsumOther   = iota
-	einsumScores  // "bhid,bhjd->bhij": q·kᵀ
-	einsumProduct // "bhij,bhjd->bhid": a·b, as MatMul (softmax·v)
-)
-
-// einsumForm returns which product of an attention the Einsum equation eq
-// spells over 4-dimensional [N,h,T,D/h] operands, their two leading axes
-// named alike in each (or "..."), or einsumOther.
-func einsumForm(eq string) int {
-	eq = strings.ReplaceAll(eq, " ", "")
-	lhs, out, ok := strings.Cut(eq, "->")
-	a, b, ok2 := strings.Cut(lhs, ",")
-	if !ok || !ok2 || len(a) < 4 || len(a) != len(b) || len(a) != len(out) {
-		return einsumOther
-	}
-	pre := a[:len(a)-2]
-	if b[:len(b)-2] != pre || out[:len(out)-2] != pre || !(pre == "..." || len(pre) == 2 && pre[0] != pre[1]) {
-		return einsumOther
-	}
-	x, y, z := a[len(a)-2:], b[len(b)-2:], out[len(out)-2:]
-	distinct := func(s string) bool {
-		return s[0] != s[1] && s[1] != s[2] && s[0] != s[2] && !strings.ContainsAny(pre, s)
-	}
-	switch {
-	case x[1] == y[1] && z == x[:1]+y[:1] && distinct(x+y[:1]): // P·id, P·jd → P·ij
-		return einsumScores
-	case x[1] == y[0] && z == x[:1]+y[1:] && distinct(x+y[1:]): // P·ij, P·je → P·ie
-		return einsumProduct
-	}
-	return einsumOther
-}
-
-// tokenMatMulNext imports n, a reader of the MatMul p of a token view by
-// [T,K]: the Add of its bias makes TokenLinear; any other reader finds it
-// made without one.
-func (im *importer) tokenMatMulNext(n *onnx.Node, p *pending) error {
-	k := p.w.dims[1]
-	if n.OpType == "Add" && len(n.Inputs) == 2 {
-		other := n.Inputs[1]
-		if im.vals[other].kind == ivPending && im.vals[other].p == p {
-			other = n.Inputs[0]
-		}
-		if b := im.vals[other]; b.kind == ivConst {
-			if !b.c.float || len(b.c.dims) != 1 || b.c.dims[0] != k {
-				return fmt.Errorf("adds %q of shape %v to a MatMul of the tokens by [%d,%d]; want its bias [%d]", b.c.name, b.c.dims, p.w.dims[0], k, k)
-			}
-			return im.tokenLinear(n, p, b.c.f)
-		}
-	}
-	if err := im.tokenLinear(p.node, p, nil); err != nil {
-		return err
-	}
-	return im.node(n)
-}
-
-// tokenLinear adds the TokenLinear of the MatMul p, with bias where it is
-// not nil, as n's output, a token view [D,K].
-func (im *importer) tokenLinear(n *onnx.Node, p *pending, bias []float32) error {
-	name := im.layerName(p.node, p.w.name)
-	k := p.w.dims[1]
-	t := im.net.TokenLinear(name, p.x.t, k, bias == nil)
-	im.params[name+".w"] = slices.Clone(p.w.f)
-	if bias != nil {
-		im.params[name+".b"] = slices.Clone(bias)
-	}
-	return im.set(n, ival{kind: ivAct, t: t, view: []int{p.x.view[0], k}})
 }
 
 // equal folds Equal of two integer constants (shape arithmetic; the batch

@@ -310,11 +310,9 @@ func (im *importer) layerScaleMul(n *onnx.Node, a, b ival) (bool, error) {
 	if c < 2 || !slices.Equal(dims, []int{c, 1, 1}) {
 		return false, nil
 	}
-	if slices.ContainsFunc(b.c.f, func(v float32) bool { return v != v }) {
-		return true, fmt.Errorf("scales by %q, which holds NaN", b.c.name)
+	t, _, err := im.fileLayer(n, b.c.name, ".g", "scales by", b.c.f, func(name string) Tensor { return im.net.LayerScale(name, a.t) })
+	if err != nil {
+		return true, err
 	}
-	name := im.layerName(n, b.c.name)
-	t := im.net.LayerScale(name, a.t)
-	im.params[name+".g"] = slices.Clone(b.c.f)
 	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(a.view)})
 }

@@ -547,6 +547,20 @@ func (im *importer) layerName(n *onnx.Node, init string) string {
 	}
 }
 
+// fileLayer adds the layer that build makes under the name layerName
+// gives n and the initialiser label, its parameter name+suffix starting
+// at values (a copy), and returns it and the name. Values holding NaN are
+// refused, verb saying what n does with them ("scales by").
+func (im *importer) fileLayer(n *onnx.Node, label, suffix, verb string, values []float32, build func(name string) Tensor) (Tensor, string, error) {
+	if slices.ContainsFunc(values, func(v float32) bool { return v != v }) {
+		return Tensor{-1}, "", fmt.Errorf("%s %q, which holds NaN", verb, label)
+	}
+	name := im.layerName(n, label)
+	t := build(name)
+	im.params[name+suffix] = slices.Clone(values)
+	return t, name, nil
+}
+
 func (im *importer) free(name string) bool {
 	return name != "" && !strings.ContainsAny(name, " \t\n#") && name != ONNXInput && name != ONNXOutput && !im.used[name]
 }

@@ -68,9 +68,10 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 	if match == "" {
 		return false, nil
 	}
-	if !c.float || slices.ContainsFunc(c.f, func(v float32) bool { return v != v }) {
-		return true, fmt.Errorf("trainable %q (pattern %s) is not float or holds NaN", label, match)
+	if !c.float {
+		return true, fmt.Errorf("trainable %q (pattern %s) is not float", label, match)
 	}
+	verb := map[layerKind]string{kindMulConst: "scales by", kindAddConst: "adds"}[op]
 	if first, ok := im.trainedAt[label]; ok {
 		// A parameter torch reads twice (Fixup's bias1a, before conv1 and
 		// before the downsample): one value, two layers.
@@ -85,20 +86,22 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 		}
 		return true, im.set(n, v)
 	}
-	name := im.layerName(n, label)
-	im.trainedAt[label] = trainedUse{node: n.Name, layer: name, kind: op}
-	if c.size() == 1 {
-		var t Tensor
-		if op == kindMulConst {
-			t = im.net.Scale(name, x.t)
-			im.params[name+".s"] = slices.Clone(c.f)
-		} else {
-			t = im.net.Shift(name, x.t)
-			im.params[name+".b"] = slices.Clone(c.f)
+	// add makes the layer: one value as Scale or Shift, else LayerScale.
+	add := func(suffix string, build func(name string) Tensor) (bool, error) {
+		t, name, err := im.fileLayer(n, label, suffix, verb, c.f, build)
+		if err != nil {
+			return true, err
 		}
+		im.trainedAt[label] = trainedUse{node: n.Name, layer: name, kind: op}
 		v := x
 		v.t = t
 		return true, im.set(n, v)
+	}
+	switch {
+	case c.size() == 1 && op == kindMulConst:
+		return add(".s", func(name string) Tensor { return im.net.Scale(name, x.t) })
+	case c.size() == 1:
+		return add(".b", func(name string) Tensor { return im.net.Shift(name, x.t) })
 	}
 	s := im.net.Shape(x.t)
 	switch {
@@ -111,9 +114,7 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value, or one a channel of the image [N,%s]: [%d,1,1] or [1,%d,1,1]",
 			label, match, c.dims, joinInts(x.view), s[0], s[0])
 	}
-	t := im.net.LayerScale(name, x.t)
-	im.params[name+".g"] = slices.Clone(c.f)
-	return true, im.set(n, ival{kind: ivAct, t: t, view: slices.Clone(x.view)})
+	return add(".g", func(name string) Tensor { return im.net.LayerScale(name, x.t) })
 }
 
 // constants returns the initialisers (not a node's output, which torch

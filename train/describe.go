@@ -23,11 +23,8 @@ func DescribeModel(model, dataset, dataDir, trainable string) (models.Model, err
 		return meta.Model, nil
 	}
 	cfg := Config{Dataset: dataset, Model: model, DataDir: dataDir, Trainable: trainable}
-	if trainable != "" && !models.IsONNXName(model) {
-		return nil, &ConfigError{"trainable", trainable, "none: only a network file (--model FILE.onnx) has initialisers"}
-	}
-	if err := models.CheckTrainable(cfg.trainable()); err != nil {
-		return nil, &ConfigError{"trainable", trainable, trainableWant + " (" + err.Error() + ")"}
+	if want := wantTrainable(cfg); want != "" {
+		return nil, &ConfigError{"trainable", trainable, want}
 	}
 	k, ok := cfg.datasetKind()
 	switch {

@@ -41,19 +41,23 @@ func initSettings() []Setting {
 			}},
 		{Name: "trainable", Usage: "initialisers of a --model FILE.onnx that torch trains although the file cannot say so (a layer scale [C] folded to onnx::Mul_86): comma-separated names or path.Match patterns; one value multiplying or added to the data trains as a scale or shift (ReZero's alpha, Fixup's biases), one a channel of an image as a layer scale; a pattern that matches none is refused with the file's names", Sweepable: true,
 			field: func(c *Config) flag.Value { return (*stringValue)(&c.Trainable) },
-			want: func(c Config) string {
-				switch {
-				case c.Trainable == "":
-				case !models.IsONNXName(c.ModelName()):
-					return fmt.Sprintf("none with --model %s: only a network file (--model FILE.onnx) has initialisers", c.ModelName())
-				default:
-					if err := models.CheckTrainable(c.trainable()); err != nil {
-						return trainableWant + " (" + err.Error() + ")"
-					}
-				}
-				return ""
-			}},
+			want:  wantTrainable},
 	}
+}
+
+// wantTrainable returns what --trainable accepts when c's value is not
+// allowed, else "".
+func wantTrainable(c Config) string {
+	switch {
+	case c.Trainable == "":
+	case !models.IsONNXName(c.ModelName()):
+		return fmt.Sprintf("none with --model %s: only a network file (--model FILE.onnx) has initialisers", c.ModelName())
+	default:
+		if err := models.CheckTrainable(c.trainable()); err != nil {
+			return trainableWant + " (" + err.Error() + ")"
+		}
+	}
+	return ""
 }
 
 // trainableWant is what --trainable takes.

@@ -11,12 +11,11 @@ import (
 // ph×pw: a permutation of the values, copied forward and back, the same
 // bits on every kernel set and architecture.
 type patchLayer struct {
-	name         string
-	n, c, h, w   int
-	ph, pw       int
-	channelMajor bool
-	y            tensor.Tensor
-	dx           tensor.Tensor // gradient of x; nil where it is not formed
+	name string
+	n    int
+	to   []int32 // to[k]: the index in a sample's y [F,T] of value k of its x [C,H,W]
+	y    tensor.Tensor
+	dx   tensor.Tensor // gradient of x; nil where it is not formed
 }
 
 // patchOp is the forward pass, x → y, and (back) the backward pass, dy →
@@ -53,39 +52,38 @@ func (g *Graph) Patches(name string, x *G.Node, ph, pw int, channelMajor bool) *
 	if !g.claim(name) {
 		return nil
 	}
-	l := &patchLayer{name: name, n: xs[0], c: xs[1], h: xs[2], w: xs[3], ph: ph, pw: pw, channelMajor: channelMajor}
-	l.y = g.ws.tensor(name+".y", l.n, ph*pw*l.c, (l.h/ph)*(l.w/pw), 1)
+	l := &patchLayer{name: name, n: xs[0], to: patchIndex(xs[1], xs[2], xs[3], ph, pw, channelMajor)}
+	l.y = g.ws.tensor(name+".y", l.n, ph*pw*xs[1], (xs[2]/ph)*(xs[3]/pw), 1)
 	if g.training && x.Op() != nil {
 		l.dx = g.ws.tensor(name+".dx", xs...)
 	}
 	return g.apply(&patchOp{kop{name + ".forward", l, dims(x), l.y.Shape()}, l, false}, name, x)
 }
 
-// each calls f(k, j) for every value of a sample: k its index in x
-// [C,H,W], j its index in y [F,T].
-func (l *patchLayer) each(f func(k, j int)) {
-	t, area := (l.h/l.ph)*(l.w/l.pw), l.ph*l.pw
-	k := 0
-	for c := range l.c {
-		for r := range l.h {
-			hh, i1 := r/l.ph, r%l.ph
-			for col := range l.w {
-				pos := hh*(l.w/l.pw) + col/l.pw
-				px := i1*l.pw + col%l.pw
-				feat := px*l.c + c
-				if l.channelMajor {
-					feat = c*area + px
+// patchIndex returns, for each value k of an image [c,h,w] in row-major
+// order, its index in the tokens [F,T] of patches ph×pw (see Patches).
+func patchIndex(c, h, w, ph, pw int, channelMajor bool) []int32 {
+	t, area := (h/ph)*(w/pw), ph*pw
+	to := make([]int32, 0, c*h*w)
+	for ch := range c {
+		for r := range h {
+			for col := range w {
+				pos := r/ph*(w/pw) + col/pw
+				px := r%ph*pw + col%pw
+				feat := px*c + ch
+				if channelMajor {
+					feat = ch*area + px
 				}
-				f(k, feat*t+pos)
-				k++
+				to = append(to, int32(feat*t+pos))
 			}
 		}
 	}
+	return to
 }
 
 func (op *patchOp) Do(inputs ...G.Value) (G.Value, error) {
 	l := op.l
-	size := l.c * l.h * l.w
+	size := len(l.to)
 	a, err := op.args(inputs, l.n*size)
 	if err != nil {
 		return nil, err
@@ -95,10 +93,14 @@ func (op *patchOp) Do(inputs ...G.Value) (G.Value, error) {
 		in := src[i*size : (i+1)*size]
 		if op.back {
 			dx := f32(l.dx)[i*size : (i+1)*size]
-			l.each(func(k, j int) { dx[k] = in[j] })
+			for k, j := range l.to {
+				dx[k] = in[j]
+			}
 		} else {
 			y := f32(l.y)[i*size : (i+1)*size]
-			l.each(func(k, j int) { y[j] = in[k] })
+			for k, j := range l.to {
+				y[j] = in[k]
+			}
 		}
 	}
 	if op.back {

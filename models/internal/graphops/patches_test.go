@@ -109,7 +109,7 @@ func TestPatchesMatchDefinition(t *testing.T) {
 			if !slices.Equal(want.shape, []int{n, f, tn, 1}) {
 				t.Fatalf("reference shape %v", want.shape)
 			}
-			l := &patchLayer{name: "p", n: n, c: c, h: h, w: w, ph: tt.ph, pw: tt.pw, channelMajor: tt.channelMajor,
+			l := &patchLayer{name: "p", n: n, to: patchIndex(c, h, w, tt.ph, tt.pw, tt.channelMajor),
 				y: tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n, f, tn, 1)), dx: tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(tt.shape...))}
 			fwd := &patchOp{kop{"p.forward", l, []int{4}, l.y.Shape()}, l, false}
 			out, err := fwd.Do(tensor.New(tensor.WithShape(tt.shape...), tensor.WithBacking(slices.Clone(x))))
