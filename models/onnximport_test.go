@@ -104,16 +104,16 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 	return b
 }
 
-// importFixture imports testdata/onnx/name.onnx on the shape and classes
-// its NAME.bin records, or MNIST's where it has none.
 // torchFixtures are the ONNX files of testdata/onnx that
 // make_fixtures.py writes with torch's gradient beside them (NAME.bin):
 // the networks every import test runs.
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
 	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
-	"poolformer_tiny", "fixup_tiny", "cct_tiny"}
+	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap"}
 
+// importFixture imports testdata/onnx/name.onnx on the shape and classes
+// its NAME.bin records, or MNIST's where it has none.
 func importFixture(t *testing.T, name string) (Model, []float32) {
 	t.Helper()
 	shape, classes := []int{1, 28, 28}, 10

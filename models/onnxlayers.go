@@ -297,21 +297,7 @@ func (im *importer) instanceNorm(n *onnx.Node) error {
 		return err
 	}
 	if v.kind == ivPending && v.p.kind == pGrouped {
-		g := v.p.groups
-		scale, err := im.floats(n, 1, "scale", g, false)
-		if err != nil {
-			return err
-		}
-		shift, err := im.floats(n, 2, "bias", g, false)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(scale, func(s float32) bool { return s != 1 }) || slices.ContainsFunc(shift, func(s float32) bool { return s != 0 }) {
-			return fmt.Errorf("normalises the groups of a GroupNorm with a scale or shift of its own; want 1 and 0 (as PyTorch writes nn.GroupNorm)")
-		}
-		p := *v.p
-		p.kind = pNormed
-		return im.set(n, ival{kind: ivPending, p: &p})
+		return im.normGroups(n, *v.p)
 	}
 	x, err := im.image(n, 0) // one group per channel, with its scale and shift
 	if err != nil {
@@ -327,6 +313,24 @@ func (im *importer) instanceNorm(n *onnx.Node) error {
 		return err
 	}
 	return im.groupNorm(n, im.layerName(n, ""), x, c, scale, shift)
+}
+
+// normGroups imports n, the InstanceNormalization of GroupNorm's groups
+// p (pGrouped), which must have scale 1 and shift 0.
+func (im *importer) normGroups(n *onnx.Node, p pending) error {
+	scale, err := im.floats(n, 1, "scale", p.groups, false)
+	if err != nil {
+		return err
+	}
+	shift, err := im.floats(n, 2, "bias", p.groups, false)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(scale, func(s float32) bool { return s != 1 }) || slices.ContainsFunc(shift, func(s float32) bool { return s != 0 }) {
+		return fmt.Errorf("normalises the groups of a GroupNorm with a scale or shift of its own; want 1 and 0 (as PyTorch writes nn.GroupNorm)")
+	}
+	p.kind = pNormed
+	return im.set(n, ival{kind: ivPending, p: &p})
 }
 
 func (im *importer) relu(n *onnx.Node) error { return im.elementwise(n, im.net.ReLU) }

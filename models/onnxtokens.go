@@ -147,6 +147,11 @@ func (im *importer) tokenViewNode(n *onnx.Node, x ival, k int) (bool, error) {
 			return true, im.set(n, ival{kind: ivAct, t: t, view: to})
 		}
 		return true, fmt.Errorf("reshapes the tokens [N,%s] to [N,%s]; the import takes there only their image [N,%s] (or [N,%d,%d,1])", joinInts(x.view), joinInts(to), joinInts(s), x.view[0], x.view[1])
+	case n.OpType == "InstanceNormalization" && k == 0 && im.net.Shape(x.t)[0] == x.view[0]:
+		// nn.GroupNorm(C, C): its Reshape [N,C,−1] of the image is
+		// flatten(2)'s, and this reads it as GroupNorm's groups.
+		image := ival{kind: ivAct, t: x.t, view: slices.Clone(im.net.Shape(x.t))}
+		return true, im.normGroups(n, pending{kind: pGrouped, x: image, groups: x.view[0], name: im.layerName(n, "")})
 	case n.OpType == "Add" && len(n.Inputs) == 2:
 		// A residual join of two token views, one of them maybe still
 		// its patch embedding's image: both as the token image.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gtstorm/gtstorm/decentral"
 	"github.com/gtstorm/gtstorm/internal/atomicfile"
+	"github.com/gtstorm/gtstorm/models"
 	"github.com/gtstorm/gtstorm/train/curves"
 )
 
@@ -52,6 +53,9 @@ func newRunner(cfg Config, opt Options, ro role) (*runner, error) {
 	if s.test == nil && ro.measures() && opt.Progress != nil {
 		fmt.Fprintf(opt.Progress, "note: %s\n", noTestSetNote(cfg))
 	}
+	if names := models.ConstantInitialisers(s.model); len(names) > 0 && ro.measures() && opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "note: %s\n", constantsNote(cfg.Model, names))
+	}
 	return &runner{
 		s:        s,
 		out:      opt.Out,
@@ -76,6 +80,24 @@ func noTestSetNote(cfg Config) string {
 		what += " in " + cfg.DataDir
 	}
 	return fmt.Sprintf("%s has no test set: test accuracy and loss are measured on the training set (summary.json: eval_set \"train\")", what)
+}
+
+// constantsNote says that the initialisers names of the ONNX file model
+// multiply or are added to the network's data and stay constant, as
+// gtstorm summary lists them: torch may train some of them (a layer scale,
+// ReZero's alpha), which only --trainable makes trainable here.
+func constantsNote(model string, names []string) string {
+	const shown = 6
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	what := "1 initialiser multiplies or is added to the data and stays constant"
+	if len(names) > 1 {
+		what = fmt.Sprintf("%d initialisers multiply or are added to the data and stay constant", len(names))
+	}
+	return fmt.Sprintf("%s: %s (%s); if torch trains them, name them with --trainable (gtstorm summary --model %s lists them)",
+		model, what, list, model)
 }
 
 // close releases the optimizer's workers and metrics.csv.

@@ -55,15 +55,25 @@ func scaledNetONNX(t *testing.T) string {
 // naming its scale: named, the scale is 4 parameters of the model file
 // that training moves from the file's values, recorded in config.json, and
 // resume continues the run; --trainable without an ONNX model, or naming
-// no initialiser of the file, is one line and exit 2.
+// no initialiser of the file, is one line and exit 2. Without it, train
+// notes the constant scale.
 func TestTrainableFlag(t *testing.T) {
 	net := scaledNetONNX(t)
 	mnist := writeTinyMNIST(t, filepath.Join(t.TempDir(), "mnist"), 28, 64, 16)
 	params := map[string][]float32{}
 	for _, trainable := range []string{"", "onnx::Mul_*"} {
 		out := filepath.Join(t.TempDir(), "run")
-		gtOK(t, "train", "--model", net, "--data-dir", mnist, "--algo", "dsgd", "--nodes", "2", "--topology", "complete", "--partition", "iid",
-			"--batch", "8", "--iters", "3", "--eval-every", "3", "--eta0", "0.5", "--trainable", trainable, "--out", out)
+		args := []string{"train", "--model", net, "--data-dir", mnist, "--algo", "dsgd", "--nodes", "2", "--topology", "complete", "--partition", "iid",
+			"--batch", "8", "--iters", "3", "--eval-every", "3", "--eta0", "0.5", "--trainable", trainable, "--out", out}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("gtstorm %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		// Without --trainable, train says that the scale stays constant.
+		note := "1 initialiser multiplies or is added to the data and stays constant (onnx::Mul_9)"
+		if said := strings.Contains(stderr.String(), note); said != (trainable == "") {
+			t.Errorf("--trainable %q: stderr says %q: %v, want %v:\n%s", trainable, note, said, trainable == "", stderr.String())
+		}
 		ck, err := weights.Read(filepath.Join(out, train.ModelFile))
 		if err != nil {
 			t.Fatal(err)

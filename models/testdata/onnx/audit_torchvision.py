@@ -8,13 +8,15 @@ OUTDIR/NAME.onnx and runs `go run ./cmd/gtstorm summary --model OUTDIR/NAME.onnx
 the repository root, printing one line a network: its layers and parameters, or the import's refusal. The
 tests do not run it (they need no torchvision); it is how the import's coverage of common networks is checked.
 """
-import os, subprocess, sys
+import math, os, subprocess, sys
 import torch, torch.nn as nn
 import torchvision.models as tvm
 
 
 def gn(c, *args, **kwargs):
-    return nn.GroupNorm(4 if c % 4 == 0 else 1, c)
+    """Wu and He's 32 groups where they divide the channels, else as many as do (gcd(32, C)): a layer of 32
+    channels or fewer has one channel a group, whose Reshape [N,C,-1] torch writes as for flatten(2)."""
+    return nn.GroupNorm(math.gcd(32, c), c)
 
 
 def swap_bn(m):

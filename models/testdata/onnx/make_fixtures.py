@@ -177,6 +177,10 @@ order, then these.
                      stride 2 padding 1 → flatten(2).transpose(-2, -1) + pos_embed [1,64,16] → one vit_tiny block →
                      LayerNorm → SeqPool: softmax(Linear 16→1, dim=1).transpose(-1, -2) @ x, squeeze(-2) (Softmax,
                      Transpose, MatMul, Squeeze: Net.AttentionPool) → Linear. Seed 47, with NAME.bin.
+  gn_swap.onnx       torchvision's BatchNorm swapped for nn.GroupNorm(min(32, C), C), on 3×16×16 samples: conv3x3
+                     3→8 → GroupNorm(8, 8) → ReLU → conv3x3 stride 2 8→16 → GroupNorm(16, 16) → ReLU → conv1x1 16→32 →
+                     GroupNorm(32, 32) → ReLU → mean → Linear. A GroupNorm of one channel a group is Reshape [N,C,−1], which
+                     reads as flatten(2), then InstanceNormalization. Seed 48, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1019,6 +1023,24 @@ class CCTTiny(nn.Module):
         return self.fc(x)
 
 
+class GNSwap(nn.Module):
+    """torchvision's BatchNorm2d swapped for nn.GroupNorm(min(32, C), C), as non-IID studies do: a GroupNorm of one
+    channel a group, whose Reshape [N,C,−1] torch writes as for flatten(2)."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self):
+        super().__init__()
+        def gn(c):
+            return nn.GroupNorm(min(32, c), c)
+        self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), gn(8), nn.ReLU(),
+                                      nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False), gn(16), nn.ReLU(),
+                                      nn.Conv2d(16, 32, 1, bias=False), gn(32), nn.ReLU())
+        self.fc = nn.Linear(32, CLASSES)
+
+    def forward(self, x):
+        return self.fc(self.features(x).mean((2, 3)))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1027,7 +1049,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "factorized_conv": (FactorizedConv, 31), "same_pad": (SamePad, 32), "prelu": (PReLUNet, 35), "global_max": (GlobalMax, 36), "convnext_tv": (ConvNeXtTV, 37), "vit_tiny": (ViTTiny, 38), "mixer_tiny": (MixerTiny, 39), "vit_chunked": (ViTChunked, 40), "vit_encoder": (ViTEncoder, 41), "vit_seqfirst": (ViTSeqFirst, 42),
           "vit_patches": (ViTPatches, 43), "vit_variants": (ViTVariants, 44),
           "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
-          "cct_tiny": (CCTTiny, 47),
+          "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1066,7 +1088,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny"}
+          "poolformer_tiny", "cct_tiny", "gn_swap"}
 
 
 def gradient_fixture(name, model):
