@@ -147,6 +147,7 @@ const (
 	kindScale
 	kindShift
 	kindAttentionPool
+	kindChannelShift
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads

@@ -97,6 +97,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.ChannelMul(l.name, in, p[l.param()])
 		case kindShift:
 			vals[l.out] = g.Shift(l.name, in, p[l.param()])
+		case kindChannelShift:
+			vals[l.out] = g.Shift(l.name, in, p[l.name+".b"])
 		case kindTokens:
 			vals[l.out] = g.Reshape(l.name, in, n.shapes[l.out]...)
 		case kindAttention:

@@ -14,7 +14,8 @@ type onnxGraph struct {
 	nodes []onnx.Node
 	inits []onnx.Tensor
 	desc  []string // one line per layer, for the model's doc string
-	// trainable lists the initialisers of Scale and Shift (trainableKey).
+	// trainable lists the initialisers of Scale, Shift and ChannelShift
+	// (trainableKey).
 	trainable []string
 }
 
@@ -42,7 +43,8 @@ func newONNXGraph(cm *classifier, params []float32) *onnxGraph {
 // perChannelOfMaps returns the names of the parameter tensors that hold
 // one value a channel of an image and that the export writes [C,1,1], so
 // that they broadcast over the maps: GroupNorm's and ChannelNorm's scales
-// and shifts, and PReLU's slopes where there is one a channel.
+// and shifts, ChannelShift's shifts, and PReLU's slopes where there is one
+// a channel.
 // (LayerScale's [C] scales multiply a channels-last tensor.)
 func (cm *classifier) perChannelOfMaps() map[string]bool {
 	names := map[string]bool{}
@@ -50,6 +52,8 @@ func (cm *classifier) perChannelOfMaps() map[string]bool {
 		switch {
 		case l.kind == kindGroupNorm || l.kind == kindChannelNorm:
 			names[l.name+".g"], names[l.name+".b"] = true, true
+		case l.kind == kindChannelShift:
+			names[l.name+".b"] = true
 		case l.kind == kindPReLU && l.units > 1 && len(cm.net.shapes[l.in[0]]) == 3:
 			names[l.name+".a"] = true
 		}
@@ -83,6 +87,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.addPReLU(l, x, out, in)
 	case kindLayerScale:
 		g.addLayerScale(l, x, out)
+	case kindChannelShift:
+		g.addChannelShift(l, x, out)
 	case kindTokens:
 		g.addTokens(l, x, out, shape)
 	case kindAttention:

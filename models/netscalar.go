@@ -71,9 +71,9 @@ func (l netLayer) param() string {
 }
 
 // trainableKey is the metadata key of gtstorm's ONNX export that lists,
-// comma-separated, the initialisers of its scalar layers (Scale, Shift),
-// which the file's structure cannot show trainable; the import trains them
-// as if ImportOptions.Trainable named them.
+// comma-separated, the initialisers of its scalar layers (Scale, Shift)
+// and of ChannelShift, which the file's structure cannot show trainable;
+// the import trains them as if ImportOptions.Trainable named them.
 const trainableKey = "gtstorm.trainable"
 
 // addScalar appends Scale (Mul by name.s [1]) or Shift (Add of name.b

@@ -19,7 +19,7 @@ func fixupNet() (Model, error) {
 }
 
 // TestScalarLayers checks Scale's and Shift's parameters (one value each,
-// starting at 1 and 0) and their refusals.
+// starting at 1 and 0) and their refusals, and ChannelShift's.
 func TestScalarLayers(t *testing.T) {
 	m, err := fixupNet()
 	if err != nil {
@@ -46,6 +46,7 @@ func TestScalarLayers(t *testing.T) {
 		{"two layers named s", func(n *Net) { n.Shift("s", n.Scale("s", n.Input())) }, "s: two layers"},
 		{"a shift like a scale", func(n *Net) { n.ShiftLike("s", n.Scale("s", n.Input())) }, `uses the value of "s", want a shift layer with a value of its own`},
 		{"like no layer", func(n *Net) { n.ScaleLike("t", n.Input()) }, `uses the value of "t", want a scale layer`},
+		{"a shift a channel of a vector", func(n *Net) { n.ChannelShift("cs", n.Flatten(n.Input())) }, "cs: reads a tensor of shape [16], want an image [C,H,W]"},
 		{"like a shared one", func(n *Net) {
 			h := n.ShiftLike("s", n.Shift("s", n.Input()))
 			n.ShiftLike("shift#2", h)

@@ -124,7 +124,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindPatches: "patches",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -167,7 +167,7 @@ func Spec(m Model) (NetSpec, error) {
 			ls.Kernel, ls.Stride, ls.Pad, ls.ExcludePad, ls.Ceil = l.k, l.s, l.pad, l.exPad, l.ceil
 		case kindPReLU:
 			ls.Name, ls.Units = l.name, l.units
-		case kindLayerScale, kindClassToken, kindPositionEmbedding:
+		case kindLayerScale, kindChannelShift, kindClassToken, kindPositionEmbedding:
 			ls.Name = l.name
 		case kindScale, kindShift:
 			ls.Name, ls.Owner = l.name, l.owner
@@ -308,6 +308,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.GlobalMaxPool(in[0])
 	case "layerscale":
 		t = n.LayerScale(l.Name, in[0])
+	case "channelshift":
+		t = n.ChannelShift(l.Name, in[0])
 	case "attentionpool":
 		t = n.AttentionPool(in[0], in[1])
 	case "scale", "shift":

@@ -64,6 +64,17 @@ func rangeSubNet() (Model, error) {
 	return n.Model(n.Dense("head", n.GlobalAvgPool(d), 3))
 }
 
+// resMLPNet is ResMLP's Affine, α·x + β (LayerScale then ChannelShift),
+// on the tokens of a patch embedding before a Linear across the patches,
+// after a ChannelShift of an image.
+func resMLPNet() (Model, error) {
+	n := NewNet("resmlp", []int{3, 8, 8}, 3)
+	h := n.ReLU(n.ChannelShift("bias", n.Conv2D("stem", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1})))
+	t := n.Tokens(n.Conv2D("patch", h, Conv{Out: 6, Kernel: 4, Stride: 4, Bias: true}))
+	mixed := n.TokenLinear("mix", n.ChannelShift("beta", n.LayerScale("alpha", t)), 4, false)
+	return n.Model(n.Dense("head", n.GlobalAvgPool(n.Add(t, mixed)), 3))
+}
+
 // tokenParams returns onnxrtParams(m, seed) with the class tokens and
 // position embeddings scaled from N(0, 0.02²) to N(0, 0.5²), so that a
 // misplaced one shows in the logits.
@@ -137,6 +148,11 @@ func TestTokenLayersExport(t *testing.T) {
 			"bias1a": "Add", "scale": "Mul", "alpha": "Mul", "shift#9": "Add",
 		}, map[string]string{
 			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1", "shift#9": "shift by bias1a's value 0",
+		}},
+		{resMLPNet, []int{3, 8, 8}, 3, map[string]string{
+			"bias": "Add", "beta": "Add",
+		}, map[string]string{
+			"bias": "channelshift, a trainable shift a channel 4", "beta": "channelshift, a trainable shift a channel 6",
 		}},
 		{cctNet, []int{3, 8, 8}, 3, map[string]string{
 			"attentionpool#5": "Reshape Transpose Softmax Transpose Reshape Transpose MatMul Squeeze",

@@ -162,8 +162,9 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 			return fmt.Errorf("adds a channels-last tensor [N,%s] to a tensor [N,%s] that is not channels-last of that shape and layout; permute both alike first", joinInts(a.view), joinInts(b.view))
 		}
 		return im.set(n, ival{kind: ivAct, t: im.net.Add(a.t, b.t), view: a.view, last: true, seq: a.seq})
-	case a.kind == ivAct && b.kind == ivConst && b.c.size() == 1 && (n.OpType == "Mul" || n.OpType == "Add"):
-		// One value: trained where named trainable (ReZero's alpha on tokens).
+	case a.kind == ivAct && b.kind == ivConst && ((b.c.size() == 1 && n.OpType == "Mul") || n.OpType == "Add"):
+		// Trained where named trainable: one value (ReZero's alpha on
+		// tokens), or a shift a channel (ResMLP's Affine β).
 		kind := map[string]layerKind{"Mul": kindMulConst, "Add": kindAddConst}[n.OpType]
 		if done, err := im.trainableConst(n, a, b.c, kind); done {
 			return err

@@ -110,7 +110,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
 	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
-	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap"}
+	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap", "resmlp_tiny"}
 
 // importFixture imports testdata/onnx/name.onnx on the shape and classes
 // its NAME.bin records, or MNIST's where it has none.
@@ -132,7 +132,7 @@ func importFixture(t *testing.T, name string) (Model, []float32) {
 // PoolFormer's layer scales are parameters torch trains, which the file
 // cannot say.
 var fixtureOptions = map[string]ImportOptions{"poolformer_tiny": {Trainable: []string{"layer_scale*"}},
-	"fixup_tiny": {Trainable: []string{"bias*", "scale", "alpha"}}}
+	"fixup_tiny": {Trainable: []string{"bias*", "scale", "alpha"}}, "resmlp_tiny": {Trainable: []string{"*beta"}}}
 
 // torchZeroGrad bounds, relative to the gradient's norm, the coordinates of
 // a tensor whose float64 gradient is 0 but for rounding.

@@ -22,8 +22,8 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet,
-		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny"} {
+		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet, "resmlp": resMLPNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "resmlp", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -181,6 +181,15 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "slices the tokens [N,18,16] along their axis with starts [2], ends [9223372036854775807] and steps [2]; the import takes one range, step 1"},
+		{"resmlp_tiny", "a trainable shift a token", func(m *onnx.Model) bool {
+			for i, c := range m.Graph.Initializers {
+				if c.Name == "norm.beta" {
+					m.Graph.Initializers[i].Dims = []int64{16, 1}
+					return true
+				}
+			}
+			return false
+		}, `trainable "norm.beta" (pattern *beta) of shape [16 1] adds the channels-last [N,16,16]; the import trains there one value or one a channel ([C])`},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", "onnx", c.file+".onnx"))
@@ -194,7 +203,7 @@ func TestImportTokensRefused(t *testing.T) {
 			if !c.mutate(m) {
 				t.Fatalf("%s: the node to mutate is not there", c.file)
 			}
-			_, _, err = importModel(c.file+".onnx", m, []int{3, 16, 16}, 10, ImportOptions{})
+			_, _, err = importModel(c.file+".onnx", m, []int{3, 16, 16}, 10, fixtureOptions[c.file])
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%s, %s: %v, want one line naming %q", c.file, c.what, err, c.want)
 			}
@@ -252,15 +261,15 @@ func scaleConstant(m *onnx.Model, v float32) bool {
 // (see TestTransformersSameBitsOnEveryKernelSet).
 const envTokensChild = "GTSTORM_TEST_TRANSFORMERS_DIGEST"
 
-// transformersDigest imports the ViT, MLP-Mixer, PoolFormer, Fixup and
-// CCT fixtures (timm's, lucidrains', nn.TransformerEncoderLayer's
+// transformersDigest imports the ViT, MLP-Mixer, PoolFormer, Fixup, CCT
+// and ResMLP fixtures (timm's, lucidrains', nn.TransformerEncoderLayer's
 // batch-first and sequence-first attention, Hugging Face's and einsum's, a
-// patchify, trainable scalars, SeqPool) and digests every bit of each one's gradient
+// patchify, trainable scalars, SeqPool, a trainable shift a channel) and digests every bit of each one's gradient
 // and loss on a batch at the file's weights, and its evaluation after a
 // step.
 func transformersDigest(t testing.TB) string {
 	h := sha256.New()
-	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny"} {
+	for _, name := range []string{"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny"} {
 		m, x0, err := ImportONNXFileWith(filepath.Join("testdata", "onnx", name+".onnx"), []int{3, 16, 16}, 10, fixtureOptions[name])
 		if err != nil {
 			t.Fatal(err)
@@ -304,7 +313,7 @@ func TestTransformersSameBitsOnEveryKernelSet(t *testing.T) {
 // wantTransformersDigest is transformersDigest's value on every
 // architecture and kernel set; a change that moves it must record the new
 // value here, from the pure-Go set on amd64.
-const wantTransformersDigest = "e30b3d7a7dce596ce7c4ecd82de2c69d43f949150b525b2eec18dd0c87d84892"
+const wantTransformersDigest = "2d7ba8fe060d27b39d2ccec27d01195d4b511cb58c91ea0ccc0f75ef83e98df1"
 
 // TestImportTokenViewResidual imports a token mixing whose residual join
 // is written on the token view [N,D,T] (x + mlp(x) before the transpose):

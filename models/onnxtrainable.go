@@ -24,9 +24,11 @@ type ImportOptions struct {
 	// that torch trains. A Mul of the network's data by one of them
 	// imports as Scale (one value: ReZero's alpha) or LayerScale (one
 	// value a channel of an image: [C,1,1] or [1,C,1,1]), an Add of
-	// one value as Shift (Fixup's biases), each trained from the file's
-	// values, not as the constant MulConst or AddConst. Every pattern must
-	// match such an initialiser.
+	// one value as Shift (Fixup's biases) and of one a channel as
+	// ChannelShift (an image's [C,1,1], a channels-last tensor's [C]:
+	// ResMLP's β), each trained from the file's values, not as the
+	// constant MulConst or AddConst. Every pattern must match such an
+	// initialiser.
 	Trainable []string
 }
 
@@ -45,9 +47,11 @@ func CheckTrainable(patterns []string) error {
 // the Mul or Add n of the network's data x and the initialiser c, as a
 // trained layer where c is named trainable (ImportOptions.Trainable, or
 // the trainableKey metadata of gtstorm's own export): one value as Scale
-// or Shift, one value a channel of an image as LayerScale. It reports
-// false, having added nothing, where c is not named; a named c that those
-// layers cannot take is refused.
+// or Shift, one value a channel of an image as LayerScale or
+// ChannelShift, and one added to each channel of a channels-last tensor
+// (ResMLP's β) as ChannelShift. It reports false, having added nothing,
+// where c is not named; a named c that those layers cannot take is
+// refused.
 func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind) (bool, error) {
 	label := c.name
 	if label == "" {
@@ -86,9 +90,10 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 		}
 		return true, im.set(n, v)
 	}
-	// add makes the layer: one value as Scale or Shift, else LayerScale.
-	add := func(suffix string, build func(name string) Tensor) (bool, error) {
-		t, name, err := im.fileLayer(n, label, suffix, verb, c.f, build)
+	// add makes the layer of initial values: one value as Scale or Shift,
+	// else LayerScale or ChannelShift.
+	add := func(suffix string, values []float32, build func(name string) Tensor) (bool, error) {
+		t, name, err := im.fileLayer(n, label, suffix, verb, values, build)
 		if err != nil {
 			return true, err
 		}
@@ -99,22 +104,33 @@ func (im *importer) trainableConst(n *onnx.Node, x ival, c *iconst, op layerKind
 	}
 	switch {
 	case c.size() == 1 && op == kindMulConst:
-		return add(".s", func(name string) Tensor { return im.net.Scale(name, x.t) })
+		return add(".s", c.f, func(name string) Tensor { return im.net.Scale(name, x.t) })
 	case c.size() == 1:
-		return add(".b", func(name string) Tensor { return im.net.Shift(name, x.t) })
+		return add(".b", c.f, func(name string) Tensor { return im.net.Shift(name, x.t) })
 	}
 	s := im.net.Shape(x.t)
-	switch {
-	case op != kindMulConst:
-		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported", label, match, c.dims)
-	case len(s) != 3 || x.last:
-		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v scales [N,%s]; the import trains one value, or one a channel of an image [N,C,H,W]", label, match, c.dims, joinInts(x.view))
-	case !slices.Equal(c.dims, []int{s[0], 1, 1}) && !slices.Equal(c.dims, []int{1, s[0], 1, 1}):
+	if len(s) != 3 {
+		return true, fmt.Errorf("trainable %q (pattern %s) of shape %v %s [N,%s]; the import trains one value, or one a channel of an image [N,C,H,W] or of a channels-last tensor", label, match, c.dims, verb, joinInts(x.view))
+	}
+	values := c.f
+	if x.last {
+		// A channels-last tensor (ResMLP's tokens): ONNX broadcasts a [C]
+		// along its channels. (Its Mul by a [C] is LayerScale, trained
+		// without a name: lastBinary.)
+		v, err := lastConsts(x, c)
+		if err != nil {
+			return true, fmt.Errorf("trainable %q (pattern %s) of shape %v %s the channels-last [N,%s]; the import trains there one value or one a channel ([C])", label, match, c.dims, verb, joinInts(x.view))
+		}
+		values = v
+	} else if !slices.Equal(c.dims, []int{s[0], 1, 1}) && !slices.Equal(c.dims, []int{1, s[0], 1, 1}) {
 		// ONNX broadcasts a [C] against [N,C,H,W] along W, not C.
 		return true, fmt.Errorf("trainable %q (pattern %s) has shape %v; the import trains one value, or one a channel of the image [N,%s]: [%d,1,1] or [1,%d,1,1]",
 			label, match, c.dims, joinInts(x.view), s[0], s[0])
 	}
-	return add(".g", func(name string) Tensor { return im.net.LayerScale(name, x.t) })
+	if op == kindMulConst {
+		return add(".g", values, func(name string) Tensor { return im.net.LayerScale(name, x.t) })
+	}
+	return add(".b", values, func(name string) Tensor { return im.net.ChannelShift(name, x.t) })
 }
 
 // constants returns the initialisers (not a node's output, which torch

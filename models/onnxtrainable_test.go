@@ -11,10 +11,11 @@ import (
 
 // TestImportTrainable checks ImportOptions.Trainable: a Mul of an image by
 // a named per-channel initialiser becomes LayerScale, by a named scalar
-// Scale, an Add of a named scalar Shift, each trained from the file's
-// values, where a pattern names it, and stays the constant MulConst or
-// AddConst where none does; patterns that match nothing or that are
-// malformed, and a named per-channel Add, are refused in one line.
+// Scale, an Add of a named scalar Shift and of a per-channel one
+// ChannelShift, each trained from the file's values, where a pattern names
+// it, and stays the constant MulConst or AddConst where none does;
+// patterns that match nothing or that are malformed, and a named value
+// that ONNX broadcasts otherwise than a channel, are refused in one line.
 func TestImportTrainable(t *testing.T) {
 	scale := []float32{0.5, -1.25, 2, 0.75}
 	tinyOp := func(t *testing.T, op, name string, dims ...int) []byte {
@@ -44,7 +45,9 @@ func TestImportTrainable(t *testing.T) {
 		{"scalar", tiny(t, "alpha", 1), []string{"alpha"}, scale[:1], ""},
 		{"scalar shift", tinyOp(t, "Add", "bias1a"), []string{"bias*"}, scale[:1], ""},
 		{"shift not named", tinyOp(t, "Add", "bias1a"), nil, nil, ""},
-		{"shift a channel", tinyOp(t, "Add", "bias", 4, 1, 1), []string{"bias"}, nil, `trainable "bias" (pattern bias) of shape [4 1 1] is added to the network's data; the import trains an added value only as one value (Fixup's bias): a trainable shift a channel is not supported`},
+		{"shift a channel", tinyOp(t, "Add", "bias", 4, 1, 1), []string{"bias"}, scale, ""},
+		{"shift a channel, batch axis", tinyOp(t, "Add", "bias", 1, 4, 1, 1), []string{"bias"}, scale, ""},
+		{"shift against the maps' width", tinyOp(t, "Add", "bias", 4), []string{"bias"}, nil, `trainable "bias" (pattern bias) has shape [4]; the import trains one value, or one a channel of the image [N,4,4,4]: [4,1,1] or [1,4,1,1]`},
 		{"shared", shared(t, "Add", "Add"), []string{"b"}, []float32{0.5}, ""},
 		{"shared by a Mul and an Add", shared(t, "Add", "Mul"), []string{"b"}, nil, `trainable "b" (pattern b) is read here and by node "/a/Add"; the import shares one value between a Mul and a Mul, or an Add and an Add, not a Mul and an Add`},
 		{"two channels' worth", tiny(t, "gamma", 2, 1, 1), []string{"gamma"}, nil, `trainable "gamma" (pattern gamma) has shape [2 1 1]; the import trains one value, or one a channel of the image [N,4,4,4]: [4,1,1] or [1,4,1,1]`},
@@ -64,7 +67,7 @@ func TestImportTrainable(t *testing.T) {
 			var got []float32
 			off := 0
 			for _, p := range m.Params() {
-				if strings.HasSuffix(p.Name, ".g") || strings.HasSuffix(p.Name, ".s") || strings.HasSuffix(p.Name, ".b") && p.Size() == 1 {
+				if strings.HasSuffix(p.Name, ".g") || strings.HasSuffix(p.Name, ".s") || strings.HasSuffix(p.Name, ".b") && p.Name != "fw.b" {
 					got = x0[off : off+p.Size()]
 				}
 				off += p.Size()

@@ -93,6 +93,8 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("prelu, %d slope(s)", l.units)
 	case kindLayerScale:
 		return "layerscale, a trainable scale a channel"
+	case kindChannelShift:
+		return "channelshift, a trainable shift a channel"
 	case kindAttentionPool:
 		return "attentionpool, the tokens weighted by the softmax of their scores"
 	case kindScale, kindShift:

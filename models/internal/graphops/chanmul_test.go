@@ -7,8 +7,8 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
-// chanMulSpecs check ChannelMul (a trainable scale a channel, or one) and Shift on maps and
-// features, run by TestLayersMatchFiniteDifferences and
+// chanMulSpecs check ChannelMul (a trainable scale a channel, or one) and Shift (one value,
+// or one a channel) on maps and features, run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are wantChanMulDigest's.
 var chanMulSpecs = []netSpec{
 	{"layer-scale", []int{3, 5, 5}, 3, func(b net, x any) any { // a residual branch scaled, as ConvNeXt's blocks
@@ -26,6 +26,12 @@ var chanMulSpecs = []netSpec{
 		h = b.add("res", h, cm.scalarMul("alpha", b.tanh("t", b.conv(x, "c3", 3, 1, 1, 0))))
 		return b.dense(cm.shift("b3", b.globalAvgPool("gap", h)), "fc", 3, false)
 	}},
+	{"channel-shift", []int{3, 4, 4}, 3, func(b net, x any) any { // ResMLP's Affine: α·x + β a channel
+		cm := b.(chanMuler)
+		h := cm.chanShift("beta1", cm.chanMul("alpha1", b.conv(x, "c0", 4, 3, 1, 1)))
+		h = b.tanh("t", cm.chanShift("beta2", b.conv(h, "c1", 5, 3, 2, 1)))
+		return b.dense(b.globalAvgPool("gap", h), "fc", 3, false)
+	}},
 }
 
 // chanMuler is the test networks' ChannelMul, outside net so that the
@@ -34,6 +40,21 @@ type chanMuler interface {
 	chanMul(name string, x any) any
 	scalarMul(name string, x any) any // name.s [1]
 	shift(name string, x any) any     // name.b [1]
+	chanShift(name string, x any) any // name.b [C]
+}
+
+func (b *graphNet) chanShift(name string, x any) any {
+	return b.g.Shift(name, node(x), b.param(name+".b", channels(x)))
+}
+
+func (r *refNet) chanShift(name string, xa any) any {
+	x, s := t(xa), r.p[name+".b"]
+	y := newT64(x.shape...)
+	plane := len(x.v) / x.shape[0] / x.shape[1]
+	for i, v := range x.v {
+		y.v[i] = v + s[i/plane%x.shape[1]]
+	}
+	return y
 }
 
 func (b *graphNet) scalarMul(name string, x any) any {
@@ -98,4 +119,4 @@ func TestChannelMulSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantChanMulDigest is specsDigest(chanMulSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantChanMulDigest = "297df8988d82914584518c5744dd7a31fb74bb238fa9097f8f98c034c8d73f99"
+const wantChanMulDigest = "d21f96fdc4ec1ca8b0b37682ee2f410b9abc34696e3e6b49611c1d053ac66474"

@@ -181,6 +181,12 @@ order, then these.
                      3→8 → GroupNorm(8, 8) → ReLU → conv3x3 stride 2 8→16 → GroupNorm(16, 16) → ReLU → conv1x1 16→32 →
                      GroupNorm(32, 32) → ReLU → mean → Linear. A GroupNorm of one channel a group is Reshape [N,C,−1], which
                      reads as flatten(2), then InstanceNormalization. Seed 48, with NAME.bin.
+  resmlp_tiny.onnx   ResMLP (Touvron et al. 2021, facebookresearch/deit's resmlp_models.py) on 3×16×16 samples: 4×4
+                     patches of 16 → flatten(2).transpose(1, 2); a block: x + gamma_1 · Linear over the 16 patches of
+                     Affine(x) (alpha · x + beta, parameters [16]); x + gamma_2 · MLP(Affine(x)); Affine; mean(1);
+                     Linear. The alphas and gammas multiply a channels-last tensor (LayerScale, trained); the betas
+                     are added to it, which the test names trainable (ImportOptions.Trainable "*beta": ChannelShift).
+                     Seed 49, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1041,6 +1047,42 @@ class GNSwap(nn.Module):
         return self.fc(self.features(x).mean((2, 3)))
 
 
+class Affine(nn.Module):
+    """ResMLP's Affine: alpha · x + beta over the last axis, in place of a LayerNorm (drawn off 1 and 0)."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.alpha = nn.Parameter(1 + 0.2 * torch.randn(dim))
+        self.beta = nn.Parameter(0.2 * torch.randn(dim))
+
+    def forward(self, x):
+        return self.alpha * x + self.beta
+
+
+class ResMLPTiny(nn.Module):
+    """A tiny ResMLP (facebookresearch/deit's resmlp_models.py): Affine instead of LayerNorm, a Linear across the
+    patches, layer scales gamma_1 and gamma_2."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16, patches=16):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, d, 4, stride=4)
+        self.norm1 = Affine(d)
+        self.attn = nn.Linear(patches, patches)
+        self.norm2 = Affine(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.gamma_1 = nn.Parameter(0.1 + 0.05 * torch.randn(d))
+        self.gamma_2 = nn.Parameter(0.1 + 0.05 * torch.randn(d))
+        self.norm = Affine(d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = x + self.gamma_1 * self.attn(self.norm1(x).transpose(1, 2)).transpose(1, 2)
+        x = x + self.gamma_2 * self.mlp(self.norm2(x))
+        return self.head(self.norm(x).mean(1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1050,6 +1092,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "vit_patches": (ViTPatches, 43), "vit_variants": (ViTVariants, 44),
           "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
           "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
+          "resmlp_tiny": (ResMLPTiny, 49),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1088,7 +1131,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny", "gn_swap"}
+          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny"}
 
 
 def gradient_fixture(name, model):
