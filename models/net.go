@@ -148,6 +148,7 @@ const (
 	kindShift
 	kindAttentionPool
 	kindChannelShift
+	kindMul
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads

@@ -127,6 +127,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Add(l.name, in, vals[l.in[1]])
 		case kindSub:
 			vals[l.out] = g.Sub(l.name, in, vals[l.in[1]])
+		case kindMul:
+			vals[l.out] = g.Mul(l.name, in, vals[l.in[1]])
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
 		case kindAttentionPool:

@@ -199,7 +199,12 @@ func (n *Net) Add(a, b Tensor) Tensor { return n.join(kindAdd, "add", "adds", a,
 // Both must have the same shape.
 func (n *Net) Sub(a, b Tensor) Tensor { return n.join(kindSub, "sub", "subtracts", a, b) }
 
-// join records the layer kind (Add or Sub, named prefix#k) of a and b,
+// Mul adds a ⊙ b, elementwise: a gate of one branch on another (gMLP's
+// spatial gating unit u ⊙ v, GLU, SwiGLU). Both must have the same shape;
+// the gradient of each is the upstream gradient times the other.
+func (n *Net) Mul(a, b Tensor) Tensor { return n.join(kindMul, "mul", "multiplies", a, b) }
+
+// join records the layer kind (Add, Sub or Mul, named prefix#k) of a and b,
 // which must have the same shape.
 func (n *Net) join(kind layerKind, prefix, verb string, a, b Tensor) Tensor {
 	name := n.autoName(prefix)

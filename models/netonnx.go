@@ -177,6 +177,9 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindSub:
 		g.node(l.name, "Sub", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Sub", l.name)
+	case kindMul:
+		g.node(l.name, "Mul", []string{x, g.names[l.in[1]]}, out)
+		g.describe("%s: Mul of two tensors", l.name)
 	case kindChannels:
 		g.addChannels(l, x, out, in)
 	case kindShuffle:

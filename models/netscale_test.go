@@ -208,8 +208,8 @@ func TestImportSqueezeExcitation(t *testing.T) {
 			`node "/e/Conv" (Conv): a 3×3 kernel with padding 1 on [N,4,1,1], a global pool's output, reads only its centre tap; the import takes a 1×1 kernel without padding there (a dense layer): use nn.Conv2d(4, 4, 1)`},
 		{"a pool of the pooled", append(append(slices.Clone(head[:3]), node("MaxPool", []string{"p"}, "e", onnx.IntsAttr("kernel_shape", 1, 1))), tail...),
 			`node "/e/MaxPool" (MaxPool): reads [N,4,1,1], a global pool's output, where it wants images [N,C,H,W]`},
-		{"two maps", append(append(slices.Clone(head[:2]), node("Mul", []string{"r", "c"}, "e")), tail...),
-			"Mul of two tensors of the network's data, [N,4,4,4] and [N,4,4,4]"},
+		{"a map and its flattening", append(append(slices.Clone(head[:2]), node("Flatten", []string{"r"}, "rf"), node("Mul", []string{"r", "rf"}, "e")), tail...),
+			"Mul of two tensors of the network's data, [N,4,4,4] and [N,64]"},
 	} {
 		_, _, err := ImportONNX("se", tinyONNX(t, 13, batchN, inits, c.nodes...), []int{1, 4, 4}, 3)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

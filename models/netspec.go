@@ -124,7 +124,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindPatches: "patches",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindMul: "mul", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -230,7 +230,7 @@ func NetFromSpec(s NetSpec) (Model, error) {
 func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 	arity := 1
 	switch l.Op {
-	case "add", "sub", "channelscale", "attentionpool":
+	case "add", "sub", "mul", "channelscale", "attentionpool":
 		arity = 2
 	case "concat":
 		if len(in) < 2 {
@@ -350,6 +350,8 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 		t = n.Add(in[0], in[1])
 	case "sub":
 		t = n.Sub(in[0], in[1])
+	case "mul":
+		t = n.Mul(in[0], in[1])
 	case "channelscale":
 		t = n.ChannelScale(in[0], in[1])
 	case "concat":

@@ -75,6 +75,18 @@ func resMLPNet() (Model, error) {
 	return n.Model(n.Dense("head", n.GlobalAvgPool(n.Add(t, mixed)), 3))
 }
 
+// gluNet gates one convolution by another (a bilinear GLU), then
+// gMLP's spatial gating on the tokens: the first half of the features
+// times a Linear along the tokens of the second half (Mul of two tensors).
+func gluNet() (Model, error) {
+	n := NewNet("glu", []int{3, 8, 8}, 3)
+	h := n.Conv2D("a", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1, Bias: true})
+	h = n.Mul(h, n.Conv2D("b", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1, Bias: true}))
+	t := n.Tokens(n.Conv2D("patch", h, Conv{Out: 6, Kernel: 4, Stride: 4}))
+	g := n.Mul(n.Channels(t, 0, 3), n.TokenLinear("proj", n.Channels(t, 3, 6), 4, false))
+	return n.Model(n.Dense("head", n.Flatten(g), 3))
+}
+
 // tokenParams returns onnxrtParams(m, seed) with the class tokens and
 // position embeddings scaled from N(0, 0.02²) to N(0, 0.5²), so that a
 // misplaced one shows in the logits.
@@ -148,6 +160,11 @@ func TestTokenLayersExport(t *testing.T) {
 			"bias1a": "Add", "scale": "Mul", "alpha": "Mul", "shift#9": "Add",
 		}, map[string]string{
 			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1", "shift#9": "shift by bias1a's value 0",
+		}},
+		{gluNet, []int{3, 8, 8}, 3, map[string]string{
+			"mul#3": "Mul", "mul#9": "Mul",
+		}, map[string]string{
+			"mul#3": "mul 0", "mul#9": "mul 0", "proj": "tokenlinear → 4 positions 20",
 		}},
 		{resMLPNet, []int{3, 8, 8}, 3, map[string]string{
 			"bias": "Add", "beta": "Add",

@@ -169,11 +169,13 @@ func (im *importer) constLayer(n *onnx.Node, x ival, cIdx int, kind layerKind) e
 		if err != nil {
 			return err
 		}
-		if kind == kindSubConst && cIdx == 1 && slices.Equal(x.view, y.view) && slices.Equal(im.net.Shape(x.t), im.net.Shape(y.t)) {
+		if same := slices.Equal(x.view, y.view) && slices.Equal(im.net.Shape(x.t), im.net.Shape(y.t)); same && kind == kindSubConst && cIdx == 1 {
 			return im.act(n, im.net.Sub(x.t, y.t)) // PoolFormer's pool(x) − x
+		} else if same && kind == kindMulConst {
+			return im.act(n, im.net.Mul(x.t, y.t)) // a gate: GLU's a ⊙ σ(b)
 		}
 		also := ""
-		if kind == kindSubConst {
+		if kind == kindSubConst || kind == kindMulConst {
 			also = " or of two tensors of equal shape"
 		}
 		return fmt.Errorf("%s of two tensors of the network's data, [N,%s] and [N,%s]; the import takes %s only with a constant operand (a scalar or one value per channel)%s",

@@ -160,24 +160,36 @@ func (im *importer) tokenPending(n *onnx.Node, p *pending) error {
 	return refuse()
 }
 
-// qkvChunk imports the Slice or Split n of channels-last tokens x [T,3D]
-// along the last axis into thirds (qkv.chunk(3, dim=-1)): q, k or v.
+// qkvChunk imports the Slice or Split n of channels-last tokens x [T,C]
+// along the last axis: into thirds (qkv.chunk(3, dim=-1)), an attention's
+// q, k or v; into other parts (gMLP's u, v = x.chunk(2, dim=-1)), ranges
+// of the features (Channels).
 func (im *importer) qkvChunk(n *onnx.Node, x ival, seq bool) error {
 	c := x.view[1]
-	if c%3 != 0 {
-		return fmt.Errorf("%s of the tokens [N,%s] along the features; the import takes there an attention's q, k, v: thirds of [N,T,3D]", n.OpType, joinInts(x.view))
-	}
 	d := c / 3
 	if n.OpType == "Split" {
 		sizes, has, err := im.intsAttrOrInput(n, "split", 1)
 		if err != nil {
 			return err
 		}
-		if a := attrInt(n, "axis", 0); a != -1 && a != 2 || len(n.Outputs) != 3 || has && !slices.Equal(sizes, []int64{int64(d), int64(d), int64(d)}) {
-			return fmt.Errorf("splits the tokens [N,%s] along axis %d into %d parts (sizes %v); the import takes an attention's q, k, v: thirds along the last axis", joinInts(x.view), a, len(n.Outputs), sizes)
+		k := len(n.Outputs)
+		if a := attrInt(n, "axis", 0); a != -1 && a != 2 || !has && c%k != 0 || has && (len(sizes) != k || sum64(sizes) != int64(c)) {
+			return fmt.Errorf("splits the tokens [N,%s] along axis %d into %d parts (sizes %v); the import takes parts of the last axis that cover it", joinInts(x.view), a, k, sizes)
 		}
+		if !has {
+			sizes = slices.Repeat([]int64{int64(c / k)}, k)
+		}
+		if c%3 == 0 && slices.Equal(sizes, []int64{int64(d), int64(d), int64(d)}) {
+			for i, out := range n.Outputs {
+				im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: i, seq: seq}}}
+			}
+			return im.net.Err()
+		}
+		from := 0
 		for i, out := range n.Outputs {
-			im.vals[out] = ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: i, seq: seq}}}
+			to := from + int(sizes[i])
+			im.vals[out] = ival{kind: ivAct, t: im.net.Channels(x.t, from, to), view: []int{x.view[0], to - from}, last: true, seq: seq}
+			from = to
 		}
 		return im.net.Err()
 	}
@@ -186,13 +198,25 @@ func (im *importer) qkvChunk(n *onnx.Node, x ival, seq bool) error {
 		return err
 	}
 	if !hasAxes || len(axes) != 1 || (axes[0] != -1 && axes[0] != 2) || len(starts) != 1 || len(ends) != 1 || steps != nil && (len(steps) != 1 || steps[0] != 1) {
-		return fmt.Errorf("slices the tokens [N,%s] along axes %v; the import takes there an attention's q, k, v: thirds of the last axis", joinInts(x.view), axes)
+		return fmt.Errorf("slices the tokens [N,%s] along axes %v with steps %v; the import takes there one range of the last axis, step 1", joinInts(x.view), axes, steps)
 	}
 	from, count := sliceRange(starts[0], ends[0], 1, c)
-	if count != d || from%d != 0 {
-		return fmt.Errorf("slices features [%d,%d) of the tokens [N,%s]; the import takes there an attention's q, k or v: a third, [0,%d), [%d,%d) or [%d,%d)", from, from+count, joinInts(x.view), d, d, 2*d, 2*d, c)
+	if count == 0 {
+		return fmt.Errorf("slices no feature of the tokens [N,%s] (starts %v, ends %v)", joinInts(x.view), starts, ends)
 	}
-	return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: from / d, seq: seq}}})
+	if c%3 == 0 && count == d && from%d == 0 {
+		return im.set(n, ival{kind: ivPending, p: &pending{kind: pQKVChunk, x: x, tok: &tokenPart{qkv: x, part: from / d, seq: seq}}})
+	}
+	return im.set(n, ival{kind: ivAct, t: im.net.Channels(x.t, from, from+count), view: []int{x.view[0], count}, last: true, seq: seq})
+}
+
+// sum64 returns the sum of v.
+func sum64(v []int64) int64 {
+	var s int64
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
 
 // chunkHeads imports the Reshape n of a third of an attention's qkv

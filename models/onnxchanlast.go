@@ -24,7 +24,7 @@ import (
 // lastSupported is what the import takes on a channels-last value.
 const lastSupported = "ReduceMean over the last axis starting nn.LayerNorm(C), MatMul by a constant [C,K] (with or without the Add of a bias [K]), " +
 	"torch's GELU (Div by √2, Erf, Add 1, Mul by x, Mul by 0.5), elementwise activations (ReLU, SiLU, Tanh, …; PRelu of one slope), Mul by a constant [C] (a layer scale, trained), Mul and Add of one value, Add of a constant [C], " +
-	"Add of two channels-last tensors and Transpose perm [0,3,1,2] back to an image"
+	"Add and Mul of two channels-last tensors (and for tokens [N,T,D], Slice and Split along the last axis) and Transpose perm [0,3,1,2] back to an image"
 
 // lastRefusal is the refusal of a reader of the channels-last value name
 // that does not take it.
@@ -108,6 +108,10 @@ func (im *importer) channelsLast(n *onnx.Node) (bool, error) {
 		}
 	case "Add", "Mul":
 		return true, im.lastBinary(n)
+	case "Conv":
+		if k == 0 && len(v.view) == 2 && !v.seq {
+			return true, im.tokenConv1d(n, v)
+		}
 	case "Relu", "LeakyRelu", "Tanh", "Sigmoid", "Elu", "Softplus", "HardSigmoid", "HardSwish", "Clip", "PRelu", "Dropout", "Identity":
 		if k == 0 && (n.OpType != "PRelu" || im.scalarSlope(n)) {
 			return true, im.lastActivation(n, v)
@@ -143,6 +147,11 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 	if a.kind == ivConst {
 		a, b = b, a
 	}
+	for i, v := range []ival{a, b} {
+		if x := []ival{b, a}[i]; n.OpType == "Mul" && v.kind == ivPending && (v.p.kind == pSiLU || v.p.kind == pHardswish) && x.kind == ivAct && x.last && x.t == v.p.x.t {
+			return im.lastActivation(n, x) // F.silu(x) with x first: x·σ(x)
+		}
+	}
 	switch {
 	case n.OpType == "Add" && a.kind == ivPending && a.p.kind == pMatMul && b.kind == ivConst:
 		if !b.c.float || len(b.c.dims) != 1 || b.c.dims[0] != a.p.w.dims[1] {
@@ -157,11 +166,21 @@ func (im *importer) lastBinary(n *onnx.Node) error {
 			p = &pending{kind: pMatMul, x: p.x, w: &w, node: p.node}
 		}
 		return im.lastConv(n, p, b.c.f)
-	case n.OpType == "Add" && a.kind == ivAct && b.kind == ivAct:
-		if !a.last || !b.last || !slices.Equal(a.view, b.view) || a.seq != b.seq {
-			return fmt.Errorf("adds a channels-last tensor [N,%s] to a tensor [N,%s] that is not channels-last of that shape and layout; permute both alike first", joinInts(a.view), joinInts(b.view))
+	case (n.OpType == "Add" || n.OpType == "Mul") && a.kind == ivAct && b.kind == ivAct:
+		verb, join := "adds a channels-last tensor [N,%s] to", im.net.Add
+		if n.OpType == "Mul" {
+			verb, join = "multiplies a channels-last tensor [N,%s] by", im.net.Mul // gMLP's u ⊙ v
 		}
-		return im.set(n, ival{kind: ivAct, t: im.net.Add(a.t, b.t), view: a.view, last: true, seq: a.seq})
+		if !a.last || !b.last || !slices.Equal(a.view, b.view) || a.seq != b.seq {
+			return fmt.Errorf(verb+" a tensor [N,%s] that is not channels-last of that shape and layout; permute both alike first", joinInts(a.view), joinInts(b.view))
+		}
+		at, bt := a.t, b.t
+		if !slices.Equal(im.net.Shape(at), im.net.Shape(bt)) {
+			// Tokens, one of them maybe still its patch embedding's image:
+			// both as the token image.
+			at, bt = im.tokensOf(at), im.tokensOf(bt)
+		}
+		return im.set(n, ival{kind: ivAct, t: join(at, bt), view: a.view, last: true, seq: a.seq})
 	case a.kind == ivAct && b.kind == ivConst && ((b.c.size() == 1 && n.OpType == "Mul") || n.OpType == "Add"):
 		// Trained where named trainable: one value (ReZero's alpha on
 		// tokens), or a shift a channel (ResMLP's Affine β).

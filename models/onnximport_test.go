@@ -110,7 +110,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
 	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
-	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap", "resmlp_tiny"}
+	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny"}
 
 // importFixture imports testdata/onnx/name.onnx on the shape and classes
 // its NAME.bin records, or MNIST's where it has none.
@@ -204,6 +204,9 @@ func TestImportONNXMatchesTorch(t *testing.T) {
 				if strings.HasSuffix(p.Name, ".c") || strings.HasSuffix(p.Name, ".p") {
 					// ViT's cls_token [1,1,D] and pos_embed [1,T,D] (sequence-first, [T,1,D])
 					e.Shape = slices.DeleteFunc(slices.Clone(e.Shape), func(d int) bool { return d == 1 })
+				}
+				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 3 && e.Shape[2] == 1 && len(p.Shape) == 2 {
+					e.Shape = e.Shape[:2] // nn.Conv1d(T, K, 1) along the tokens: TokenLinear, a Linear's [K,T]
 				}
 				if strings.HasSuffix(e.Name, ".weight") && len(e.Shape) == 2 && len(p.Shape) == 4 && p.Shape[2]*p.Shape[3] == 1 && slices.Equal(e.Shape, p.Shape[:2]) {
 					e.Shape = p.Shape // nn.Linear on a channels-last tensor: a 1×1 Conv, torch's [out,in] layout

@@ -10,7 +10,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
-// joinSpecs check Concat, ChannelConst and Sub through small networks of them,
+// joinSpecs check Concat, ChannelConst, Sub and Mul through small networks of them,
 // run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are joinDigest's, not
 // layersDigest's.
@@ -46,15 +46,33 @@ var joinSpecs = []netSpec{
 		h = b.(subber).sub("mix2", x, b.conv(h, "e", 2, 3, 1, 1)) // the graph's input minus a branch
 		return b.dense(h, "fc", 3, false)
 	}},
+	{"mul-branches", []int{2, 4, 4}, 3, func(b net, x any) any { // gMLP's u ⊙ v, a GLU, a square
+		u := b.conv(x, "u", 3, 3, 1, 1)
+		h := b.(subber).mul("gate", b.tanh("t", u), b.conv(x, "v", 3, 1, 1, 0))
+		h = b.(subber).mul("sq", h, h)                                       // one tensor, both factors
+		h = b.(subber).mul("in", x, b.conv(b.relu("r", h), "w", 2, 3, 1, 1)) // the graph's input times a branch
+		return b.dense(h, "fc", 3, false)
+	}},
 }
 
 // subber is the test networks' Sub, outside net so that the interface
 // other tests extend stays as it is.
 type subber interface {
 	sub(name string, a, b any) any
+	mul(name string, a, b any) any
 }
 
 func (b *graphNet) sub(name string, x, y any) any { return b.g.Sub(name, node(x), node(y)) }
+
+func (b *graphNet) mul(name string, x, y any) any { return b.g.Mul(name, node(x), node(y)) }
+
+func (r *refNet) mul(_ string, a, b any) any {
+	y := newT64(t(a).shape...)
+	for i := range y.v {
+		y.v[i] = t(a).v[i] * t(b).v[i]
+	}
+	return y
+}
 
 func (r *refNet) sub(_ string, a, b any) any {
 	y := newT64(t(a).shape...)
@@ -151,4 +169,4 @@ func TestJoinLayersSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantJoinDigest is specsDigest(joinSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantJoinDigest = "e8ffe365a09daf4e980065d85b86df2ebf3a32f7295b0a405514c177e78d65ae"
+const wantJoinDigest = "d7cdd52fbbf89f5dde58e06abf5bef918d10ad17861668714f61388b90961b29"

@@ -187,6 +187,12 @@ order, then these.
                      Linear. The alphas and gammas multiply a channels-last tensor (LayerScale, trained); the betas
                      are added to it, which the test names trainable (ImportOptions.Trainable "*beta": ChannelShift).
                      Seed 49, with NAME.bin.
+  gmlp_tiny.onnx     gMLP (Liu et al. 2021) on 3×16×16 samples: 4×4 patches of 16 → flatten(2).transpose(1, 2); two
+                     blocks x + Linear(SGU(GELU(Linear 16→64(LayerNorm(x))))), the spatial gating unit
+                     u, v = x.chunk(2, dim=-1); u * proj(LayerNorm(v)) — proj lucidrains' nn.Conv1d(16, 16, 1) over the
+                     tokens in the first block, timm's nn.Linear(16, 16) of v.transpose(-1, -2) in the second — then
+                     a SwiGLU MLP, x + Linear(silu(Linear(x)) * Linear(x)); mean(1); Linear. Net.Mul for the products,
+                     Channels for the halves, TokenLinear for proj. Seed 50, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1083,6 +1089,54 @@ class ResMLPTiny(nn.Module):
         return self.head(self.norm(x).mean(1))
 
 
+class SpatialGatingUnit(nn.Module):
+    """gMLP's spatial gating unit: u, v = x.chunk(2, dim=-1); u * proj(norm(v)) along the tokens, proj lucidrains'
+    Conv1d over the tokens or timm's Linear of v.transpose(-1, -2)."""
+
+    def __init__(self, d, tokens, conv):
+        super().__init__()
+        self.norm = nn.LayerNorm(d // 2)
+        self.conv = conv
+        self.proj = nn.Conv1d(tokens, tokens, 1) if conv else nn.Linear(tokens, tokens)
+
+    def forward(self, x):
+        u, v = x.chunk(2, dim=-1)
+        v = self.norm(v)
+        if self.conv:
+            return u * self.proj(v)
+        return u * self.proj(v.transpose(-1, -2)).transpose(-1, -2)
+
+
+class GMLPBlock(nn.Module):
+    """gMLP's block: x + fc2(SGU(GELU(fc1(LayerNorm(x)))))."""
+
+    def __init__(self, d, tokens, conv):
+        super().__init__()
+        self.norm, self.fc1 = nn.LayerNorm(d), nn.Linear(d, 4 * d)
+        self.sgu, self.fc2 = SpatialGatingUnit(4 * d, tokens, conv), nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return x + self.fc2(self.sgu(F.gelu(self.fc1(self.norm(x)))))
+
+
+class GMLPTiny(nn.Module):
+    """A tiny gMLP (two spatial gating blocks, one in lucidrains' spelling and one in timm's) with a SwiGLU MLP."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, d=16, tokens=16):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, d, 4, stride=4)
+        self.blocks = nn.Sequential(GMLPBlock(d, tokens, True), GMLPBlock(d, tokens, False))
+        self.w1, self.w2, self.w3 = nn.Linear(d, 2 * d), nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+        self.head = nn.Linear(d, CLASSES)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = self.blocks(x)
+        x = x + self.w3(F.silu(self.w1(x)) * self.w2(x))
+        return self.head(x.mean(1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1092,7 +1146,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "vit_patches": (ViTPatches, 43), "vit_variants": (ViTVariants, 44),
           "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
           "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
-          "resmlp_tiny": (ResMLPTiny, 49),
+          "resmlp_tiny": (ResMLPTiny, 49), "gmlp_tiny": (GMLPTiny, 50),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1131,7 +1185,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny"}
+          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny"}
 
 
 def gradient_fixture(name, model):
