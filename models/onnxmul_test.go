@@ -16,7 +16,8 @@ import (
 // the two halves of tokens' features (gMLP's x.chunk(2, dim=-1), Split).
 func TestImportMulOfTwoTensors(t *testing.T) {
 	inits := []onnx.Tensor{onnx.FloatTensor("w", ramp(32, 1), 16, 2), onnx.FloatTensor("w2", ramp(32, 2), 16, 2),
-		onnx.FloatTensor("k", ramp(18, 3), 2, 1, 3, 3), onnx.FloatTensor("k4", ramp(36, 4), 4, 1, 3, 3), onnx.Int64Tensor("ts", []int64{0, 4, -1}, 3)}
+		onnx.FloatTensor("k", ramp(18, 3), 2, 1, 3, 3), onnx.FloatTensor("k4", ramp(36, 4), 4, 1, 3, 3), onnx.Int64Tensor("ts", []int64{0, 4, -1}, 3),
+		onnx.FloatTensor("w4", ramp(8, 5), 4, 2)}
 	flat, mm, mm2 := node("Flatten", []string{"x"}, "f"), node("MatMul", []string{"f", "w"}, "z"), node("MatMul", []string{"f", "w2"}, "z2")
 	dense := func(n *Net, name string) Tensor { return n.DenseNoBias(name, n.Flatten(n.Input()), 2) }
 	for _, c := range []struct {
@@ -61,6 +62,8 @@ func TestImportMulOfTwoTensors(t *testing.T) {
 				c := n.Conv2D("k4", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1})
 				return n.GlobalAvgPool(n.Mul(n.Channels(c, 0, 2), n.Channels(c, 2, 4)))
 			}},
+		{"SiLU of tokens, x first", siluOfTokens("t", "s"), "conv silu globalavgpool dense", siluTokensNet},
+		{"SiLU of tokens, σ first", siluOfTokens("s", "t"), "conv silu globalavgpool dense", siluTokensNet},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, x0, err := ImportONNX("mul", tinyONNX(t, 13, batchN, inits, c.nodes...), []int{1, 4, 4}, 2)
@@ -86,4 +89,20 @@ func TestImportMulOfTwoTensors(t *testing.T) {
 			sameTraining(t, c.name, want, x0, m, x0, batchOf(imageSet(5, 3, 2, true, 1, 4, 4), 0, 1, 2))
 		})
 	}
+}
+
+// siluOfTokens is a convolution's tokens [N,16,4] (channels-last), F.silu
+// of them as torch writes it, Mul of the operands first and second (the
+// tokens t and their Sigmoid s), x.mean(1) and a Linear w4 without bias.
+func siluOfTokens(first, second string) []onnx.Node {
+	return []onnx.Node{node("Conv", []string{"x", "k4"}, "c", onnx.IntsAttr("pads", 1, 1, 1, 1)), node("Reshape", []string{"c", "ts"}, "r"),
+		node("Transpose", []string{"r"}, "t", onnx.IntsAttr("perm", 0, 2, 1)), node("Sigmoid", []string{"t"}, "s"),
+		node("Mul", []string{first, second}, "p"), node("ReduceMean", []string{"p"}, "m", onnx.IntsAttr("axes", 1), onnx.IntAttr("keepdims", 0)),
+		node("MatMul", []string{"m", "w4"}, "y")}
+}
+
+// siluTokensNet is siluOfTokens' network in Go.
+func siluTokensNet(n *Net) Tensor {
+	h := n.SiLU(n.Conv2D("k4", n.Input(), Conv{Out: 4, Kernel: 3, Pad: 1}))
+	return n.DenseNoBias("w4", n.GlobalAvgPool(h), 2)
 }
