@@ -27,7 +27,7 @@ const (
 
 // Available lists the model names of this build, as a flag's help reads
 // them.
-const Available = "mnist-cnn|cifar-cnn|logreg|resnet20-gn|resnet32-gn|resnet56-gn|fedavg-cnn|mlp:H1,H2,…[@P]|vit:PATCH,DIM,DEPTH,HEADS[,MLP_RATIO]"
+const Available = "mnist-cnn|cifar-cnn|logreg|resnet20-gn|resnet32-gn|resnet56-gn|fedavg-cnn|mlp:H1,H2,…[@P]|vit:PATCH,DIM,DEPTH,HEADS[,MLP_RATIO]|cct:LAYERS[,HEADS,MLP_RATIO,DIM]/KxN"
 
 // MaxWidth is the widest layer an MLP may ask for. It only keeps the
 // parameter count far from overflowing; the memory check (see
@@ -37,7 +37,8 @@ const MaxWidth = 1 << 24
 // New returns the image classifier named name — mnist-cnn, cifar-cnn,
 // resnetD-gn (D = 6n + 2: resnet20-gn, resnet32-gn, resnet56-gn, …),
 // fedavg-cnn, mlp:H1,H2,… (mlp:H1,H2,…@P with dropout of rate P after
-// each hidden layer) or vit:P,D,L,H[,R] (see NewViT) — for samples of the given shape [C,H,W] with
+// each hidden layer), vit:P,D,L,H[,R] (see NewViT) or cct:L/KxN and
+// cct:L,H,R,D/KxN (see NewCCT) — for samples of the given shape [C,H,W] with
 // classes classes. The paper's CNNs take any channel count and any image
 // on which their unpadded 5×5 convolutions and 2×2 pools leave at least one
 // value: NewMNISTCNN and NewCIFARCNN are New on MNIST's and CIFAR-10's
@@ -89,6 +90,12 @@ func New(name string, shape []int, classes int) (Model, error) {
 			return nil, err
 		}
 		return NewViT(shape, classes, c)
+	case strings.HasPrefix(name, CCTPrefix):
+		c, err := ParseCCT(name)
+		if err != nil {
+			return nil, err
+		}
+		return NewCCT(shape, classes, c)
 	case name == LogRegName:
 		return nil, fmt.Errorf("logreg is the logistic regression of LibSVM features, not an image model")
 	case IsONNXName(name):

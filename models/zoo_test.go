@@ -117,6 +117,9 @@ func TestNewShapes(t *testing.T) {
 		// patch embedding, class token, 17 positions, 2 blocks (2 LayerNorms, qkv, proj, fc1, fc2), LayerNorm, head
 		{"vit:4,16,2,2,2", []int{3, 16, 16}, 10, 3*16*16 + 16 + 16 + 17*16 + 2*(2*32+16*48+48+16*16+16+16*32+32+32*16+16) + 32 + 16*10 + 10},
 		{"vit:7,8,1,2,4", []int{1, 28, 28}, 3, 49*8 + 8 + 8 + 17*8 + (2*16 + 8*24 + 24 + 8*8 + 8 + 8*32 + 32 + 32*8 + 8) + 16 + 8*3 + 3},
+		// tokenizer conv 3×3 1→8 (no bias), 14×14 positions, a layer (pre_norm, qkv without bias, proj, norm1, linear1, linear2), norm, attention_pool, fc
+		{"cct:1,2,1,8/3x1", []int{1, 28, 28}, 3, 9*8 + 196*8 + (16 + 8*24 + 8*8 + 8 + 16 + 8*8 + 8 + 8*8 + 8) + 16 + 8 + 1 + 8*3 + 3},
+		{"cct:2,2,1,16/3x2", []int{3, 16, 16}, 10, 14715}, // SHI-Labs' module of that shape (cct_shi.onnx)
 	} {
 		m := mustNew(t, c.name, c.shape, c.classes)
 		if m.NumParams() != c.params || m.Name() != c.name {

@@ -24,10 +24,11 @@ type Vary struct {
 func (v Vary) String() string { return v.Name + "=" + strings.Join(v.Values, ",") }
 
 // ParseVary parses NAME=V1,V2,…, dropping blank values. The commas of an
-// MLP's widths stay in its value: model=mlp:64,32,cifar-cnn varies the
-// model over mlp:64,32 and cifar-cnn, and model=mlp:64,32@0.5,mlp:64 over
-// mlp:64,32@0.5 and mlp:64 (no model name is a bare number, or one with a
-// dropout rate). Likewise a step schedule's milestones stay in its value:
+// MLP's widths, a ViT's and a CCT's numbers stay in its value:
+// model=mlp:64,32,cifar-cnn varies the model over mlp:64,32 and
+// cifar-cnn, model=mlp:64,32@0.5,mlp:64 over mlp:64,32@0.5 and mlp:64,
+// and model=vit:4,16,2,2,cct:2,2,1,16/3x2 over vit:4,16,2,2 and
+// cct:2,2,1,16/3x2 (no model name is a bare number). Likewise a step schedule's milestones stay in its value:
 // schedule=step:0.5,0.75@0.2,cosine varies the schedule over
 // step:0.5,0.75@0.2 and cosine (no schedule is a bare number).
 func ParseVary(spec string) (Vary, error) {
@@ -35,8 +36,7 @@ func ParseVary(spec string) (Vary, error) {
 	v := Vary{Name: strings.TrimSpace(name)}
 	for _, f := range strings.Split(values, ",") {
 		f = strings.TrimSpace(f)
-		if last := len(v.Values) - 1; v.Name == "model" && last >= 0 && f != "" &&
-			strings.HasPrefix(v.Values[last], models.MLPPrefix) && !strings.Contains(v.Values[last], models.MLPDropoutSep) && mlpWidth(f) {
+		if last := len(v.Values) - 1; v.Name == "model" && last >= 0 && f != "" && continuesModel(v.Values[last], f) {
 			v.Values[last] += "," + f
 			continue
 		}
@@ -64,12 +64,26 @@ func stepMilestone(f string) bool {
 	return err == nil
 }
 
-// mlpWidth reports whether f continues an MLP's name in a list of values:
-// a width, or a width and the dropout rate (32@0.5).
-func mlpWidth(f string) bool {
-	w, _, _ := strings.Cut(f, models.MLPDropoutSep)
-	return w != "" && strings.Trim(w, "0123456789") == ""
+// continuesModel reports whether f, in a list of models, continues the
+// name prev: an MLP's next width (or width and dropout rate, 32@0.5)
+// after one without a rate, a ViT's next number, or a CCT's next number
+// (or the last with its tokenizer, 16/3x2) before its tokenizer.
+func continuesModel(prev, f string) bool {
+	switch {
+	case strings.HasPrefix(prev, models.MLPPrefix):
+		w, _, _ := strings.Cut(f, models.MLPDropoutSep)
+		return !strings.Contains(prev, models.MLPDropoutSep) && isDigits(w)
+	case strings.HasPrefix(prev, models.ViTPrefix):
+		return isDigits(f)
+	case strings.HasPrefix(prev, models.CCTPrefix):
+		n, tokenizer, _ := strings.Cut(f, "/")
+		return !strings.Contains(prev, "/") && isDigits(n) && (tokenizer == "" || strings.Trim(tokenizer, "0123456789x") == "")
+	}
+	return false
 }
+
+// isDigits reports whether s is a non-empty run of decimal digits.
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // The parts of a cell's label that say it runs without lying nodes, and the
 // value of a varied attack that asks for that.

@@ -118,6 +118,11 @@ func TestParseVary(t *testing.T) {
 	if want := []string{"mlp:64,32@0.5", "mlp:16,8", "cifar-cnn", "mlp:4@0.25", "2"}; err != nil || !slices.Equal(v.Values, want) {
 		t.Errorf("ParseVary = %+v, %v, want values %q", v, err, want)
 	}
+	// So do a ViT's and a CCT's numbers; a CCT's name ends at its tokenizer.
+	v, err = ParseVary("model=vit:4,16,2,2,2,cct:2,2,1,16/3x2,2,cct:7/3x1,mnist-cnn,vit:7,8,1,2")
+	if want := []string{"vit:4,16,2,2,2", "cct:2,2,1,16/3x2", "2", "cct:7/3x1", "mnist-cnn", "vit:7,8,1,2"}; err != nil || !slices.Equal(v.Values, want) {
+		t.Errorf("ParseVary = %+v, %v, want values %q", v, err, want)
+	}
 	for _, bad := range []string{"", "rho", "rho=", "=1,2", "rho=,"} {
 		if _, err := ParseVary(bad); err == nil {
 			t.Errorf("ParseVary(%q) accepted", bad)

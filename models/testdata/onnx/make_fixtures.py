@@ -193,6 +193,12 @@ order, then these.
                      tokens in the first block, timm's nn.Linear(16, 16) of v.transpose(-1, -2) in the second — then
                      a SwiGLU MLP, x + Linear(silu(Linear(x)) * Linear(x)); mean(1); Linear. Net.Mul for the products,
                      Channels for the halves, TokenLinear for proj. Seed 50, with NAME.bin.
+  cct_shi.onnx       a Compact Convolutional Transformer as SHI-Labs/Compact-Transformers writes it (Tokenizer,
+                     Attention, TransformerEncoderLayer, TransformerClassifier with seq_pool), CCT-2/3x2 narrowed to
+                     width 16 and 2 heads, MLP ratio 1, on 3×16×16 samples: conv3x3 3→64 → ReLU → max-pool 3 stride 2
+                     padding 1 → conv3x3 64→16 → ReLU → max-pool; + positional_emb; 2 layers src + attn(pre_norm(src)),
+                     norm1, src + linear2(gelu(linear1(src))); LayerNorm; SeqPool; Linear. The zoo's cct:2,2,1,16/3x2
+                     has its parameters, and its bits (TestCCTIsSHILabs). Seed 51, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1137,6 +1143,82 @@ class GMLPTiny(nn.Module):
         return self.head(x.mean(1))
 
 
+class SHITokenizer(nn.Module):
+    """SHI-Labs/Compact-Transformers' Tokenizer (src/utils/tokenizer.py): n_conv_layers of Conv (no bias), ReLU and
+    MaxPool2d(3, 2, 1), the intermediate ones of in_planes 64 channels, then Flatten(2, 3) and transpose(-2, -1)."""
+
+    def __init__(self, kernel_size, n_conv_layers, n_output_channels, in_planes=64):
+        super().__init__()
+        stride, padding = max(1, kernel_size // 2 - 1), max(1, kernel_size // 2)
+        chans = [3] + [in_planes] * (n_conv_layers - 1) + [n_output_channels]
+        self.conv_layers = nn.Sequential(*[nn.Sequential(
+            nn.Conv2d(chans[i], chans[i + 1], kernel_size, stride=stride, padding=padding, bias=False), nn.ReLU(),
+            nn.MaxPool2d(3, 2, 1)) for i in range(n_conv_layers)])
+        self.flattener = nn.Flatten(2, 3)
+
+    def forward(self, x):
+        return self.flattener(self.conv_layers(x)).transpose(-2, -1)
+
+
+class SHIAttention(nn.Module):
+    """SHI-Labs' Attention (src/utils/transformers.py): qkv without bias, softmax(q·kᵀ·scale)·v, proj."""
+
+    def __init__(self, dim, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.scale = (dim // num_heads) ** -0.5
+        self.qkv = nn.Linear(dim, dim * 3, bias=False)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        B, N, C = x.shape
+        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, C // self.num_heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        attn = (q @ k.transpose(-2, -1)) * self.scale
+        attn = attn.softmax(dim=-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(B, N, C))
+
+
+class SHIEncoderLayer(nn.Module):
+    """SHI-Labs' TransformerEncoderLayer: src + attn(pre_norm(src)), then norm1 of the sum, then src +
+    linear2(gelu(linear1(src))) (its dropouts and drop path are identities in eval mode)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward):
+        super().__init__()
+        self.pre_norm = nn.LayerNorm(d_model)
+        self.self_attn = SHIAttention(d_model, nhead)
+        self.linear1 = nn.Linear(d_model, dim_feedforward)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.linear2 = nn.Linear(dim_feedforward, d_model)
+
+    def forward(self, src):
+        src = src + self.self_attn(self.pre_norm(src))
+        src = self.norm1(src)
+        return src + self.linear2(F.gelu(self.linear1(src)))
+
+
+class CCTSHI(nn.Module):
+    """SHI-Labs' CCT: Tokenizer, then TransformerClassifier with a learnable positional embedding and seq_pool."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self, dim=16, layers=2, heads=2, mlp_ratio=1, kernel_size=3, n_conv_layers=2):
+        super().__init__()
+        self.tokenizer = SHITokenizer(kernel_size, n_conv_layers, dim)
+        self.positional_emb = nn.Parameter(0.2 * torch.randn(1, 16, dim))
+        self.blocks = nn.ModuleList([SHIEncoderLayer(dim, heads, dim * mlp_ratio) for _ in range(layers)])
+        self.norm = nn.LayerNorm(dim)
+        self.attention_pool = nn.Linear(dim, 1)
+        self.fc = nn.Linear(dim, CLASSES)
+
+    def forward(self, x):
+        x = self.tokenizer(x) + self.positional_emb
+        for blk in self.blocks:
+            x = blk(x)
+        x = self.norm(x)
+        x = torch.matmul(F.softmax(self.attention_pool(x), dim=1).transpose(-1, -2), x).squeeze(-2)
+        return self.fc(x)
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1147,6 +1229,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
           "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
           "resmlp_tiny": (ResMLPTiny, 49), "gmlp_tiny": (GMLPTiny, 50),
+          "cct_shi": (CCTSHI, 51),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1185,7 +1268,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny"}
+          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi"}
 
 
 def gradient_fixture(name, model):
