@@ -173,7 +173,7 @@ func (im *importer) qkvChunk(n *onnx.Node, x ival, seq bool) error {
 			return err
 		}
 		k := len(n.Outputs)
-		if a := attrInt(n, "axis", 0); a != -1 && a != 2 || !has && c%k != 0 || has && (len(sizes) != k || sum64(sizes) != int64(c)) {
+		if a := attrInt(n, "axis", 0); a != -1 && a != 2 || !has && c%k != 0 || has && (len(sizes) != k || sum64(sizes) != int64(c) || slices.Min(sizes) < 1) {
 			return fmt.Errorf("splits the tokens [N,%s] along axis %d into %d parts (sizes %v); the import takes parts of the last axis that cover it", joinInts(x.view), a, k, sizes)
 		}
 		if !has {

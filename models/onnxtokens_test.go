@@ -181,6 +181,29 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "slices the tokens [N,18,16] along their axis with starts [2], ends [9223372036854775807] and steps [2]; the import takes one range, step 1"},
+		{"gmlp_tiny", "a spatial gating unit's Conv1d of two groups", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.Name == "/blocks/blocks.0/sgu/proj/Conv" {
+					for k, a := range n.Attrs {
+						if a.Name == "group" {
+							m.Graph.Nodes[i].Attrs[k].I = 2
+							return true
+						}
+					}
+				}
+			}
+			return false
+		}, `Conv of the channels-last tokens [N,16,32] by "blocks.0.sgu.proj.weight" of shape [16 16 1]; the import takes there nn.Conv1d(16, K, 1) along the tokens: weights [K,16,1], one group, stride 1, no padding`},
+		{"gmlp_tiny", "every other feature of the tokens", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.Name == "/blocks/blocks.0/sgu/Slice" {
+					m.Graph.Initializers = append(m.Graph.Initializers, onnx.Int64Tensor("two", []int64{2}, 1))
+					m.Graph.Nodes[i].Inputs = append(n.Inputs[:4:4], "two")
+					return true
+				}
+			}
+			return false
+		}, "slices the tokens [N,16,64] along axes [-1] with steps [2]; the import takes there one range of the last axis, step 1"},
 		{"resmlp_tiny", "a trainable shift a token", func(m *onnx.Model) bool {
 			for i, c := range m.Graph.Initializers {
 				if c.Name == "norm.beta" {

@@ -82,7 +82,7 @@ func noTestSetNote(cfg Config) string {
 	return fmt.Sprintf("%s has no test set: test accuracy and loss are measured on the training set (summary.json: eval_set \"train\")", what)
 }
 
-// constantsNote says that the initialisers names of the ONNX file model
+// constantsNote says that names, initialisers of the ONNX file model,
 // multiply or are added to the network's data and stay constant, as
 // gtstorm summary lists them: torch may train some of them (a layer scale,
 // ReZero's alpha), which only --trainable makes trainable here.
