@@ -149,6 +149,7 @@ const (
 	kindAttentionPool
 	kindChannelShift
 	kindMul
+	kindL2Normalize
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -172,7 +173,7 @@ type netLayer struct {
 	alpha  float32   // kindLeakyReLU: the slope for x ≤ 0; kindELU: its alpha
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
-	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance
+	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance; kindL2Normalize: the norm's floor
 	heads  int       // kindAttention: the heads
 	scale  float32   // kindAttention: the scores' scale
 	index  int       // kindToken, kindTokenRange: the (first) position taken

@@ -39,6 +39,9 @@ func (g *onnxGraph) addClip(l netLayer, x, out string) {
 // so that a one-sided clip (torch.clamp(x, min=0)) is Clamp with the
 // other bound at the largest float.
 func (im *importer) clip(n *onnx.Node) error {
+	if v, ok := im.vals[firstInput(n)]; ok && v.kind == ivPending && v.p.kind == pL2Norm {
+		return im.l2Clip(n, v.p)
+	}
 	lo, hi := float32(-math.MaxFloat32), float32(math.MaxFloat32)
 	for k, b := range []*float32{&lo, &hi} {
 		what := []string{"min", "max"}[k]

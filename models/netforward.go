@@ -129,6 +129,8 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Sub(l.name, in, vals[l.in[1]])
 		case kindMul:
 			vals[l.out] = g.Mul(l.name, in, vals[l.in[1]])
+		case kindL2Normalize:
+			vals[l.out] = g.L2Normalize(l.name, in, float64(l.eps))
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
 		case kindAttentionPool:

@@ -180,6 +180,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 	case kindMul:
 		g.node(l.name, "Mul", []string{x, g.names[l.in[1]]}, out)
 		g.describe("%s: Mul of two tensors", l.name)
+	case kindL2Normalize:
+		g.addL2Normalize(l, x, out)
 	case kindChannels:
 		g.addChannels(l, x, out, in)
 	case kindShuffle:

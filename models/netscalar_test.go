@@ -47,6 +47,8 @@ func TestScalarLayers(t *testing.T) {
 		{"a shift like a scale", func(n *Net) { n.ShiftLike("s", n.Scale("s", n.Input())) }, `uses the value of "s", want a shift layer with a value of its own`},
 		{"like no layer", func(n *Net) { n.ScaleLike("t", n.Input()) }, `uses the value of "t", want a scale layer`},
 		{"a shift a channel of a vector", func(n *Net) { n.ChannelShift("cs", n.Flatten(n.Input())) }, "cs: reads a tensor of shape [16], want an image [C,H,W]"},
+		{"a normalised image", func(n *Net) { n.L2Normalize(n.Input(), 1e-12) }, "l2normalize#1: reads a tensor of shape [1 4 4], want a vector [F]"},
+		{"a normalisation of ε 0", func(n *Net) { n.L2Normalize(n.Flatten(n.Input()), 0) }, "ε 0, want a finite number above 0"},
 		{"like a shared one", func(n *Net) {
 			h := n.ShiftLike("s", n.Shift("s", n.Input()))
 			n.ShiftLike("shift#2", h)

@@ -124,7 +124,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindMul: "mul", kindPatches: "patches",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindMul: "mul", kindL2Normalize: "l2normalize", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -157,6 +157,9 @@ func Spec(m Model) (NetSpec, error) {
 		case kindLayerNorm, kindChannelNorm:
 			eps := l.eps
 			ls.Name, ls.Eps = l.name, &eps
+		case kindL2Normalize:
+			eps := l.eps
+			ls.Eps = &eps
 		case kindShuffle:
 			ls.Groups = l.groups
 		case kindChannels:
@@ -264,6 +267,11 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (channelnorm %s): no eps", n.name, i, l.Name)
 		}
 		t = n.ChannelNorm(l.Name, in[0], *l.Eps)
+	case "l2normalize":
+		if l.Eps == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (l2normalize): no eps", n.name, i)
+		}
+		t = n.L2Normalize(in[0], *l.Eps)
 	case "relu":
 		t = n.ReLU(in[0])
 	case "prelu":

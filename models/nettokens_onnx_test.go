@@ -87,6 +87,15 @@ func gluNet() (Model, error) {
 	return n.Model(n.Dense("head", n.Flatten(g), 3))
 }
 
+// cosineNet is a cosine classifier: features pooled, a Linear,
+// F.normalize (L2Normalize), and a bias-free Linear scaled by 10.
+func cosineNet() (Model, error) {
+	n := NewNet("cosine", []int{3, 8, 8}, 3)
+	h := n.GlobalAvgPool(n.ReLU(n.Conv2D("c", n.Input(), Conv{Out: 6, Kernel: 3, Pad: 1, Bias: true})))
+	h = n.L2Normalize(n.Dense("proj", h, 5), 1e-12)
+	return n.Model(n.MulConst(n.DenseNoBias("fc", h, 3), []float32{10}))
+}
+
 // tokenParams returns onnxrtParams(m, seed) with the class tokens and
 // position embeddings scaled from N(0, 0.02²) to N(0, 0.5²), so that a
 // misplaced one shows in the logits.
@@ -160,6 +169,11 @@ func TestTokenLayersExport(t *testing.T) {
 			"bias1a": "Add", "scale": "Mul", "alpha": "Mul", "shift#9": "Add",
 		}, map[string]string{
 			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1", "shift#9": "shift by bias1a's value 0",
+		}},
+		{cosineNet, []int{3, 8, 8}, 3, map[string]string{
+			"l2normalize#5": "ReduceL2 Clip Div",
+		}, map[string]string{
+			"l2normalize#5": "l2normalize, ε 1e-12 0",
 		}},
 		{gluNet, []int{3, 8, 8}, 3, map[string]string{
 			"mul#3": "Mul", "mul#9": "Mul",

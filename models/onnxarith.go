@@ -114,6 +114,9 @@ func (im *importer) div(n *onnx.Node) error {
 	if ok, err := im.geluDiv(n); ok || err != nil {
 		return err
 	}
+	if ok, err := im.l2Div(n); ok || err != nil {
+		return err
+	}
 	return im.arith(n, kindDivConst, func(x, y int64) int64 { return x / y }, func(x, y float32) float32 { return x / y })
 }
 

@@ -27,7 +27,8 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"concatenated before them (DeiT's two too), Add of a constant [1,T,D] (a position embedding, trained), timm's attention (" + attentionWant + "; " +
 	"or q, k and v of Linears of their own, each reshaped to [N,T,h,D/h] and transposed (Hugging Face's); Einsum \"bhid,bhjd->bhij\" and \"bhij,bhjd->bhid\" for the MatMuls), " + seqWant + ", " +
 	"Gather of one token along axis 1, Slice of a range of them (step 1) and ReduceMean over them (axes [1], keepdims 0), " + attnPoolWant + "; a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
-	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
+	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Mul of two tensors of one shape, " +
+	"ReduceL2 over the features [N,F] (keepdims), Clip min ε, Expand and Div (F.normalize(x, dim=1)), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv, or the same on every side before an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Sub, Mul, Div, Equal, Where, Expand"
@@ -316,6 +317,8 @@ const (
 	pPoolWeights                       // CCT's SeqPool: the softmax of the tokens' scores [N,T,1] (see onnxattnpool.go)
 	pPoolWeightsT                      // … transposed to [N,1,T]
 	pPooled                            // … @ the tokens: [N,1,D]
+	pL2Norm                            // F.normalize: the norm ‖x‖ of features [N,F] (see onnxl2norm.go)
+	pL2Clipped                         // … clipped below at ε (and maybe expanded to x's shape)
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -331,7 +334,8 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pProbs: "an attention's softmax", pContext: "an attention's output per head", pContextT: "an attention's output transposed",
 	pSeqFlat: "an attention's output flattened to [T·N,C]", pPatches: "a patchify's Reshape to [N,C,h,p1,w,p2]",
 	pPatchesT: "a patchify's transposed patches", pPoolWeights: "the softmax of the tokens' scores (a SeqPool's weights)",
-	pPoolWeightsT: "a SeqPool's weights transposed", pPooled: "a SeqPool's output [N,1,D]"}
+	pPoolWeightsT: "a SeqPool's weights transposed", pPooled: "a SeqPool's output [N,1,D]",
+	pL2Norm: "the norm of F.normalize", pL2Clipped: "the clipped norm of F.normalize"}
 
 type pending struct {
 	kind   pendKind
@@ -345,6 +349,7 @@ type pending struct {
 	ln     *lnChain   // pLNMean … pLNScaled: the LayerNorm's chain
 	tok    *tokenPart // pQKV … pSeqFlat: the attention's chain
 	patch  patchCut   // pPatches, pPatchesT: the patches
+	eps    float32    // pL2Clipped: the norm's floor
 }
 
 func importModel(name string, om *onnx.Model, shape []int, classes int, opt ImportOptions) (Model, []float32, error) {

@@ -17,7 +17,7 @@ var importOps = map[string]func(*importer, *onnx.Node) error{
 	"Erf": (*importer).erf, "Softmax": (*importer).softmax,
 	"MaxPool": (*importer).maxPool, "AveragePool": (*importer).avgPool,
 	"GlobalAveragePool": (*importer).globalAvgPool, "ReduceMean": (*importer).reduceMean,
-	"GlobalMaxPool": (*importer).globalMaxPool, "ReduceMax": (*importer).reduceMax,
+	"GlobalMaxPool": (*importer).globalMaxPool, "ReduceMax": (*importer).reduceMax, "ReduceL2": (*importer).reduceL2,
 	"Flatten": (*importer).flatten, "Reshape": (*importer).reshape, "Squeeze": (*importer).squeeze,
 	"Dropout": (*importer).dropout, "Identity": (*importer).identity,
 	"GroupNormalization": (*importer).groupNormalization, "InstanceNormalization": (*importer).instanceNorm,

@@ -156,6 +156,9 @@ func (im *importer) expand(n *onnx.Node) error {
 	if v.kind == ivConst {
 		return fmt.Errorf("Expand of constants is not supported")
 	}
+	if v.kind == ivPending && v.p.kind == pL2Clipped {
+		return im.set(n, v) // F.normalize's norm to x's shape: Div broadcasts it anyway
+	}
 	g, err := im.data(n, 0)
 	if err != nil {
 		return err

@@ -22,8 +22,8 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet,
-		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet, "resmlp": resMLPNet, "glu": gluNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "resmlp", "glu", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny", "gmlp_tiny", "cct_shi"} {
+		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet, "resmlp": resMLPNet, "glu": gluNet, "cosine": cosineNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "resmlp", "glu", "cosine", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -204,6 +204,19 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "slices the tokens [N,16,64] along axes [-1] with steps [2]; the import takes there one range of the last axis, step 1"},
+		{"cosine_head", "a norm without its axis", func(m *onnx.Model) bool {
+			return setIntAttr(m, "ReduceL2", "keepdims", 0)
+		}, "ReduceL2 of [N,24] over axes [1] (keepdims 0); the import takes the norm of features [N,F] over axis 1, keepdims 1"},
+		{"cosine_head", "a norm clipped above", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Clip" {
+					m.Graph.Initializers = append(m.Graph.Initializers, onnx.FloatTensor("hi", []float32{5}))
+					m.Graph.Nodes[i].Inputs = []string{n.Inputs[0], n.Inputs[1], "hi"}
+					return true
+				}
+			}
+			return false
+		}, "Clip of a norm (F.normalize) to [1e-12, 5]; want a min ε above 0 and no max"},
 		{"resmlp_tiny", "a trainable shift a token", func(m *onnx.Model) bool {
 			for i, c := range m.Graph.Initializers {
 				if c.Name == "norm.beta" {

@@ -67,7 +67,7 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("groupnorm, %d groups", l.groups)
 	case kindShuffle:
 		return fmt.Sprintf("shuffle, %d groups", l.groups)
-	case kindLayerNorm, kindChannelNorm:
+	case kindLayerNorm, kindChannelNorm, kindL2Normalize:
 		return fmt.Sprintf("%s, ε %g", op, l.eps)
 	case kindMaxPool, kindAvgPool:
 		s := fmt.Sprintf("%s %d×%d, stride %d", op, l.k, l.k, l.s)

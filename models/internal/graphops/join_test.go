@@ -1,6 +1,7 @@
 package graphops
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
-// joinSpecs check Concat, ChannelConst, Sub and Mul through small networks of them,
+// joinSpecs check Concat, ChannelConst, Sub, Mul and L2Normalize through small networks of them,
 // run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are joinDigest's, not
 // layersDigest's.
@@ -53,6 +54,12 @@ var joinSpecs = []netSpec{
 		h = b.(subber).mul("in", x, b.conv(b.relu("r", h), "w", 2, 3, 1, 1)) // the graph's input times a branch
 		return b.dense(h, "fc", 3, false)
 	}},
+	{"l2-normalize", []int{2, 3, 3}, 3, func(b net, x any) any { // a cosine classifier: F.normalize of the features, then a Linear
+		h := b.(subber).l2Normalize("n", b.dense(x, "d", 5, true), 1e-12)
+		h = b.(subber).l2Normalize("n2", b.dense(h, "e", 4, true), 1e-6)
+		h = b.(subber).l2Normalize("n3", b.dense(h, "g", 4, true), 1) // ε above the norms: clipped
+		return b.dense(h, "fc", 3, false)
+	}},
 }
 
 // subber is the test networks' Sub, outside net so that the interface
@@ -60,6 +67,28 @@ var joinSpecs = []netSpec{
 type subber interface {
 	sub(name string, a, b any) any
 	mul(name string, a, b any) any
+	l2Normalize(name string, x any, eps float64) any
+}
+
+func (b *graphNet) l2Normalize(name string, x any, eps float64) any {
+	return b.g.L2Normalize(name, node(x), eps)
+}
+
+func (r *refNet) l2Normalize(_ string, xa any, eps float64) any {
+	x := t(xa)
+	y := newT64(x.shape...)
+	f := len(x.v) / x.shape[0]
+	for s := range x.shape[0] {
+		var sq float64
+		for _, v := range x.v[s*f : (s+1)*f] {
+			sq += v * v
+		}
+		m := math.Max(math.Sqrt(sq), eps)
+		for i := s * f; i < (s+1)*f; i++ {
+			y.v[i] = x.v[i] / m
+		}
+	}
+	return y
 }
 
 func (b *graphNet) sub(name string, x, y any) any { return b.g.Sub(name, node(x), node(y)) }
@@ -169,4 +198,4 @@ func TestJoinLayersSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantJoinDigest is specsDigest(joinSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantJoinDigest = "d7cdd52fbbf89f5dde58e06abf5bef918d10ad17861668714f61388b90961b29"
+const wantJoinDigest = "60267ee8ccefaff37299adb1e88183b464ca34eb976a64e64fd083e8b649f399"

@@ -199,6 +199,9 @@ order, then these.
                      padding 1 → conv3x3 64→16 → ReLU → max-pool; + positional_emb; 2 layers src + attn(pre_norm(src)),
                      norm1, src + linear2(gelu(linear1(src))); LayerNorm; SeqPool; Linear. The zoo's cct:2,2,1,16/3x2
                      has its parameters, and its bits (TestCCTIsSHILabs). Seed 51, with NAME.bin.
+  cosine_head.onnx   a cosine classifier on 3×16×16 samples: conv3x3 3→16 → ReLU → max-pool 2 → conv3x3 stride 2 16→32 →
+                     ReLU → mean → Linear 32→24 → F.normalize(dim=1) (ReduceL2, Clip min 1e-12, Expand, Div:
+                     Net.L2Normalize) → Linear without bias → · 10. Seed 52, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1219,6 +1222,22 @@ class CCTSHI(nn.Module):
         return self.fc(x)
 
 
+class CosineHead(nn.Module):
+    """A cosine classifier: F.normalize of the features before a bias-free Linear, scaled by 10."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.c2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.proj = nn.Linear(32, 24)
+        self.fc = nn.Linear(24, CLASSES, bias=False)
+
+    def forward(self, x):
+        h = F.relu(self.c2(F.max_pool2d(F.relu(self.c1(x)), 2))).mean((2, 3))
+        return 10 * self.fc(F.normalize(self.proj(h), dim=1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1229,7 +1248,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "poolformer_tiny": (PoolFormerTiny, 45), "fixup_tiny": (FixupTiny, 46),
           "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
           "resmlp_tiny": (ResMLPTiny, 49), "gmlp_tiny": (GMLPTiny, 50),
-          "cct_shi": (CCTSHI, 51),
+          "cct_shi": (CCTSHI, 51), "cosine_head": (CosineHead, 52),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1268,7 +1287,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi"}
+          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head"}
 
 
 def gradient_fixture(name, model):
