@@ -1,8 +1,6 @@
 package models
 
 import (
-	"math"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -11,25 +9,7 @@ import (
 // import of SHI-Labs' CCT module of that shape (testdata/onnx/cct_shi,
 // made by make_fixtures.py from their code): the same parameter layout,
 // and at the file's weights the same loss and gradient, bit for bit.
-func TestCCTIsSHILabs(t *testing.T) {
-	imported, x0 := importFixture(t, "cct_shi")
-	zoo := mustNew(t, "cct:2,2,1,16/3x2", []int{3, 16, 16}, 10)
-	ip, zp := imported.Params(), zoo.Params()
-	if len(ip) != len(zp) {
-		t.Fatalf("%d parameter tensors, the import %d", len(zp), len(ip))
-	}
-	for i := range zp {
-		if zp[i].Name != ip[i].Name || !slices.Equal(zp[i].Shape, ip[i].Shape) || zp[i].Offset != ip[i].Offset {
-			t.Errorf("tensor %d: %s %v at %d, the import's %s %v at %d", i, zp[i].Name, zp[i].Shape, zp[i].Offset, ip[i].Name, ip[i].Shape, ip[i].Offset)
-		}
-	}
-	b := batchOf(imageSet(31, 6, 10, true, 3, 16, 16), seq(6)...)
-	lz, gz := grad(t, newWorker(t, zoo), x0, b)
-	li, gi := grad(t, newWorker(t, imported), x0, b)
-	if math.Float32bits(lz) != math.Float32bits(li) || !slices.Equal(gz, gi) {
-		t.Errorf("loss %g, the import's %g; gradients equal: %v", lz, li, slices.Equal(gz, gi))
-	}
-}
+func TestCCTIsSHILabs(t *testing.T) { zooIsImport(t, "cct:2,2,1,16/3x2", "cct_shi", true) }
 
 // TestParseCCT checks the names of Compact Convolutional Transformers New
 // takes and refuses.

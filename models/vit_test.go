@@ -12,15 +12,23 @@ import (
 // make_fixtures.py exports: the same parameters in the same order and
 // shapes, and on the file's weights the same loss and gradient, bit for
 // bit (TestImportONNXMatchesTorch checks the import against torch's).
-func TestViTIsTimms(t *testing.T) {
-	imported, x0 := importFixture(t, "vit_tiny")
-	zoo := mustNew(t, "vit:4,16,2,2,2", []int{3, 16, 16}, 10)
+func TestViTIsTimms(t *testing.T) { zooIsImport(t, "vit:4,16,2,2,2", "vit_tiny", false) }
+
+// zooIsImport checks the zoo's network name on 3×16×16 samples against
+// the import of the fixture testdata/onnx/fixture.onnx: the same parameter
+// tensors in the same order, shapes and offsets (and names, where
+// sameNames), and at the file's weights the same loss and gradient, bit
+// for bit.
+func zooIsImport(t *testing.T, name, fixture string, sameNames bool) {
+	t.Helper()
+	imported, x0 := importFixture(t, fixture)
+	zoo := mustNew(t, name, []int{3, 16, 16}, 10)
 	ip, zp := imported.Params(), zoo.Params()
 	if len(ip) != len(zp) {
 		t.Fatalf("%d parameter tensors, the import %d", len(zp), len(ip))
 	}
 	for i := range zp {
-		if !slices.Equal(zp[i].Shape, ip[i].Shape) || zp[i].Offset != ip[i].Offset {
+		if sameNames && zp[i].Name != ip[i].Name || !slices.Equal(zp[i].Shape, ip[i].Shape) || zp[i].Offset != ip[i].Offset {
 			t.Errorf("tensor %d: %s %v at %d, the import's %s %v at %d", i, zp[i].Name, zp[i].Shape, zp[i].Offset, ip[i].Name, ip[i].Shape, ip[i].Offset)
 		}
 	}

@@ -48,11 +48,15 @@ func (b *graphNet) chanShift(name string, x any) any {
 }
 
 func (r *refNet) chanShift(name string, xa any) any {
-	x, s := t(xa), r.p[name+".b"]
+	return perChannel(t(xa), r.p[name+".b"], func(v, s float64) float64 { return v + s })
+}
+
+// perChannel returns f(x, c[k]) of each value of x in channel k.
+func perChannel(x *t64, c []float64, f func(v, s float64) float64) *t64 {
 	y := newT64(x.shape...)
 	plane := len(x.v) / x.shape[0] / x.shape[1]
 	for i, v := range x.v {
-		y.v[i] = v + s[i/plane%x.shape[1]]
+		y.v[i] = f(v, c[i/plane%x.shape[1]])
 	}
 	return y
 }
@@ -88,13 +92,7 @@ func (b *graphNet) chanMul(name string, x any) any {
 }
 
 func (r *refNet) chanMul(name string, xa any) any {
-	x, s := t(xa), r.p[name+".g"]
-	y := newT64(x.shape...)
-	plane := len(x.v) / x.shape[0] / x.shape[1]
-	for i, v := range x.v {
-		y.v[i] = v * s[i/plane%x.shape[1]]
-	}
-	return y
+	return perChannel(t(xa), r.p[name+".g"], func(v, s float64) float64 { return v * s })
 }
 
 // envChanMulChild makes the test binary print chanMulSpecs' digest and
