@@ -150,6 +150,7 @@ const (
 	kindChannelShift
 	kindMul
 	kindL2Normalize
+	kindLRN
 )
 
 // netLayer is one recorded layer: what it computes, the tensors it reads
@@ -174,6 +175,7 @@ type netLayer struct {
 	lo, hi float32   // kindClamp: the bounds
 	consts []float32 // kindAddConst … kindDivConst: one value, or one per channel
 	eps    float32   // kindLayerNorm, kindChannelNorm: ε, added to the variance; kindL2Normalize: the norm's floor
+	lrn    LRN       // kindLRN
 	heads  int       // kindAttention: the heads
 	scale  float32   // kindAttention: the scores' scale
 	index  int       // kindToken, kindTokenRange: the (first) position taken

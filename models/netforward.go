@@ -131,6 +131,9 @@ func (n *Net) forward(g *graphops.Graph, x *G.Node, p nodes) (*G.Node, []dropMas
 			vals[l.out] = g.Mul(l.name, in, vals[l.in[1]])
 		case kindL2Normalize:
 			vals[l.out] = g.L2Normalize(l.name, in, float64(l.eps))
+		case kindLRN:
+			p := l.lrn
+			vals[l.out] = g.LRN(l.name, in, p.Size, float64(p.Alpha), float64(p.Beta), float64(p.K))
 		case kindChannelScale:
 			vals[l.out] = g.ChannelScale(l.name, in, vals[l.in[1]])
 		case kindAttentionPool:

@@ -182,6 +182,8 @@ func (g *onnxGraph) addLayer(l netLayer) {
 		g.describe("%s: Mul of two tensors", l.name)
 	case kindL2Normalize:
 		g.addL2Normalize(l, x, out)
+	case kindLRN:
+		g.addLRN(l, x, out)
 	case kindChannels:
 		g.addChannels(l, x, out, in)
 	case kindShuffle:

@@ -83,6 +83,10 @@ type LayerSpec struct {
 	// Eps is a layernorm's ε (written always; absent, torch's default
 	// 1e-5).
 	Eps *float32 `json:"eps,omitempty"`
+	// Beta and K are an lrn's β and k (its Kernel the window's size, its
+	// Alpha α); pointers, as Alpha is.
+	Beta *float32 `json:"beta,omitempty"`
+	K    *float32 `json:"k,omitempty"`
 	// KernelW, StrideW, PadH, PadW, Dilation and DilationW are a
 	// convolution's per-axis settings (Conv's), written only where its
 	// axes differ or it is dilated.
@@ -124,7 +128,7 @@ var layerOps = map[layerKind]string{
 	kindChannelScale: "channelscale", kindChannels: "channels", kindShuffle: "shuffle",
 	kindLayerNorm: "layernorm", kindChannelNorm: "channelnorm", kindPReLU: "prelu", kindGlobalMaxPool: "globalmaxpool", kindLayerScale: "layerscale",
 	kindTokens: "tokens", kindAttention: "attention", kindTokenLinear: "tokenlinear", kindClassToken: "classtoken",
-	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindMul: "mul", kindL2Normalize: "l2normalize", kindPatches: "patches",
+	kindPositionEmbedding: "positionembedding", kindToken: "token", kindTokenRange: "tokenrange", kindSub: "sub", kindScale: "scale", kindShift: "shift", kindAttentionPool: "attentionpool", kindChannelShift: "channelshift", kindMul: "mul", kindL2Normalize: "l2normalize", kindLRN: "lrn", kindPatches: "patches",
 }
 
 var initNames = map[Init]string{InitUniform: "uniform", InitKaimingNormal: "kaiming-normal"}
@@ -160,6 +164,9 @@ func Spec(m Model) (NetSpec, error) {
 		case kindL2Normalize:
 			eps := l.eps
 			ls.Eps = &eps
+		case kindLRN:
+			alpha, beta, k := l.lrn.Alpha, l.lrn.Beta, l.lrn.K
+			ls.Kernel, ls.Alpha, ls.Beta, ls.K = l.lrn.Size, &alpha, &beta, &k
 		case kindShuffle:
 			ls.Groups = l.groups
 		case kindChannels:
@@ -267,6 +274,11 @@ func (n *Net) replay(i int, l LayerSpec, in []Tensor) (Tensor, error) {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (channelnorm %s): no eps", n.name, i, l.Name)
 		}
 		t = n.ChannelNorm(l.Name, in[0], *l.Eps)
+	case "lrn":
+		if l.Alpha == nil || l.Beta == nil || l.K == nil {
+			return Tensor{-1}, fmt.Errorf("%s: layer %d (lrn): want its alpha, beta and k", n.name, i)
+		}
+		t = n.LocalResponseNorm(in[0], LRN{Size: l.Kernel, Alpha: *l.Alpha, Beta: *l.Beta, K: *l.K})
 	case "l2normalize":
 		if l.Eps == nil {
 			return Tensor{-1}, fmt.Errorf("%s: layer %d (l2normalize): no eps", n.name, i)

@@ -96,6 +96,15 @@ func cosineNet() (Model, error) {
 	return n.Model(n.MulConst(n.DenseNoBias("fc", h, 3), []float32{10}))
 }
 
+// lrnNet is the TensorFlow tutorial's CNN, narrowed: local response
+// normalisation of an even and an odd window.
+func lrnNet() (Model, error) {
+	n := NewNet("lrn", []int{3, 8, 8}, 3)
+	h := n.LocalResponseNorm(n.ReLU(n.Conv2D("c1", n.Input(), Conv{Out: 6, Kernel: 3, Pad: 1, Bias: true})), LRN{Size: 4, Alpha: 0.5, Beta: 0.75, K: 1})
+	h = n.LocalResponseNorm(n.Conv2D("c2", h, Conv{Out: 5, Kernel: 3, Stride: 2, Pad: 1, Bias: true}), LRN{Size: 3, Alpha: 0.2, Beta: 0.6, K: 2})
+	return n.Model(n.Dense("fc", n.Flatten(h), 3))
+}
+
 // tokenParams returns onnxrtParams(m, seed) with the class tokens and
 // position embeddings scaled from N(0, 0.02²) to N(0, 0.5²), so that a
 // misplaced one shows in the logits.
@@ -169,6 +178,11 @@ func TestTokenLayersExport(t *testing.T) {
 			"bias1a": "Add", "scale": "Mul", "alpha": "Mul", "shift#9": "Add",
 		}, map[string]string{
 			"bias1a": "shift, one trainable value 1", "scale": "scale, one trainable value 1", "shift#9": "shift by bias1a's value 0",
+		}},
+		{lrnNet, []int{3, 8, 8}, 3, map[string]string{
+			"lrn#3": "Mul Unsqueeze Pad AveragePool Squeeze Mul Add Pow Div", "lrn#5": "Mul Unsqueeze Pad AveragePool Squeeze Mul Add Pow Div",
+		}, map[string]string{
+			"lrn#3": "lrn, size 4, α 0.5, β 0.75, k 1 0", "lrn#5": "lrn, size 3, α 0.2, β 0.6, k 2 0",
 		}},
 		{cosineNet, []int{3, 8, 8}, 3, map[string]string{
 			"l2normalize#5": "ReduceL2 Clip Div",

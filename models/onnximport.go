@@ -28,7 +28,8 @@ const ONNXSupported = "Conv (grouped and depthwise too; kh×kw kernels, per-axis
 	"or q, k and v of Linears of their own, each reshaped to [N,T,h,D/h] and transposed (Hugging Face's); Einsum \"bhid,bhjd->bhij\" and \"bhij,bhjd->bhid\" for the MatMuls), " + seqWant + ", " +
 	"Gather of one token along axis 1, Slice of a range of them (step 1) and ReduceMean over them (axes [1], keepdims 0), " + attnPoolWant + "; a 1×1 Conv on their [N,C,1,1] output (a dense layer), Mul of an image [N,C,H,W] " +
 	"and a per-sample gate [N,C,1,1] (squeeze-and-excitation; a gate [N,C] made [N,C,1,1] by Reshape or Unsqueeze, and expanded to the image by Expand), Mul of two tensors of one shape, " +
-	"ReduceL2 over the features [N,F] (keepdims), Clip min ε, Expand and Div (F.normalize(x, dim=1)), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
+	"ReduceL2 over the features [N,F] (keepdims), Clip min ε, Expand and Div (F.normalize(x, dim=1)), the Mul, Unsqueeze, Pad, AveragePool, " +
+	"Squeeze, Mul, Add, Pow and Div torch writes for nn.LocalResponseNorm, If of a constant condition (the branch it takes), Flatten, Reshape, Squeeze, Dropout, GroupNormalization, " +
 	"InstanceNormalization (and the Reshape–InstanceNormalization–Reshape–Mul–Add form of GroupNorm), Pad (zeros, " +
 	"before a Conv, or the same on every side before an AveragePool), LogSoftmax over the classes as the last node (the loss takes the logits before it), and on constants Constant, ConstantOfShape, Identity, Shape, Gather, Unsqueeze, Concat, Slice, " +
 	"Transpose, Cast, Add, Sub, Mul, Div, Equal, Where, Expand"
@@ -319,6 +320,7 @@ const (
 	pPooled                            // … @ the tokens: [N,1,D]
 	pL2Norm                            // F.normalize: the norm ‖x‖ of features [N,F] (see onnxl2norm.go)
 	pL2Clipped                         // … clipped below at ε (and maybe expanded to x's shape)
+	pLRN                               // torch's nn.LocalResponseNorm, on its way (see onnxlrn.go)
 )
 
 var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGrouped: "GroupNorm's first Reshape",
@@ -335,7 +337,7 @@ var pendNames = map[pendKind]string{pMatMul: "a MatMul without its bias", pGroup
 	pSeqFlat: "an attention's output flattened to [T·N,C]", pPatches: "a patchify's Reshape to [N,C,h,p1,w,p2]",
 	pPatchesT: "a patchify's transposed patches", pPoolWeights: "the softmax of the tokens' scores (a SeqPool's weights)",
 	pPoolWeightsT: "a SeqPool's weights transposed", pPooled: "a SeqPool's output [N,1,D]",
-	pL2Norm: "the norm of F.normalize", pL2Clipped: "the clipped norm of F.normalize"}
+	pL2Norm: "the norm of F.normalize", pL2Clipped: "the clipped norm of F.normalize", pLRN: "a step of nn.LocalResponseNorm"}
 
 type pending struct {
 	kind   pendKind
@@ -350,6 +352,7 @@ type pending struct {
 	tok    *tokenPart // pQKV … pSeqFlat: the attention's chain
 	patch  patchCut   // pPatches, pPatchesT: the patches
 	eps    float32    // pL2Clipped: the norm's floor
+	lrn    *lrnChain  // pLRN: the chain's progress
 }
 
 func importModel(name string, om *onnx.Model, shape []int, classes int, opt ImportOptions) (Model, []float32, error) {

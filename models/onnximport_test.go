@@ -110,7 +110,7 @@ func (f *onnxFixture) batch(t *testing.T) data.Batch {
 var torchFixtures = []string{"gn_resnet", "mlp_dropout", "pad_cnn", "avgpool_exclude_pad", "linear_nobias", "mnist_example", "activations",
 	"concat_cnn", "concat_mlp", "normalized_input", "silu", "ceil_pool", "mobilenet_block", "se_head", "activations2", "shuffle_block", "layernorm", "factorized_conv", "same_pad", "prelu", "convnext_block", "global_max", "convnext_tv",
 	"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches",
-	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head"}
+	"poolformer_tiny", "fixup_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head", "lrn_cnn"}
 
 // importFixture imports testdata/onnx/name.onnx on the shape and classes
 // its NAME.bin records, or MNIST's where it has none.

@@ -35,6 +35,9 @@ func (im *importer) node(n *onnx.Node) error {
 	if len(n.Outputs) == 0 || n.Outputs[0] == "" {
 		return fmt.Errorf("the node has no output")
 	}
+	if done, err := im.lrnStep(n); done {
+		return err
+	}
 	if done, err := im.layerNormStep(n); done {
 		return err
 	}
@@ -46,6 +49,8 @@ func (im *importer) node(n *onnx.Node) error {
 	}
 	h, ok := importOps[n.OpType]
 	switch {
+	case n.OpType == "If":
+		return im.ifConst(n) // not in importOps: it imports nodes itself
 	case n.OpType == "BatchNormalization":
 		return fmt.Errorf("BatchNormalization is refused: under non-IID data each node's batch statistics differ, so the nodes' models do not agree on what it computes (SPEC §12); use GroupNorm (nn.GroupNorm) instead")
 	case !ok:

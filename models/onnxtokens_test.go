@@ -22,8 +22,8 @@ import (
 // the export: the same layers, training bit for bit as the original.
 func TestTokenNetsRoundTrip(t *testing.T) {
 	built := map[string]func() (Model, error){"vit": vitNet, "mixer": mixerNet, "oddtokens": oddTokensNet,
-		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet, "resmlp": resMLPNet, "glu": gluNet, "cosine": cosineNet}
-	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "resmlp", "glu", "cosine", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head"} {
+		"patches": patchesNet(PatchesPixelMajor), "patches_cm": patchesNet(PatchesChannelMajor), "rangesub": rangeSubNet, "fixup": fixupNet, "cct": cctNet, "resmlp": resMLPNet, "glu": gluNet, "cosine": cosineNet, "lrn": lrnNet}
+	for _, name := range []string{"vit", "mixer", "oddtokens", "patches", "patches_cm", "rangesub", "fixup", "cct", "resmlp", "glu", "cosine", "lrn", "vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_variants", "vit_patches", "poolformer_tiny", "fixup_tiny", "cct_tiny", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head", "lrn_cnn"} {
 		t.Run(name, func(t *testing.T) {
 			var m Model
 			var x0 []float32
@@ -204,6 +204,27 @@ func TestImportTokensRefused(t *testing.T) {
 			}
 			return false
 		}, "slices the tokens [N,16,64] along axes [-1] with steps [2]; the import takes there one range of the last axis, step 1"},
+		{"lrn_cnn", "a local response normalisation pooled over another window", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				for k, a := range n.Attrs {
+					if n.OpType == "AveragePool" && a.Name == "kernel_shape" {
+						m.Graph.Nodes[i].Attrs[k].Ints = []int64{3, 1, 1}
+						return true
+					}
+				}
+			}
+			return false
+		}, "AveragePool of nn.LocalResponseNorm's squares padded by 2 and 1, pooled by kernel [3 1 1]"},
+		{"lrn_cnn", "a local response normalisation of the squares unsqueezed elsewhere", func(m *onnx.Model) bool {
+			for i, n := range m.Graph.Nodes {
+				if n.OpType == "Unsqueeze" && strings.HasPrefix(n.Name, "/lrn1/") {
+					m.Graph.Initializers = append(m.Graph.Initializers, onnx.Int64Tensor("axis2", []int64{2}, 1))
+					m.Graph.Nodes[i].Inputs = []string{n.Inputs[0], "axis2"}
+					return true
+				}
+			}
+			return false
+		}, "Unsqueeze of nn.LocalResponseNorm's x·x along axes [2]"},
 		{"cosine_head", "a norm without its axis", func(m *onnx.Model) bool {
 			return setIntAttr(m, "ReduceL2", "keepdims", 0)
 		}, "ReduceL2 of [N,24] over axes [1] (keepdims 0); the import takes the norm of features [N,F] over axis 1, keepdims 1"},

@@ -69,6 +69,8 @@ func (l netLayer) describe() string {
 		return fmt.Sprintf("shuffle, %d groups", l.groups)
 	case kindLayerNorm, kindChannelNorm, kindL2Normalize:
 		return fmt.Sprintf("%s, ε %g", op, l.eps)
+	case kindLRN:
+		return fmt.Sprintf("lrn, size %d, α %g, β %g, k %g", l.lrn.Size, l.lrn.Alpha, l.lrn.Beta, l.lrn.K)
 	case kindMaxPool, kindAvgPool:
 		s := fmt.Sprintf("%s %d×%d, stride %d", op, l.k, l.k, l.s)
 		if l.pad > 0 {

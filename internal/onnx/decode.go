@@ -44,7 +44,7 @@ func ReadFile(path string) (*Model, error) {
 
 // Unmarshal decodes an ONNX ModelProto: its opset imports, metadata and
 // graph — nodes with their attributes (int, ints, float, floats, string,
-// strings, tensor; others are kept by type only), initialisers (float_data,
+// strings, tensor, graph; others are kept by type only), initialisers (float_data,
 // int32_data, int64_data, double_data or little-endian raw_data), inputs and
 // outputs with their shapes. Unknown fields are skipped, as protobuf asks.
 // A truncated or corrupt encoding, a tensor whose data does not match its
@@ -236,6 +236,11 @@ func (a *Attr) decode(r *msgReader) error {
 			a.T = &Tensor{}
 			if err := a.T.decode(r.sub()); err != nil {
 				return fmt.Errorf("tensor: %w", err)
+			}
+		case 6:
+			a.G = &Graph{}
+			if err := a.G.decode(r.sub()); err != nil {
+				return fmt.Errorf("graph: %w", err)
 			}
 		case 7:
 			a.Floats = r.float32s(a.Floats)

@@ -191,3 +191,31 @@ func TestUnmarshalTorchExport(t *testing.T) {
 		t.Errorf("reading a truncated file: %v", err)
 	}
 }
+
+// TestUnmarshalGraphAttribute decodes the branches of the Ifs torch
+// writes around a Squeeze (models' lrn_cnn fixture): each branch a graph
+// with its nodes and outputs.
+func TestUnmarshalGraphAttribute(t *testing.T) {
+	m, err := ReadFile(filepath.Join("..", "..", "models", "testdata", "onnx", "lrn_cnn.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ifs := 0
+	for _, n := range m.Graph.Nodes {
+		if n.OpType != "If" {
+			continue
+		}
+		ifs++
+		for _, a := range n.Attrs {
+			if a.Type != AttrGraph || a.G == nil || len(a.G.Nodes) == 0 || len(a.G.Outputs) != 1 {
+				t.Errorf("If %s: attribute %s of type %d, graph %+v; want a branch of nodes and one output", n.Name, a.Name, a.Type, a.G)
+			}
+		}
+		if len(n.Attrs) != 2 {
+			t.Errorf("If %s: %d attributes, want its two branches", n.Name, len(n.Attrs))
+		}
+	}
+	if ifs != 2 {
+		t.Errorf("%d Ifs, want 2 (one a local response normalisation)", ifs)
+	}
+}

@@ -129,10 +129,11 @@ type Attr struct {
 	S      string
 	Floats []float32
 	Ints   []int64
-	// T and Strings are read by Unmarshal (AttrTensor, AttrStrings);
-	// Marshal does not write them.
+	// T, Strings and G are read by Unmarshal (AttrTensor, AttrStrings,
+	// AttrGraph: an If's branch); Marshal does not write them.
 	T       *Tensor
 	Strings []string
+	G       *Graph
 }
 
 // IntAttr returns an INT attribute.

@@ -11,7 +11,7 @@ import (
 	"github.com/gtstorm/gtstorm/internal/kernels/kernelstest"
 )
 
-// joinSpecs check Concat, ChannelConst, Sub, Mul and L2Normalize through small networks of them,
+// joinSpecs check Concat, ChannelConst, Sub, Mul, L2Normalize and LRN through small networks of them,
 // run by TestLayersMatchFiniteDifferences and
 // TestLayersProgramMatchesTapeMachine; their bits are joinDigest's, not
 // layersDigest's.
@@ -60,6 +60,11 @@ var joinSpecs = []netSpec{
 		h = b.(subber).l2Normalize("n3", b.dense(h, "g", 4, true), 1) // ε above the norms: clipped
 		return b.dense(h, "fc", 3, false)
 	}},
+	{"lrn", []int{2, 4, 4}, 3, func(b net, x any) any { // the TensorFlow tutorial's CNN: LRN after ReLU, windows odd and even
+		h := b.(subber).lrn("n1", b.relu("r", b.conv(x, "c", 5, 3, 1, 1)), 3, 0.5, 0.75, 1)
+		h = b.(subber).lrn("n2", b.conv(h, "d", 6, 3, 1, 1), 4, 0.8, 0.6, 2)
+		return b.dense(h, "fc", 3, false)
+	}},
 }
 
 // subber is the test networks' Sub, outside net so that the interface
@@ -68,6 +73,27 @@ type subber interface {
 	sub(name string, a, b any) any
 	mul(name string, a, b any) any
 	l2Normalize(name string, x any, eps float64) any
+	lrn(name string, x any, size int, alpha, beta, k float64) any
+}
+
+func (b *graphNet) lrn(name string, x any, size int, alpha, beta, k float64) any {
+	return b.g.LRN(name, node(x), size, alpha, beta, k)
+}
+
+func (r *refNet) lrn(_ string, xa any, size int, alpha, beta, k float64) any {
+	x := t(xa)
+	y := newT64(x.shape...)
+	c := x.shape[1]
+	plane := len(x.v) / x.shape[0] / c
+	for i, v := range x.v {
+		ch, base := i/plane%c, i-(i/plane%c)*plane
+		var sq float64
+		for w := max(ch-size/2, 0); w <= min(ch+(size-1)/2, c-1); w++ {
+			sq += x.v[base+w*plane] * x.v[base+w*plane]
+		}
+		y.v[i] = v / math.Pow(k+alpha*sq/float64(size), beta)
+	}
+	return y
 }
 
 func (b *graphNet) l2Normalize(name string, x any, eps float64) any {
@@ -198,4 +224,4 @@ func TestJoinLayersSameBitsOnEveryKernelSet(t *testing.T) {
 
 // wantJoinDigest is specsDigest(joinSpecs) on every kernel set and
 // architecture, recorded with the pure-Go set on amd64.
-const wantJoinDigest = "60267ee8ccefaff37299adb1e88183b464ca34eb976a64e64fd083e8b649f399"
+const wantJoinDigest = "26535b36b0b8c842fa92d2787ad4d3fb5070a8d7a37cfc06fd32bdf1278023a7"

@@ -202,6 +202,11 @@ order, then these.
   cosine_head.onnx   a cosine classifier on 3×16×16 samples: conv3x3 3→16 → ReLU → max-pool 2 → conv3x3 stride 2 16→32 →
                      ReLU → mean → Linear 32→24 → F.normalize(dim=1) (ReduceL2, Clip min 1e-12, Expand, Div:
                      Net.L2Normalize) → Linear without bias → · 10. Seed 52, with NAME.bin.
+  lrn_cnn.onnx       the TensorFlow tutorial's CIFAR-10 CNN (FedAvg's), narrowed, on 3×16×16 samples: conv5x5 3→8
+                     (padding 2) → ReLU → max-pool 3 stride 2 padding 1 → nn.LocalResponseNorm(4, 1e-2, 0.75, 1) → conv5x5
+                     8→8 → ReLU → nn.LocalResponseNorm(5, 0.1, 0.75, 2) → max-pool → flatten → Linear. torch writes each
+                     LRN as its F.local_response_norm traced: Mul, Unsqueeze, Reshape, two Pads, AveragePool, an If
+                     around a Squeeze, Reshape, Mul, Add, Pow, Div (Net.LocalResponseNorm). Seed 53, with NAME.bin.
 
 For each supported network the script also writes NAME.bin: a batch of 4 byte images and labels drawn with
 torch.manual_seed, fed as gtstorm feeds a dataset of bytes (float32(byte)·float32(1/255)), and torch's float32
@@ -1238,6 +1243,24 @@ class CosineHead(nn.Module):
         return 10 * self.fc(F.normalize(self.proj(h), dim=1))
 
 
+class LRNCNN(nn.Module):
+    """The TensorFlow tutorial's CIFAR-10 CNN with its local response normalisations, narrowed."""
+    SHAPE = (3, 16, 16)
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 5, padding=2)
+        self.c2 = nn.Conv2d(8, 8, 5, padding=2)
+        self.lrn1 = nn.LocalResponseNorm(4, alpha=1e-2, beta=0.75, k=1.0)
+        self.lrn2 = nn.LocalResponseNorm(5, alpha=0.1, beta=0.75, k=2.0)
+        self.fc = nn.Linear(8 * 4 * 4, CLASSES)
+
+    def forward(self, x):
+        x = self.lrn1(F.max_pool2d(F.relu(self.c1(x)), 3, 2, padding=1))
+        x = F.max_pool2d(self.lrn2(F.relu(self.c2(x))), 3, 2, padding=1)
+        return self.fc(torch.flatten(x, 1))
+
+
 # The fixtures drawn from seeds of their own: name → (network, seed).
 SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normalized_input": (NormalizedInput, 23),
           "silu": (SiLUCNN, 24), "ceil_pool": (CeilPool, 25), "mobilenet_block": (MobileNetBlock, 26),
@@ -1249,6 +1272,7 @@ SEEDED = {"concat_cnn": (ConcatCNN, 21), "concat_mlp": (ConcatMLP, 22), "normali
           "cct_tiny": (CCTTiny, 47), "gn_swap": (GNSwap, 48),
           "resmlp_tiny": (ResMLPTiny, 49), "gmlp_tiny": (GMLPTiny, 50),
           "cct_shi": (CCTSHI, 51), "cosine_head": (CosineHead, 52),
+          "lrn_cnn": (LRNCNN, 53),
           "convnext_block": (ConvNeXtTiny, 33)}
 
 
@@ -1287,7 +1311,7 @@ def export(name, model, training=False):
 # bias has a gradient of exactly 0: every LayerNorm after it removes a shift of a whole token; so has PoolFormer's
 # first GroupNorm bias: pool(y) − y removes a shift of a whole channel).
 GRAD64 = {"vit_tiny", "mixer_tiny", "vit_chunked", "vit_encoder", "vit_seqfirst", "vit_patches", "vit_variants",
-          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head"}
+          "poolformer_tiny", "cct_tiny", "gn_swap", "resmlp_tiny", "gmlp_tiny", "cct_shi", "cosine_head", "lrn_cnn"}
 
 
 def gradient_fixture(name, model):
