@@ -19,7 +19,8 @@ func fixupNet() (Model, error) {
 }
 
 // TestScalarLayers checks Scale's and Shift's parameters (one value each,
-// starting at 1 and 0) and their refusals, and ChannelShift's.
+// starting at 1 and 0) and their refusals, and ChannelShift's,
+// L2Normalize's and LocalResponseNorm's.
 func TestScalarLayers(t *testing.T) {
 	m, err := fixupNet()
 	if err != nil {
@@ -49,6 +50,9 @@ func TestScalarLayers(t *testing.T) {
 		{"a shift a channel of a vector", func(n *Net) { n.ChannelShift("cs", n.Flatten(n.Input())) }, "cs: reads a tensor of shape [16], want an image [C,H,W]"},
 		{"a normalised image", func(n *Net) { n.L2Normalize(n.Input(), 1e-12) }, "l2normalize#1: reads a tensor of shape [1 4 4], want a vector [F]"},
 		{"a normalisation of ε 0", func(n *Net) { n.L2Normalize(n.Flatten(n.Input()), 0) }, "ε 0, want a finite number above 0"},
+		{"a response normalisation of no channel", func(n *Net) { n.LocalResponseNorm(n.Input(), LRN{Alpha: 1, Beta: 1, K: 1}) }, "lrn#1: size 0, alpha 1, beta 1, k 1: want a size from 1"},
+		{"a response normalisation of k 0", func(n *Net) { n.LocalResponseNorm(n.Input(), LRN{Size: 3, Alpha: 1, Beta: 1}) }, "k above 0"},
+		{"a response normalisation of a vector", func(n *Net) { n.LocalResponseNorm(n.Flatten(n.Input()), LRN{Size: 3, Alpha: 1, Beta: 1, K: 1}) }, "want an image [C,H,W]"},
 		{"like a shared one", func(n *Net) {
 			h := n.ShiftLike("s", n.Shift("s", n.Input()))
 			n.ShiftLike("shift#2", h)

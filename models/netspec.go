@@ -44,7 +44,10 @@ type NetSpec struct {
 // {"op":"dropout","in":[3],"rate":0.25} is nn.Dropout(0.25)), a leakyrelu's
 // Alpha (its negative slope, written even where 0), an elu's Alpha
 // (written always; absent, torch's default 1), a clamp's Lo and Hi
-// ({"op":"clamp","in":[3],"lo":0,"hi":6} is nn.ReLU6), and the constants of
+// ({"op":"clamp","in":[3],"lo":0,"hi":6} is nn.ReLU6), an l2normalize's
+// Eps, an lrn's Kernel, Alpha, Beta and K
+// ({"op":"lrn","in":[3],"kernel":9,"alpha":0.00011111111,"beta":0.75,"k":1}
+// is nn.LocalResponseNorm(9, 0.001/9, 0.75, 1)), and the constants of
 // addconst, subconst, mulconst and divconst, Const (one value, or one per
 // channel; {"op":"subconst","in":[0],"const":[0.4914,0.4822,0.4465]} is
 // x − mean of CIFAR-10's channel means).
