@@ -42,7 +42,18 @@ func (im *importer) clip(n *onnx.Node) error {
 	if v, ok := im.vals[firstInput(n)]; ok && v.kind == ivPending && v.p.kind == pL2Norm {
 		return im.l2Clip(n, v.p)
 	}
-	lo, hi := float32(-math.MaxFloat32), float32(math.MaxFloat32)
+	lo, hi, err := im.clipBounds(n)
+	if err != nil {
+		return err
+	}
+	return im.elementwise(n, func(x Tensor) Tensor { return im.net.Clamp(x, lo, hi) })
+}
+
+// clipBounds returns the Clip n's min and max, from its attributes (opset
+// 6) or its constant inputs, within ±math.MaxFloat32: an absent bound is
+// its end of that range.
+func (im *importer) clipBounds(n *onnx.Node) (lo, hi float32, err error) {
+	lo, hi = -math.MaxFloat32, math.MaxFloat32
 	for k, b := range []*float32{&lo, &hi} {
 		what := []string{"min", "max"}[k]
 		if a := attr(n, what); a != nil {
@@ -52,16 +63,15 @@ func (im *importer) clip(n *onnx.Node) error {
 		v, ok, err := im.arg(n, k+1)
 		switch {
 		case err != nil:
-			return err
+			return 0, 0, err
 		case !ok:
 			continue
 		case v.kind != ivConst:
-			return fmt.Errorf("Clip's %s (input %d, %q) is computed from the data; the import takes constant bounds only", what, k+1, n.Inputs[k+1])
+			return 0, 0, fmt.Errorf("Clip's %s (input %d, %q) is computed from the data; the import takes constant bounds only", what, k+1, n.Inputs[k+1])
 		case !v.c.float || v.c.size() != 1:
-			return fmt.Errorf("Clip's %s (input %d, %q) has shape %v, want one float value", what, k+1, n.Inputs[k+1], v.c.dims)
+			return 0, 0, fmt.Errorf("Clip's %s (input %d, %q) has shape %v, want one float value", what, k+1, n.Inputs[k+1], v.c.dims)
 		}
 		*b = v.c.f[0]
 	}
-	lo, hi = max(lo, -math.MaxFloat32), min(hi, math.MaxFloat32)
-	return im.elementwise(n, func(x Tensor) Tensor { return im.net.Clamp(x, lo, hi) })
+	return max(lo, -math.MaxFloat32), min(hi, math.MaxFloat32), nil
 }

@@ -30,14 +30,8 @@ func (im *importer) ifConst(n *onnx.Node) error {
 	if len(g.Outputs) != len(n.Outputs) {
 		return fmt.Errorf("If's %s has %d outputs, the If %d", branch, len(g.Outputs), len(n.Outputs))
 	}
-	for i := range g.Initializers {
-		t := &g.Initializers[i]
-		k, err := constOf(t)
-		if err != nil {
-			return fmt.Errorf("%s's initializer %q: %w", branch, t.Name, err)
-		}
-		k.name = t.Name
-		im.vals[t.Name] = ival{kind: ivConst, c: k}
+	if err := im.initialisers(g.Initializers); err != nil {
+		return fmt.Errorf("%s's %w", branch, err)
 	}
 	for i := range g.Nodes {
 		b := &g.Nodes[i]

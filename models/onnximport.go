@@ -435,17 +435,25 @@ func FileParams(m Model) ([]float32, bool) {
 	return slices.Clone(c.fileParams), true
 }
 
-// inputs records the initialisers as constants and checks the graph's one
-// data input against the samples' shape.
-func (im *importer) inputs(g *onnx.Graph, shape []int) error {
-	for i := range g.Initializers {
-		t := &g.Initializers[i]
+// initialisers records ts, a graph's initialisers, as constants.
+func (im *importer) initialisers(ts []onnx.Tensor) error {
+	for i := range ts {
+		t := &ts[i]
 		c, err := constOf(t)
 		if err != nil {
 			return fmt.Errorf("initializer %q: %w", t.Name, err)
 		}
 		c.name = t.Name
 		im.vals[t.Name] = ival{kind: ivConst, c: c}
+	}
+	return nil
+}
+
+// inputs records the initialisers as constants and checks the graph's one
+// data input against the samples' shape.
+func (im *importer) inputs(g *onnx.Graph, shape []int) error {
+	if err := im.initialisers(g.Initializers); err != nil {
+		return err
 	}
 	var data []onnx.ValueInfo
 	for _, v := range g.Inputs {

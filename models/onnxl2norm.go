@@ -31,27 +31,12 @@ func (im *importer) reduceL2(n *onnx.Node) error {
 
 // l2Clip imports the Clip n of F.normalize's norm p with min ε and no max.
 func (im *importer) l2Clip(n *onnx.Node, p *pending) error {
-	var bounds [2]float32
-	has := [2]bool{}
-	for k, what := range []string{"min", "max"} {
-		if a := attr(n, what); a != nil {
-			bounds[k], has[k] = a.F, true
-			continue
-		}
-		v, ok, err := im.arg(n, k+1)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if v.kind != ivConst || !v.c.float || v.c.size() != 1 {
-				return fmt.Errorf("Clip of a norm (F.normalize) by %q; want a constant min, one float value", n.Inputs[k+1])
-			}
-			bounds[k], has[k] = v.c.f[0], true
-		}
+	eps, hi, err := im.clipBounds(n)
+	if err != nil {
+		return err
 	}
-	eps := bounds[0]
-	if !has[0] || has[1] && !math.IsInf(float64(bounds[1]), 1) || !(eps > 0) || math.IsInf(float64(eps), 0) {
-		return fmt.Errorf("Clip of a norm (F.normalize) to [%g, %g]; want a min ε above 0 and no max (torch's clamp_min(eps))", bounds[0], bounds[1])
+	if !(eps > 0) || math.IsInf(float64(eps), 0) || hi < math.MaxFloat32 {
+		return fmt.Errorf("Clip of a norm (F.normalize) to [%g, %g]; want a min ε above 0 and no max (torch's clamp_min(eps))", eps, hi)
 	}
 	q := *p
 	q.kind, q.eps = pL2Clipped, eps

@@ -21,6 +21,7 @@ type lrnLayer struct {
 	alpha, beta, k float64
 	y, dx          tensor.Tensor // dx nil outside training graphs or for the graph's input
 	base, den      []float64     // k + α/n·Σx² and its power β, a value each, written by the forward op
+	squares        []float64     // x² of one sample, the forward op's
 	terms          []float64     // dy·x/(base·den) of one sample, the backward op's
 }
 
@@ -62,7 +63,7 @@ func (g *Graph) LRN(name string, x *G.Node, size int, alpha, beta, k float64) *G
 	}
 	total := xs.TotalSize()
 	l := &lrnLayer{name: name, n: xs[0], c: xs[1], plane: total / xs[0] / xs[1], size: size, alpha: alpha, beta: beta, k: k,
-		y: g.ws.tensor(name+".y", xs...), base: make([]float64, total), den: make([]float64, total)}
+		y: g.ws.tensor(name+".y", xs...), base: make([]float64, total), den: make([]float64, total), squares: make([]float64, total/xs[0])}
 	if g.training && x.Op() != nil {
 		l.dx = g.ws.tensor(name+".dx", xs...)
 		l.terms = make([]float64, xs[1]*l.plane)
@@ -85,15 +86,17 @@ func (op *lrnOp) Do(inputs ...G.Value) (G.Value, error) {
 	y := f32(l.y)
 	for s := range l.n {
 		x := a[0][s*l.c*l.plane : (s+1)*l.c*l.plane]
+		for i, v := range x {
+			// Exact: a float32's square fits a float64's significand, so
+			// no fusing with the sums below can change a bit.
+			l.squares[i] = float64(v) * float64(v)
+		}
 		for c := range l.c {
 			lo, hi := l.window(c)
 			for p := range l.plane {
 				var sq float64
 				for w := lo; w <= hi; w++ {
-					v := float64(x[w*l.plane+p])
-					// The explicit conversion rounds the product, so that
-					// no architecture fuses it with the sum.
-					sq += float64(v * v)
+					sq += l.squares[w*l.plane+p]
 				}
 				i := c*l.plane + p
 				base := l.k + float64(l.alpha*(sq/float64(l.size)))
